@@ -1,0 +1,72 @@
+import path from 'node:path';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_DENY, type DenyRules, type Logger, createLogger, createToolServer, dataDirectory } from '@toolmesh/core';
+import { FS_TOOLS } from './tools/index.js';
+import { CheckpointStore } from './workspace/checkpoints.js';
+import type { FsEngine } from './workspace/engine.js';
+import { RootSet } from './workspace/roots.js';
+
+export const FS_SERVER_NAME = 'toolmesh-fs';
+export const FS_SERVER_VERSION = '0.1.0';
+export const FS_SUMMARY = 'MCP filesystem server confined to its roots.';
+export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+export interface FsServerOptions {
+  /** Folders the server may use; empty means: follow the client's MCP roots. */
+  roots: readonly string[];
+  checkpoints: CheckpointStore;
+  /** Register only the reading tools. */
+  readOnly?: boolean;
+  deny?: DenyRules;
+  maxFileBytes?: number;
+  log?: Logger;
+}
+
+export function defaultCheckpointFile(): string {
+  return path.join(dataDirectory(), 'fs', 'checkpoints.sqlite');
+}
+
+export function fsTools(readOnly = false) {
+  return readOnly ? FS_TOOLS.filter((tool) => tool.capability === 'read') : FS_TOOLS;
+}
+
+/** One MCP server (one client session) over the fs tools. No I/O happens until a tool runs. */
+export function createFsServer(options: FsServerOptions): Server {
+  const log = options.log ?? createLogger({ scope: FS_SERVER_NAME });
+  const deny = options.deny ?? DEFAULT_DENY;
+  const roots = new RootSet(options.roots, deny);
+  const engine: FsEngine = {
+    roots,
+    checkpoints: options.checkpoints,
+    deny,
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+  };
+  const server = createToolServer({
+    name: FS_SERVER_NAME,
+    version: FS_SERVER_VERSION,
+    title: 'toolmesh fs',
+    instructions:
+      'Files inside the configured roots. Paths are relative to the first root or absolute. Read with read_file (keep its sha256 for apply_patch expectedSha256), find with search_files and search_text, edit with apply_patch.',
+    tools: fsTools(options.readOnly),
+    engine,
+    log,
+  });
+
+  const followClientRoots = () => {
+    roots.track(
+      server
+        .listRoots()
+        .then(({ roots: offered }) => roots.offer(offered.map((root) => root.uri)))
+        .catch((error: Error) => log.warning(`could not read the client's roots: ${error.message}`)),
+    );
+  };
+  server.oninitialized = () => {
+    if (server.getClientCapabilities()?.roots) followClientRoots();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => followClientRoots());
+  return server;
+}
+
+export { CheckpointStore } from './workspace/checkpoints.js';
+export { FS_TOOLS } from './tools/index.js';

@@ -1,0 +1,176 @@
+import { promises as fs } from 'node:fs';
+import { ToolError, budgetFields, cursorArg, decodeCursor, encodeCursor, maxTokensArg, requestKey } from '@toolmesh/core';
+import { z } from 'zod';
+import { displayPath } from '../workspace/engine.js';
+import { runInWorker } from '../workspace/search.js';
+import { compilePattern } from '../workspace/search-engine.js';
+import type { SearchOutcome, SearchScope } from '../workspace/search-job.js';
+import { READ_ONLY, defineTool } from './define.js';
+import type { FsEngine } from '../workspace/engine.js';
+
+const timeoutArg = z
+  .number()
+  .int()
+  .min(1000)
+  .max(120_000)
+  .default(30_000)
+  .describe('Stop the search after this many milliseconds (1000-120000).');
+
+async function scopeOf(
+  engine: FsEngine,
+  args: { path: string; includeIgnored: boolean; maxTokens: number; cursor?: string | undefined },
+  key: string,
+  allowFile: boolean,
+): Promise<{ scope: SearchScope; shown: string }> {
+  const guard = await engine.roots.guard();
+  const resolved = guard.resolve(args.path, 'read');
+  const shown = displayPath(guard, resolved.absolute);
+  const stat = await fs.stat(resolved.absolute).catch(() => undefined);
+  if (!stat) throw new ToolError(`${shown} does not exist.`, 'not_found');
+  if (!stat.isDirectory() && !(allowFile && stat.isFile())) {
+    throw new ToolError(`${shown} is not a folder${allowFile ? ' or a file' : ''}.`, 'bad_arguments');
+  }
+  return {
+    shown,
+    scope: {
+      root: resolved.root,
+      start: resolved.absolute,
+      primaryRoot: guard.realRoots[0] as string,
+      includeIgnored: args.includeIgnored,
+      deny: engine.deny.read,
+      skip: decodeCursor(args.cursor, key),
+      budgetBytes: args.maxTokens,
+    },
+  };
+}
+
+/** The budget fields of a search that stopped early: where to resume, and whether one item was too big. */
+function continuation(outcome: SearchOutcome<unknown>, skip: number, key: string) {
+  if (outcome.exhausted) return {};
+  return {
+    nextCursor: encodeCursor(skip + outcome.items.length, key),
+    ...(outcome.blockedBytes !== undefined && { blockedByBudget: true, minimumRequiredBytes: outcome.blockedBytes }),
+  };
+}
+
+const globList = z.union([z.string(), z.array(z.string()).max(50)]).transform((value) => (Array.isArray(value) ? value : [value]));
+
+export const searchFiles = defineTool({
+  name: 'search_files',
+  title: 'Find files by name',
+  description:
+    'Finds files and folders whose path matches any of the glob patterns (a union). A pattern without "/" matches the name at any depth ("*.test.ts"); with "/" it matches the path from the root ("src/**/index.ts").',
+  capability: 'read',
+  input: z.object({
+    patterns: globList.describe('One glob or a list of globs; results match any of them.'),
+    path: z.string().default('.').describe('Folder to search in.'),
+    maxResults: z.number().int().min(1).max(5000).default(100),
+    includeIgnored: z.boolean().default(false),
+    timeoutMs: timeoutArg,
+    maxTokens: maxTokensArg,
+    cursor: cursorArg,
+  }),
+  output: z.object({
+    matches: z.array(z.object({ path: z.string(), type: z.enum(['file', 'directory', 'symlink', 'other']) })),
+    filesScanned: z.number().int(),
+    ...budgetFields,
+  }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (output) =>
+    [
+      ...output.matches.map((match) => match.path),
+      ...(output.truncated ? [`… more: call again with cursor ${output.nextCursor}`] : []),
+    ].join('\n') || 'No match.',
+  async handle(args, { engine, signal }) {
+    const key = requestKey(args);
+    const { scope } = await scopeOf(engine, args, key, false);
+    const outcome = await runInWorker(
+      { ...scope, kind: 'files', patterns: args.patterns, maxResults: args.maxResults },
+      { timeoutMs: args.timeoutMs, signal },
+    );
+    return {
+      matches: outcome.items,
+      filesScanned: outcome.filesScanned,
+      truncated: !outcome.exhausted,
+      ...continuation(outcome, scope.skip, key),
+    };
+  },
+});
+
+export const searchText = defineTool({
+  name: 'search_text',
+  title: 'Search file contents',
+  description:
+    'Searches text files under a folder (or one file) for a literal string or a regular expression, one match per line, with optional context lines. Skips binary files and the usual build and dependency folders. Results are budgeted; continue with nextCursor.',
+  capability: 'read',
+  input: z.object({
+    pattern: z.string().min(1).describe('What to find: a literal string, or a JavaScript regular expression when regex is true.'),
+    regex: z.boolean().default(false),
+    caseSensitive: z.boolean().default(true),
+    path: z.string().default('.').describe('Folder or file to search.'),
+    glob: globList.optional().describe('Only files matching these globs, e.g. "*.ts" or ["src/**", "*.md"].'),
+    contextLines: z.number().int().min(0).max(5).default(0),
+    includeIgnored: z.boolean().default(false),
+    maxFileBytes: z.number().int().min(1).max(64 * 1024 * 1024).optional().describe('Skip files larger than this (default 2 MiB).'),
+    timeoutMs: timeoutArg,
+    maxTokens: maxTokensArg,
+    cursor: cursorArg,
+  }),
+  output: z.object({
+    matches: z.array(
+      z.object({
+        path: z.string(),
+        line: z.number().int(),
+        column: z.number().int(),
+        text: z.string(),
+        before: z.array(z.string()).optional(),
+        after: z.array(z.string()).optional(),
+      }),
+    ),
+    filesScanned: z.number().int(),
+    skippedLargeFiles: z.number().int(),
+    ...budgetFields,
+  }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (output) =>
+    [
+      ...output.matches.map((match) => `${match.path}:${match.line}:${match.column}: ${match.text}`),
+      ...(output.truncated ? [`… more: call again with cursor ${output.nextCursor}`] : []),
+    ].join('\n') || `No match in ${output.filesScanned} files.`,
+  async handle(args, { engine, signal }) {
+    if (args.regex) {
+      try {
+        compilePattern(args);
+      } catch (error) {
+        throw new ToolError(
+          `pattern is not a valid regular expression (${(error as Error).message}). Fix it, or set regex to false to search literally.`,
+          'bad_arguments',
+        );
+      }
+    }
+    const key = requestKey(args);
+    const { scope } = await scopeOf(engine, args, key, true);
+    const outcome = await runInWorker(
+      {
+        ...scope,
+        kind: 'text',
+        pattern: args.pattern,
+        regex: args.regex,
+        caseSensitive: args.caseSensitive,
+        globs: args.glob ?? [],
+        contextLines: args.contextLines,
+        maxFileBytes: args.maxFileBytes ?? engine.maxFileBytes,
+      },
+      { timeoutMs: args.timeoutMs, signal },
+    );
+    return {
+      matches: outcome.items,
+      filesScanned: outcome.filesScanned,
+      skippedLargeFiles: outcome.skippedLargeFiles,
+      truncated: !outcome.exhausted,
+      ...continuation(outcome, scope.skip, key),
+    };
+  },
+});

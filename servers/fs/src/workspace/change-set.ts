@@ -1,0 +1,91 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { errnoCode } from '@toolmesh/core';
+import { writeFileAtomic } from './atomic-write.js';
+
+/** What a path holds, or should hold. */
+export type PathState =
+  | { kind: 'file'; content: Buffer; mode: number }
+  | { kind: 'directory'; mode: number }
+  | { kind: 'absent' };
+
+export async function readPathState(absolute: string): Promise<PathState> {
+  let stat: Awaited<ReturnType<typeof fs.lstat>>;
+  try {
+    stat = await fs.lstat(absolute);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return { kind: 'absent' };
+    throw error;
+  }
+  if (stat.isDirectory()) return { kind: 'directory', mode: stat.mode & 0o7777 };
+  if (stat.isFile()) return { kind: 'file', content: await fs.readFile(absolute), mode: stat.mode & 0o7777 };
+  throw new Error(`${absolute} is neither a file nor a folder`);
+}
+
+export class ChangeFailure extends Error {
+  override readonly name = 'ChangeFailure';
+  constructor(
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${path}: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+const depth = (absolute: string) => absolute.split(path.sep).length;
+
+async function removeIfPresent(absolute: string): Promise<void> {
+  const state = await fs.lstat(absolute).catch(() => undefined);
+  if (!state) return;
+  if (state.isDirectory()) await fs.rmdir(absolute);
+  else await fs.unlink(absolute);
+}
+
+async function applyState(absolute: string, state: PathState): Promise<void> {
+  if (state.kind === 'directory') {
+    const existing = await fs.lstat(absolute).catch(() => undefined);
+    if (!existing) await fs.mkdir(absolute, { mode: state.mode });
+    else if (!existing.isDirectory()) throw new Error('a file stands where a folder should be');
+    await fs.chmod(absolute, state.mode);
+  } else if (state.kind === 'file') {
+    await writeFileAtomic(absolute, state.content, state.mode);
+  } else {
+    await removeIfPresent(absolute);
+  }
+}
+
+/** Orders changes so each step finds what it needs: folders made parents-first, removed children-first. */
+function ordered(targets: ReadonlyMap<string, PathState>): [string, PathState][] {
+  const entries = [...targets];
+  const folders = entries.filter(([, s]) => s.kind === 'directory').sort(([a], [b]) => depth(a) - depth(b));
+  const files = entries.filter(([, s]) => s.kind === 'file');
+  const removals = entries.filter(([, s]) => s.kind === 'absent').sort(([a], [b]) => depth(b) - depth(a));
+  return [...folders, ...files, ...removals];
+}
+
+/**
+ * Brings every path to its target state, or none: the original state of each path is captured
+ * first, and if any step fails every path is put back (removals of what was created first,
+ * then the originals, with their mode bits) before the failure is reported.
+ */
+export async function applyChanges(targets: ReadonlyMap<string, PathState>): Promise<void> {
+  const originals = new Map<string, PathState>();
+  for (const absolute of targets.keys()) originals.set(absolute, await readPathState(absolute));
+  const steps = ordered(targets);
+  let failed: ChangeFailure | undefined;
+  for (const [absolute, state] of steps) {
+    try {
+      await applyState(absolute, state);
+    } catch (error) {
+      failed = new ChangeFailure(absolute, error);
+      break;
+    }
+  }
+  if (!failed) return;
+  const created = [...originals].filter(([, s]) => s.kind === 'absent').sort(([a], [b]) => depth(b) - depth(a));
+  for (const [absolute] of created) await removeIfPresent(absolute).catch(() => undefined);
+  for (const [absolute, state] of ordered(new Map([...originals].filter(([, s]) => s.kind !== 'absent')))) {
+    await applyState(absolute, state).catch(() => undefined);
+  }
+  throw failed;
+}

@@ -1,0 +1,144 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { looksBinary } from './file-kind.js';
+import type { FileMatch, FileSearchJob, SearchJob, SearchOutcome, SearchScope, TextMatch, TextSearchJob } from './search-job.js';
+import { walkTree } from './walk.js';
+
+const MAX_LINE_CHARS = 400;
+
+function escapeRegex(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function compilePattern(job: Pick<TextSearchJob, 'pattern' | 'regex' | 'caseSensitive'>): RegExp {
+  return new RegExp(job.regex ? job.pattern : escapeRegex(job.pattern), job.caseSensitive ? 'm' : 'im');
+}
+
+function displayer(scope: SearchScope) {
+  return (absolute: string) => {
+    const relative = path.relative(scope.primaryRoot, absolute);
+    return relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative.split(path.sep).join('/');
+  };
+}
+
+/** Cuts a long (minified) line to a window around the match. */
+function clip(line: string, column: number): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  const from = Math.max(0, column - MAX_LINE_CHARS / 2);
+  return `${from > 0 ? '…' : ''}${line.slice(from, from + MAX_LINE_CHARS)}…`;
+}
+
+/** Collects items past `skip` until their JSON size passes the budget. */
+class Collector<Item> {
+  private seen = 0;
+  private used = 0;
+  readonly items: Item[] = [];
+  full = false;
+
+  constructor(private readonly scope: SearchScope) {}
+
+  /** Set when the very first item alone is larger than the budget. */
+  blockedBytes: number | undefined;
+
+  add(item: Item): void {
+    this.seen++;
+    if (this.seen <= this.scope.skip) return;
+    const bytes = Buffer.byteLength(JSON.stringify(item), 'utf8');
+    if (this.used + bytes > this.scope.budgetBytes) {
+      this.full = true;
+      if (this.items.length === 0) this.blockedBytes = bytes;
+      return;
+    }
+    this.items.push(item);
+    this.used += bytes;
+  }
+
+  outcome(exhausted: boolean, filesScanned: number, skippedLargeFiles = 0): SearchOutcome<Item> {
+    return {
+      items: this.items,
+      exhausted,
+      filesScanned,
+      skippedLargeFiles,
+      ...(this.blockedBytes !== undefined && { blockedBytes: this.blockedBytes }),
+    };
+  }
+}
+
+function* candidateFiles(scope: SearchScope, isFile: boolean) {
+  const denied = scope.deny.length > 0 ? picomatch(scope.deny, { dot: true }) : () => false;
+  if (isFile) {
+    yield { absolute: scope.start, relative: path.relative(scope.root, scope.start).split(path.sep).join('/'), type: 'file' as const };
+    return;
+  }
+  for (const entry of walkTree({
+    root: scope.root,
+    start: scope.start,
+    maxDepth: Number.POSITIVE_INFINITY,
+    includeIgnored: scope.includeIgnored,
+    exclude: denied,
+  })) {
+    yield entry;
+  }
+}
+
+function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
+  const pattern = compilePattern(job);
+  const fastNeedle = !job.regex && job.caseSensitive ? Buffer.from(job.pattern, 'utf8') : undefined;
+  const inScope = job.globs.length > 0 ? picomatch(job.globs, { dot: true, basename: true }) : () => true;
+  const display = displayer(job);
+  const collector = new Collector<TextMatch>(job);
+  let filesScanned = 0;
+  let skippedLargeFiles = 0;
+  const startIsFile = statSync(job.start).isFile();
+  for (const entry of candidateFiles(job, startIsFile)) {
+    if (entry.type !== 'file' || (!startIsFile && !inScope(entry.relative))) continue;
+    let buffer: Buffer;
+    try {
+      if (statSync(entry.absolute).size > job.maxFileBytes) {
+        skippedLargeFiles++;
+        continue;
+      }
+      buffer = readFileSync(entry.absolute);
+    } catch {
+      continue;
+    }
+    filesScanned++;
+    if (looksBinary(buffer)) continue;
+    if (fastNeedle && buffer.indexOf(fastNeedle) === -1) continue;
+    const text = buffer.toString('utf8');
+    if (!pattern.test(text)) continue;
+    const lines = text.split('\n');
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index] as string;
+      const found = pattern.exec(line);
+      if (!found) continue;
+      const match: TextMatch = { path: display(entry.absolute), line: index + 1, column: found.index + 1, text: clip(line, found.index) };
+      if (job.contextLines > 0) {
+        match.before = lines.slice(Math.max(0, index - job.contextLines), index).map((l) => clip(l, 0));
+        match.after = lines.slice(index + 1, index + 1 + job.contextLines).map((l) => clip(l, 0));
+      }
+      collector.add(match);
+      if (collector.full) return collector.outcome(false, filesScanned, skippedLargeFiles);
+    }
+  }
+  return collector.outcome(true, filesScanned, skippedLargeFiles);
+}
+
+function searchFiles(job: FileSearchJob): SearchOutcome<FileMatch> {
+  const matches = picomatch(job.patterns, { dot: true, basename: true });
+  const display = displayer(job);
+  const collector = new Collector<FileMatch>(job);
+  let filesScanned = 0;
+  for (const entry of candidateFiles(job, false)) {
+    filesScanned++;
+    if (!matches(entry.relative)) continue;
+    collector.add({ path: display(entry.absolute), type: entry.type });
+    if (collector.full || collector.items.length >= job.maxResults) return collector.outcome(false, filesScanned);
+  }
+  return collector.outcome(true, filesScanned);
+}
+
+export function runSearchJob(job: SearchJob): SearchOutcome<TextMatch> | SearchOutcome<FileMatch> {
+  return job.kind === 'text' ? searchText(job) : searchFiles(job);
+}

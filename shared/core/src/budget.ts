@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ToolError } from './tool-error.js';
+
+export const DEFAULT_MAX_TOKENS = 4000;
+export const MIN_MAX_TOKENS = 256;
+export const MAX_MAX_TOKENS = 64000;
+
+/** The `maxTokens` argument shared by every list, search and read tool. */
+export const maxTokensArg = z
+  .number()
+  .int()
+  .min(MIN_MAX_TOKENS)
+  .max(MAX_MAX_TOKENS)
+  .default(DEFAULT_MAX_TOKENS)
+  .describe(
+    `Output budget, counted as UTF-8 bytes (${MIN_MAX_TOKENS}-${MAX_MAX_TOKENS}, default ${DEFAULT_MAX_TOKENS}). Over budget the result is cut and carries nextCursor.`,
+  );
+
+export const cursorArg = z
+  .string()
+  .max(2048)
+  .optional()
+  .describe('The nextCursor of a previous truncated answer to this same request, to continue it.');
+
+/** The budget fields every budgeted output carries. */
+export const budgetFields = {
+  truncated: z.boolean().describe('True when the budget cut the result; continue with nextCursor.'),
+  nextCursor: z.string().optional(),
+  blockedByBudget: z
+    .boolean()
+    .optional()
+    .describe('True when the next item alone is larger than the budget: raise maxTokens.'),
+  minimumRequiredBytes: z.number().int().optional(),
+};
+
+export interface BudgetPage<T> {
+  items: T[];
+  truncated: boolean;
+  nextCursor?: string;
+  blockedByBudget?: boolean;
+  minimumRequiredBytes?: number;
+}
+
+export function utf8Bytes(value: unknown): number {
+  return Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+}
+
+/**
+ * A cursor is the offset to resume from, bound to the request it came from so that a cursor
+ * replayed against other arguments is refused instead of silently skipping results.
+ */
+export function requestKey(args: Record<string, unknown>): string {
+  const { cursor: _cursor, maxTokens: _maxTokens, ...rest } = args;
+  const canonical = JSON.stringify(rest, Object.keys(rest).sort());
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
+}
+
+export function encodeCursor(offset: number, key: string): string {
+  return Buffer.from(JSON.stringify({ o: offset, k: key })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined, key: string): number {
+  if (cursor === undefined) return 0;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const { o, k } = (parsed ?? {}) as { o?: unknown; k?: unknown };
+  if (typeof o !== 'number' || !Number.isInteger(o) || o < 0 || typeof k !== 'string') {
+    throw new ToolError('`cursor` is not a cursor this server issued: call again without it.', 'bad_cursor');
+  }
+  if (k !== key) {
+    throw new ToolError(
+      '`cursor` belongs to a request with other arguments: repeat that request, or call again without cursor.',
+      'bad_cursor',
+    );
+  }
+  return o;
+}
+
+/**
+ * Takes items in order from `offset` while their UTF-8 JSON size fits `budgetBytes`. The cursor
+ * of a cut page points at the first item left out.
+ */
+export function takeWithinBudget<T>(
+  items: readonly T[],
+  budgetBytes: number,
+  options: { offset?: number; key: string; size?: (item: T) => number; more?: boolean },
+): BudgetPage<T> {
+  const offset = options.offset ?? 0;
+  const size = options.size ?? utf8Bytes;
+  const taken: T[] = [];
+  let used = 0;
+  for (let index = offset; index < items.length; index++) {
+    const item = items[index] as T;
+    const bytes = size(item);
+    if (used + bytes > budgetBytes) {
+      const page: BudgetPage<T> = { items: taken, truncated: true, nextCursor: encodeCursor(index, options.key) };
+      if (taken.length === 0) {
+        page.blockedByBudget = true;
+        page.minimumRequiredBytes = bytes;
+      }
+      return page;
+    }
+    used += bytes;
+    taken.push(item);
+  }
+  if (options.more) {
+    return { items: taken, truncated: true, nextCursor: encodeCursor(items.length, options.key) };
+  }
+  return { items: taken, truncated: false };
+}

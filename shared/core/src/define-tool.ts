@@ -1,0 +1,74 @@
+import type { ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { ActionClass } from './actions.js';
+import type { Logger } from './logger.js';
+
+/** What a handler gets besides its arguments: cancellation, progress, logging and its engine. */
+export interface ToolContext<Engine> {
+  engine: Engine;
+  signal: AbortSignal;
+  /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  log: Logger;
+}
+
+const REPLY = Symbol('toolmesh.reply');
+
+/** A handler may return its structured output alone, or with extra content blocks (images). */
+export interface ToolReply<Output> {
+  [REPLY]: true;
+  output: Output;
+  content: ContentBlock[];
+}
+
+/** Structured output plus content blocks that go before its text rendering. */
+export function withContent<Output>(output: Output, content: ContentBlock[]): ToolReply<Output> {
+  return { [REPLY]: true, output, content };
+}
+
+export function isToolReply(value: unknown): value is ToolReply<unknown> {
+  return typeof value === 'object' && value !== null && REPLY in value;
+}
+
+export interface ToolDefinition<
+  Engine = unknown,
+  Input extends z.ZodObject = z.ZodObject,
+  Output extends z.ZodObject = z.ZodObject,
+> {
+  name: string;
+  title: string;
+  description: string;
+  /** Groups tools for flags such as `--read-only`; `read` tools are the reading ones. */
+  capability: string;
+  input: Input;
+  output: Output;
+  annotations: Omit<ToolAnnotations, 'title'>;
+  actions: readonly ActionClass[];
+  requiresApproval?: boolean;
+  workspaceScoped?: boolean;
+  /** Text rendering of the structured output, for clients that ignore `structuredContent`. */
+  render?: (output: z.infer<Output>) => string;
+  handle(input: z.infer<Input>, context: ToolContext<Engine>): Promise<z.infer<Output> | ToolReply<z.infer<Output>>>;
+}
+
+// Tools of one server are stored together, so the list type erases the per-tool schema types.
+// biome-ignore lint/suspicious/noExplicitAny: the element type of a heterogeneous tool list
+export type AnyToolDefinition<Engine = unknown> = ToolDefinition<Engine, any, any>;
+
+/**
+ * Returns a `defineTool` bound to one server's engine type, so each tool file reads as data:
+ * `export const readFile = defineTool({ name: 'read_file', ... })`.
+ */
+export function toolDefiner<Engine>() {
+  return <Input extends z.ZodObject, Output extends z.ZodObject>(
+    definition: ToolDefinition<Engine, Input, Output>,
+  ): ToolDefinition<Engine, Input, Output> => {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(definition.name)) {
+      throw new Error(`tool name "${definition.name}" must be 1-64 characters of [A-Za-z0-9_-]`);
+    }
+    if (definition.actions.length === 0) {
+      throw new Error(`tool "${definition.name}" must name at least one action class`);
+    }
+    return definition;
+  };
+}

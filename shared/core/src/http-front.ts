@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from './logger.js';
+
+export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+export interface HttpFrontOptions {
+  createServer: () => Server;
+  host: string;
+  port: number;
+  log: Logger;
+  /** Origins (scheme://host[:port]) a browser may call from besides loopback ones. */
+  allowedOrigins?: string[];
+  /** Largest JSON-RPC body accepted, e.g. a big `apply_patch`. */
+  bodyLimit?: string;
+}
+
+export interface HttpFront {
+  url: string;
+  sseUrl: string;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+function jsonRpcError(res: Response, status: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+/**
+ * A browser page can reach a loopback server (DNS rebinding, or a plain cross-origin fetch), so
+ * a request that carries a foreign Origin is refused before it reaches MCP.
+ */
+function originCheck(allowedOrigins: readonly string[]) {
+  const allowed = new Set(allowedOrigins.map((origin) => origin.toLowerCase()));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return next();
+    let hostname = '';
+    try {
+      hostname = new URL(origin).hostname.toLowerCase();
+    } catch {
+      hostname = '';
+    }
+    if (LOOPBACK_HOSTS.includes(hostname) || allowed.has(origin.toLowerCase())) return next();
+    jsonRpcError(res, 403, `Origin ${origin} is not allowed. Add it to the server's allowed origins to permit it.`);
+  };
+}
+
+/**
+ * Serves MCP over Streamable HTTP at `/mcp` (stateful sessions: server-to-client requests need
+ * them) and the legacy HTTP+SSE transport at `/sse` + `/messages`, one MCP server per session.
+ */
+export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
+  const { log } = options;
+  const app = express();
+  const loopback = LOOPBACK_HOSTS.includes(options.host);
+  if (loopback) app.use(localhostHostValidation());
+  else log.warning(`listening on ${options.host}: reachable beyond this machine; put authentication in front of it`);
+  app.use(originCheck(options.allowedOrigins ?? []));
+  app.use(express.json({ limit: options.bodyLimit ?? '64mb' }));
+
+  const streamable = new Map<string, StreamableHTTPServerTransport>();
+  const legacy = new Map<string, SSEServerTransport>();
+
+  app.post('/mcp', async (req, res) => {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const transport = streamable.get(sessionId);
+      if (!transport) return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
+      return transport.handleRequest(req, res, req.body);
+    }
+    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+    if (!messages.some((message) => isInitializeRequest(message))) {
+      return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        streamable.set(id, transport);
+      },
+    });
+    const server = options.createServer();
+    transport.onclose = () => {
+      if (transport.sessionId) streamable.delete(transport.sessionId);
+      void server.close();
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  const existingSession = async (req: Request, res: Response) => {
+    const sessionId = req.headers['mcp-session-id'];
+    const transport = typeof sessionId === 'string' ? streamable.get(sessionId) : undefined;
+    if (!transport) return jsonRpcError(res, typeof sessionId === 'string' ? 404 : 400, 'Unknown or missing Mcp-Session-Id.');
+    await transport.handleRequest(req, res);
+  };
+  app.get('/mcp', existingSession);
+  app.delete('/mcp', existingSession);
+
+  app.get('/sse', async (_req, res) => {
+    const transport = new SSEServerTransport('/messages', res);
+    const server = options.createServer();
+    legacy.set(transport.sessionId, transport);
+    res.on('close', () => {
+      legacy.delete(transport.sessionId);
+      void server.close();
+    });
+    await server.connect(transport);
+  });
+  app.post('/messages', async (req, res) => {
+    const transport = legacy.get(String(req.query.sessionId ?? ''));
+    if (!transport) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
+    await transport.handlePostMessage(req, res, req.body);
+  });
+
+  // express 5 forwards rejected handlers here; answer instead of crashing the process.
+  app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
+    log.error('HTTP request failed', { error: error.message });
+    if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
+  });
+
+  const httpServer: HttpServer = await new Promise((resolve, reject) => {
+    const listening = app.listen(options.port, options.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const address = httpServer.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const base = `http://${hostForUrl}:${address.port}`;
+
+  return {
+    url: `${base}/mcp`,
+    sseUrl: `${base}/sse`,
+    sessionCount: () => streamable.size + legacy.size,
+    async close() {
+      await Promise.allSettled([...streamable.values(), ...legacy.values()].map((transport) => transport.close()));
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { type FlagSpec, type ServerFlags, UsageError, helpText, parseServerFlags } from './flags.js';
+import { startHttpFront } from './http-front.js';
+import { type Logger, createLogger } from './logger.js';
+
+export interface ServerSetup {
+  /** One MCP server per client session; they share the engine built by `setup`. */
+  createServer: () => Server;
+  close?: () => void | Promise<void>;
+}
+
+export interface ServerProgram {
+  /** The bin name, e.g. `toolmesh-fs`. */
+  name: string;
+  version: string;
+  summary: string;
+  flags?: Record<string, FlagSpec>;
+  setup(
+    flags: ServerFlags,
+    extra: Record<string, string | boolean | string[] | undefined>,
+    log: Logger,
+  ): ServerSetup | Promise<ServerSetup>;
+  /** Printed to stderr once an HTTP server listens, e.g. a client config snippet. */
+  describeHttp?: (url: string, flags: ServerFlags) => string;
+}
+
+export interface RunningServer {
+  url?: string;
+  close(): Promise<void>;
+}
+
+export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger): Promise<RunningServer> {
+  if (flags.transport === 'stdio') {
+    const server = setup.createServer();
+    await server.connect(new StdioServerTransport());
+    return { close: () => server.close() };
+  }
+  const front = await startHttpFront({
+    createServer: setup.createServer,
+    host: flags.host,
+    port: flags.port,
+    log,
+    allowedOrigins: Array.isArray(flags.config?.allowedOrigins) ? flags.config.allowedOrigins.map(String) : [],
+  });
+  return { url: front.url, close: () => front.close() };
+}
+
+/**
+ * The whole life of a server bin: flags, setup, serving, and a clean exit on SIGINT, SIGTERM or
+ * (over stdio) the client closing stdin — so no server outlives the client that started it.
+ */
+export async function runServerProgram(program: ServerProgram, argv = process.argv.slice(2)): Promise<void> {
+  let parsed: ReturnType<typeof parseServerFlags>;
+  try {
+    parsed = parseServerFlags(argv, program.flags);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${program.name}: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (parsed.help) {
+    process.stderr.write(helpText(program.name, program.summary, program.flags));
+    return;
+  }
+  if (parsed.version) {
+    process.stderr.write(`${program.version}\n`);
+    return;
+  }
+  const { flags } = parsed;
+  const log = createLogger({ level: flags.logLevel, scope: program.name });
+  process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
+
+  let setup: ServerSetup;
+  let running: RunningServer;
+  try {
+    setup = await program.setup(flags, parsed.extra, log);
+    running = await serve(setup, flags, log);
+  } catch (error) {
+    process.stderr.write(`${program.name}: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.debug(`stopping: ${why}`);
+    await running.close().catch(() => undefined);
+    await setup.close?.();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  if (flags.transport === 'stdio') {
+    process.stdin.once('end', () => void stop('stdin closed'));
+    process.stdin.once('close', () => void stop('stdin closed'));
+  } else if (running.url) {
+    log.info(`listening on ${running.url}`);
+    if (program.describeHttp) process.stderr.write(`${program.describeHttp(running.url, flags)}\n`);
+  }
+}

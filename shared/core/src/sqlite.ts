@@ -1,0 +1,41 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Opens (creating if needed) a SQLite file ready for concurrent use: WAL, a busy timeout,
+ * foreign keys, and the numbered `migrations` applied in order. `migrations[i]` is version i+1;
+ * the version lives in `PRAGMA user_version`, so a migration runs exactly once per file.
+ */
+export function openDatabase(file: string, migrations: readonly string[]): SqliteDatabase {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    migrate(db, migrations, file);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function migrate(db: SqliteDatabase, migrations: readonly string[], file: string): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(
+      `${file} is at schema version ${current}, newer than this toolmesh knows (${migrations.length}): upgrade toolmesh or point --db at another file`,
+    );
+  }
+  for (let version = current + 1; version <= migrations.length; version++) {
+    const sql = migrations[version - 1] as string;
+    db.transaction(() => {
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,85 @@
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+const CLIENT_INFO = { name: 'toolmesh-test', version: '0.0.0' };
+
+export interface ConnectedClient {
+  client: Client;
+  /** Calls a tool and returns its result typed as a tool result. */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+function wrap(client: Client, close: () => Promise<void>): ConnectedClient {
+  return {
+    client,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close,
+  };
+}
+
+/** A real SDK client connected to `server` through an in-memory transport pair. */
+export async function connectInMemory(server: Server, options?: ClientOptions): Promise<ConnectedClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client(CLIENT_INFO, options);
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return wrap(client, async () => {
+    await client.close();
+    await server.close();
+  });
+}
+
+export interface SpawnedClient extends ConnectedClient {
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  pid: number | undefined;
+}
+
+/** Spawns `command args` and speaks MCP to it over its real stdin and stdout. */
+export async function spawnStdioClient(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; client?: ClientOptions } = {},
+): Promise<SpawnedClient> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    ...(options.cwd && { cwd: options.cwd }),
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client(CLIENT_INFO, options.client);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(`could not start ${command} ${args.join(' ')}: ${(error as Error).message}\nstderr:\n${stderr}`);
+  }
+  return Object.assign(
+    wrap(client, () => client.close()),
+    { stderr: () => stderr, pid: transport.pid ?? undefined },
+  );
+}
+
+/** A real SDK client over Streamable HTTP. */
+export async function connectHttpClient(url: string, options?: ClientOptions): Promise<ConnectedClient> {
+  const client = new Client(CLIENT_INFO, options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return wrap(client, () => client.close());
+}
+
+/** The text blocks of a tool result, joined. */
+export function resultText(result: CallToolResult): string {
+  return result.content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}

@@ -1,0 +1,35 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { META_KEYS } from './actions.js';
+import type { AnyToolDefinition } from './define-tool.js';
+
+type JsonSchemaObject = Tool['inputSchema'];
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
+  return json as JsonSchemaObject;
+}
+
+const listEntries = new WeakMap<AnyToolDefinition, Tool>();
+
+/** The `tools/list` entry of a definition, with its policy facts in `_meta`; computed once. */
+export function toolListEntry(definition: AnyToolDefinition): Tool {
+  let entry = listEntries.get(definition);
+  if (!entry) {
+    entry = {
+      name: definition.name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: toJsonSchema(definition.input, 'input'),
+      outputSchema: toJsonSchema(definition.output, 'output'),
+      annotations: { title: definition.title, ...definition.annotations },
+      _meta: {
+        [META_KEYS.actions]: [...definition.actions],
+        [META_KEYS.requiresApproval]: definition.requiresApproval ?? false,
+        [META_KEYS.workspaceScoped]: definition.workspaceScoped ?? false,
+      },
+    };
+    listEntries.set(definition, entry);
+  }
+  return entry;
+}

@@ -1,0 +1,115 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { z } from 'zod';
+import { type AnyToolDefinition, type ToolContext, isToolReply, withContent } from './define-tool.js';
+import { type Logger, createLogger } from './logger.js';
+import { ToolError, errorMessage } from './tool-error.js';
+import { toolListEntry } from './tool-schema.js';
+
+export interface ToolServerOptions<Engine> {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+  tools: readonly AnyToolDefinition<Engine>[];
+  engine: Engine;
+  log?: Logger;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Says which argument was wrong and why, in words a model can act on. */
+export function describeArgumentIssues(tool: AnyToolDefinition, error: z.ZodError): string {
+  const lines = error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(tool.input.shape).join(', ');
+      return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `\`${key}\``).join(', ')}: this tool takes ${known}`;
+    }
+    const where = issue.path.length > 0 ? `\`${issue.path.join('.')}\`` : 'the arguments';
+    return `${where}: ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool.name}: ${lines.join('; ')}. Fix ${lines.length > 1 ? 'them' : 'it'} and call again.`;
+}
+
+function progressSender(extra: Extra) {
+  const token = extra._meta?.progressToken;
+  return async (progress: number, total?: number, message?: string) => {
+    if (token === undefined) return;
+    await extra.sendNotification({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message && { message }) },
+    });
+  };
+}
+
+async function runTool<Engine>(
+  tool: AnyToolDefinition<Engine>,
+  rawArgs: unknown,
+  context: ToolContext<Engine>,
+): Promise<CallToolResult> {
+  const parsed = tool.input.strict().safeParse(rawArgs ?? {});
+  if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
+  try {
+    const returned = await tool.handle(parsed.data, context);
+    const reply = isToolReply(returned) ? returned : withContent(returned, []);
+    const output = tool.output.parse(reply.output) as Record<string, unknown>;
+    const text = tool.render ? tool.render(output) : JSON.stringify(output, null, 2);
+    return { content: [...reply.content, { type: 'text', text }], structuredContent: output };
+  } catch (error) {
+    if (context.signal.aborted) return errorResult(`${tool.name} was cancelled before it finished.`);
+    if (error instanceof ToolError) return errorResult(error.message);
+    context.log.error(`${tool.name} failed unexpectedly`, {
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return errorResult(
+      `${tool.name} failed unexpectedly: ${errorMessage(error)}. The server is still running; retry, or report this as a bug if it repeats.`,
+    );
+  }
+}
+
+/**
+ * An MCP server over a list of tool definitions and the engine they share. It declares the
+ * tools and logging capabilities; no handler exception can reach the transport.
+ */
+export function createToolServer<Engine>(options: ToolServerOptions<Engine>): Server {
+  const log = options.log ?? createLogger({ scope: options.name });
+  const server = new Server(
+    { name: options.name, version: options.version, ...(options.title && { title: options.title }) },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      ...(options.instructions && { instructions: options.instructions }),
+    },
+  );
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.map(toolListEntry) }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(', ')}`,
+      );
+    }
+    return runTool(tool, request.params.arguments, {
+      engine: options.engine,
+      signal: extra.signal,
+      progress: progressSender(extra),
+      log,
+    });
+  });
+  return server;
+}
