@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-import { DEFAULT_DENY, type DenyRules, UsageError, runServerProgram } from '@toolmesh/core';
+import { DEFAULT_DENY, type DenyRules, runServerProgram, UsageError } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   CheckpointStore,
+  createFsServer,
   DEFAULT_MAX_FILE_BYTES,
+  defaultCheckpointFile,
   FS_SERVER_NAME,
   FS_SERVER_VERSION,
   FS_SUMMARY,
-  createFsServer,
-  defaultCheckpointFile,
 } from './server.js';
 
 const fsConfig = z.object({
@@ -18,7 +18,11 @@ const fsConfig = z.object({
 });
 
 function readFsConfig(config: Record<string, unknown> | undefined) {
-  const parsed = fsConfig.safeParse({ readOnly: config?.readOnly, maxFileBytes: config?.maxFileBytes, deny: config?.deny });
+  const parsed = fsConfig.safeParse({
+    readOnly: config?.readOnly,
+    maxFileBytes: config?.maxFileBytes,
+    deny: config?.deny,
+  });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`config key "${issue?.path.join('.')}": ${issue?.message}`);
@@ -32,7 +36,11 @@ await runServerProgram({
   summary: `${FS_SUMMARY} Without --root it follows the client's MCP roots.`,
   flags: {
     'read-only': { type: 'boolean', description: 'register only the reading tools' },
-    'max-file-bytes': { type: 'string', value: 'N', description: `largest file read_file reads (default ${DEFAULT_MAX_FILE_BYTES})` },
+    'max-file-bytes': {
+      type: 'string',
+      value: 'N',
+      description: `largest file read_file reads (default ${DEFAULT_MAX_FILE_BYTES})`,
+    },
   },
   setup(flags, extra, log) {
     const config = readFsConfig(flags.config);
@@ -58,7 +66,7 @@ await runServerProgram({
       '',
       `toolmesh-fs is serving MCP at ${url}`,
       '',
-      'Claude Code:   claude mcp add --transport http toolmesh-fs ' + url,
+      `Claude Code:   claude mcp add --transport http toolmesh-fs ${url}`,
       'Any client (mcpServers config):',
       JSON.stringify({ mcpServers: { 'toolmesh-fs': { type: 'http', url } } }, null, 2),
       '',

@@ -1,9 +1,16 @@
 import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_DENY, type DenyRules, type Logger, createLogger, createToolServer, dataDirectory } from '@toolmesh/core';
+import {
+  createLogger,
+  createToolServer,
+  DEFAULT_DENY,
+  type DenyRules,
+  dataDirectory,
+  type Logger,
+} from '@toolmesh/core';
 import { FS_TOOLS } from './tools/index.js';
-import { CheckpointStore } from './workspace/checkpoints.js';
+import type { CheckpointStore } from './workspace/checkpoints.js';
 import type { FsEngine } from './workspace/engine.js';
 import { RootSet } from './workspace/roots.js';
 
@@ -26,6 +33,13 @@ export interface FsServerOptions {
 export function defaultCheckpointFile(): string {
   return path.join(dataDirectory(), 'fs', 'checkpoints.sqlite');
 }
+
+/** What docs/servers/fs.md is generated from. */
+export const toolReference = {
+  name: '@toolmesh/server-fs',
+  summary: `${FS_SUMMARY} Every path is resolved inside the roots given by --root (or, without them, the client's MCP roots); symlinks that lead out, .. traversal, look-alike characters and secrets (.env*, private keys) are refused with the rule that refused them. Reading tools carry the action class read; writing tools worktreeWrite.`,
+  tools: FS_TOOLS,
+};
 
 export function fsTools(readOnly = false) {
   return readOnly ? FS_TOOLS.filter((tool) => tool.capability === 'read') : FS_TOOLS;
@@ -68,5 +82,5 @@ export function createFsServer(options: FsServerOptions): Server {
   return server;
 }
 
-export { CheckpointStore } from './workspace/checkpoints.js';
 export { FS_TOOLS } from './tools/index.js';
+export { CheckpointStore } from './workspace/checkpoints.js';

@@ -98,7 +98,11 @@ export function takeWithinBudget<T>(
     const item = items[index] as T;
     const bytes = size(item);
     if (used + bytes > budgetBytes) {
-      const page: BudgetPage<T> = { items: taken, truncated: true, nextCursor: encodeCursor(index, options.key) };
+      const page: BudgetPage<T> = {
+        items: taken,
+        truncated: true,
+        nextCursor: encodeCursor(index, options.key),
+      };
       if (taken.length === 0) {
         page.blockedByBudget = true;
         page.minimumRequiredBytes = bytes;

@@ -48,7 +48,10 @@ export interface ToolDefinition<
   workspaceScoped?: boolean;
   /** Text rendering of the structured output, for clients that ignore `structuredContent`. */
   render?: (output: z.infer<Output>) => string;
-  handle(input: z.infer<Input>, context: ToolContext<Engine>): Promise<z.infer<Output> | ToolReply<z.infer<Output>>>;
+  handle(
+    input: z.infer<Input>,
+    context: ToolContext<Engine>,
+  ): Promise<z.infer<Output> | ToolReply<z.infer<Output>>>;
 }
 
 // Tools of one server are stored together, so the list type erases the per-tool schema types.

@@ -27,15 +27,33 @@ export interface FlagSpec {
 }
 
 export const COMMON_FLAGS: Record<string, FlagSpec> = {
-  root: { type: 'string', multiple: true, value: 'DIR', description: 'a folder the server may use (repeatable)' },
+  root: {
+    type: 'string',
+    multiple: true,
+    value: 'DIR',
+    description: 'a folder the server may use (repeatable)',
+  },
   transport: { type: 'string', value: 'stdio|http', description: 'how to serve MCP (default stdio)' },
   host: { type: 'string', value: 'HOST', description: 'HTTP address to bind (default 127.0.0.1)' },
   port: { type: 'string', value: 'N', description: 'HTTP port (default 3000; 0 picks a free one)' },
   db: { type: 'string', value: 'FILE', description: 'SQLite file for state (default in the data directory)' },
-  workspace: { type: 'string', multiple: true, value: 'ID', description: 'workspace id served (repeatable; default "default")' },
+  workspace: {
+    type: 'string',
+    multiple: true,
+    value: 'ID',
+    description: 'workspace id served (repeatable; default "default")',
+  },
   agent: { type: 'string', value: 'NAME', description: 'identity to act as when no aggregator passes one' },
-  config: { type: 'string', value: 'FILE', description: 'JSON file with the same settings; flags win over it' },
-  'log-level': { type: 'string', value: 'LEVEL', description: `${LOG_LEVELS.join('|')} (default info); logs go to stderr` },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    description: 'JSON file with the same settings; flags win over it',
+  },
+  'log-level': {
+    type: 'string',
+    value: 'LEVEL',
+    description: `${LOG_LEVELS.join('|')} (default info); logs go to stderr`,
+  },
   help: { type: 'boolean', description: 'show this help' },
   version: { type: 'boolean', description: 'print the version' },
 };
@@ -44,9 +62,16 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function helpText(command: string, summary: string, extraFlags: Record<string, FlagSpec> = {}): string {
+export function helpText(
+  command: string,
+  summary: string,
+  extraFlags: Record<string, FlagSpec> = {},
+): string {
   const specs = { ...extraFlags, ...COMMON_FLAGS };
-  const rows = Object.entries(specs).map(([name, spec]) => [`--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.description]);
+  const rows = Object.entries(specs).map(([name, spec]) => [
+    `--${name}${spec.value ? ` ${spec.value}` : ''}`,
+    spec.description,
+  ]);
   const width = Math.max(...rows.map(([flag]) => (flag as string).length));
   return [
     `${command} — ${summary}`,
@@ -67,7 +92,8 @@ function readConfig(file: string): Record<string, unknown> {
   }
   try {
     const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('expected a JSON object');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new Error('expected a JSON object');
     return value as Record<string, unknown>;
   } catch (error) {
     throw new UsageError(`--config ${file}: not a JSON object (${(error as Error).message})`);
@@ -85,7 +111,12 @@ function pick<T>(flag: T | undefined, config: unknown, fallback: T): T {
 export function parseServerFlags(
   argv: readonly string[],
   extraFlags: Record<string, FlagSpec> = {},
-): { flags: ServerFlags; extra: Record<string, string | boolean | string[] | undefined>; help: boolean; version: boolean } {
+): {
+  flags: ServerFlags;
+  extra: Record<string, string | boolean | string[] | undefined>;
+  help: boolean;
+  version: boolean;
+} {
   const options = Object.fromEntries(
     Object.entries({ ...extraFlags, ...COMMON_FLAGS }).map(([name, spec]) => [
       name,
@@ -122,8 +153,12 @@ export function parseServerFlags(
   const roots = values.root
     ? (values.root as string[]).map((root) => path.resolve(root))
     : configRoots.map((root) => path.resolve(configDir, root));
-  const configWorkspaces = Array.isArray(config.workspaces) ? (config.workspaces as unknown[]).map(String) : [];
-  const workspaces = (values.workspace as string[] | undefined) ?? (configWorkspaces.length > 0 ? configWorkspaces : ['default']);
+  const configWorkspaces = Array.isArray(config.workspaces)
+    ? (config.workspaces as unknown[]).map(String)
+    : [];
+  const workspaces =
+    (values.workspace as string[] | undefined) ??
+    (configWorkspaces.length > 0 ? configWorkspaces : ['default']);
   const db = values.db
     ? path.resolve(values.db as string)
     : typeof config.db === 'string'

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -49,7 +49,11 @@ function originCheck(allowedOrigins: readonly string[]) {
       hostname = '';
     }
     if (LOOPBACK_HOSTS.includes(hostname) || allowed.has(origin.toLowerCase())) return next();
-    jsonRpcError(res, 403, `Origin ${origin} is not allowed. Add it to the server's allowed origins to permit it.`);
+    jsonRpcError(
+      res,
+      403,
+      `Origin ${origin} is not allowed. Add it to the server's allowed origins to permit it.`,
+    );
   };
 }
 
@@ -62,7 +66,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const app = express();
   const loopback = LOOPBACK_HOSTS.includes(options.host);
   if (loopback) app.use(localhostHostValidation());
-  else log.warning(`listening on ${options.host}: reachable beyond this machine; put authentication in front of it`);
+  else
+    log.warning(
+      `listening on ${options.host}: reachable beyond this machine; put authentication in front of it`,
+    );
   app.use(originCheck(options.allowedOrigins ?? []));
   app.use(express.json({ limit: options.bodyLimit ?? '64mb' }));
 
@@ -73,7 +80,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const transport = streamable.get(sessionId);
-      if (!transport) return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
+      if (!transport)
+        return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
       return transport.handleRequest(req, res, req.body);
     }
     const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
@@ -98,7 +106,12 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const existingSession = async (req: Request, res: Response) => {
     const sessionId = req.headers['mcp-session-id'];
     const transport = typeof sessionId === 'string' ? streamable.get(sessionId) : undefined;
-    if (!transport) return jsonRpcError(res, typeof sessionId === 'string' ? 404 : 400, 'Unknown or missing Mcp-Session-Id.');
+    if (!transport)
+      return jsonRpcError(
+        res,
+        typeof sessionId === 'string' ? 404 : 400,
+        'Unknown or missing Mcp-Session-Id.',
+      );
     await transport.handleRequest(req, res);
   };
   app.get('/mcp', existingSession);
@@ -128,7 +141,15 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
 
   const httpServer: HttpServer = await new Promise((resolve, reject) => {
     const listening = app.listen(options.port, options.host, () => resolve(listening));
-    listening.once('error', reject);
+    listening.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(
+              `${options.host}:${options.port} is already in use: pass --port with another number, or --port 0 for a free one`,
+            )
+          : error,
+      ),
+    );
   });
   const address = httpServer.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -139,7 +160,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     sseUrl: `${base}/sse`,
     sessionCount: () => streamable.size + legacy.size,
     async close() {
-      await Promise.allSettled([...streamable.values(), ...legacy.values()].map((transport) => transport.close()));
+      await Promise.allSettled(
+        [...streamable.values(), ...legacy.values()].map((transport) => transport.close()),
+      );
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

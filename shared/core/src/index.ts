@@ -1,9 +1,10 @@
-export { ACTION_CLASSES, type ActionClass, META_KEYS, isActionClass } from './actions.js';
+export { ACTION_CLASSES, type ActionClass, isActionClass, META_KEYS } from './actions.js';
 export {
+  type BudgetPage,
   budgetFields,
   cursorArg,
-  decodeCursor,
   DEFAULT_MAX_TOKENS,
+  decodeCursor,
   encodeCursor,
   MAX_MAX_TOKENS,
   MIN_MAX_TOKENS,
@@ -11,26 +12,52 @@ export {
   requestKey,
   takeWithinBudget,
   utf8Bytes,
-  type BudgetPage,
 } from './budget.js';
 export { dataDirectory } from './data-dir.js';
 export {
   type AnyToolDefinition,
+  isToolReply,
   type ToolContext,
   type ToolDefinition,
   type ToolReply,
-  isToolReply,
   toolDefiner,
   withContent,
 } from './define-tool.js';
-export { COMMON_FLAGS, type FlagSpec, helpText, parseServerFlags, type ServerFlags, type Transport, UsageError } from './flags.js';
+export {
+  COMMON_FLAGS,
+  type FlagSpec,
+  helpText,
+  parseServerFlags,
+  type ServerFlags,
+  type Transport,
+  UsageError,
+} from './flags.js';
 export { type HttpFront, type HttpFrontOptions, LOOPBACK_HOSTS, startHttpFront } from './http-front.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
-export { DEFAULT_DENY, type DenyRules, isInside, PathGuard, type PathIntent, PathRefusal, type ResolvedPath } from './path-guard.js';
-export { type RunningServer, runServerProgram, type ServerProgram, type ServerSetup, serve } from './serve.js';
+export {
+  DEFAULT_DENY,
+  type DenyRules,
+  isInside,
+  PathGuard,
+  type PathIntent,
+  PathRefusal,
+  type ResolvedPath,
+} from './path-guard.js';
+export {
+  type RunningServer,
+  runServerProgram,
+  type ServerProgram,
+  type ServerSetup,
+  serve,
+} from './serve.js';
 export { openDatabase, type SqliteDatabase } from './sqlite.js';
 export { renderToolReference } from './tool-docs.js';
 export { errnoCode, errorMessage, ToolError } from './tool-error.js';
 export { toolListEntry } from './tool-schema.js';
-export { createToolServer, describeArgumentIssues, errorResult, type ToolServerOptions } from './tool-server.js';
+export {
+  createToolServer,
+  describeArgumentIssues,
+  errorResult,
+  type ToolServerOptions,
+} from './tool-server.js';
 export { frameUntrusted } from './untrusted.js';

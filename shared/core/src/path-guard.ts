@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { ToolError, errnoCode } from './tool-error.js';
+import { errnoCode, ToolError } from './tool-error.js';
 
 export type PathIntent = 'read' | 'write';
 
@@ -58,7 +58,10 @@ const MAX_SYMLINK_HOPS = 40;
 
 export function isInside(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
 }
 
 function toPosix(relative: string): string {
@@ -114,7 +117,10 @@ export class PathGuard {
       return { lexical, real: realpathSync.native(lexical) };
     });
     const compile = (globs: string[]) =>
-      globs.map((glob) => ({ glob, test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin' }) }));
+      globs.map((glob) => ({
+        glob,
+        test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin' }),
+      }));
     this.denyMatchers = { read: compile(deny.read), write: compile(deny.write) };
   }
 
@@ -131,7 +137,10 @@ export class PathGuard {
       throw new PathRefusal('nul-byte', 'Path refused: it contains a NUL byte. Pass a plain path');
     }
     if (CONTROL.test(input)) {
-      throw new PathRefusal('control-character', 'Path refused: it contains a control character. Pass a plain path');
+      throw new PathRefusal(
+        'control-character',
+        'Path refused: it contains a control character. Pass a plain path',
+      );
     }
     if (INVISIBLE.test(input)) {
       throw new PathRefusal(
@@ -162,7 +171,9 @@ export class PathGuard {
       throw new PathRefusal('no-roots', 'No root is configured: start the server with --root DIR');
     }
     const lexical = path.isAbsolute(input) ? path.resolve(input) : path.resolve(primary.lexical, input);
-    const lexicalRoot = this.roots.find((root) => isInside(root.lexical, lexical) || isInside(root.real, lexical));
+    const lexicalRoot = this.roots.find(
+      (root) => isInside(root.lexical, lexical) || isInside(root.real, lexical),
+    );
     if (!lexicalRoot) {
       const traversal = !path.isAbsolute(input) && input.split(/[\\/]/).includes('..');
       throw new PathRefusal(

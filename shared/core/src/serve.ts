@@ -1,8 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { type FlagSpec, type ServerFlags, UsageError, helpText, parseServerFlags } from './flags.js';
+import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
 import { startHttpFront } from './http-front.js';
-import { type Logger, createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 
 export interface ServerSetup {
   /** One MCP server per client session; they share the engine built by `setup`. */
@@ -41,7 +41,9 @@ export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger)
     host: flags.host,
     port: flags.port,
     log,
-    allowedOrigins: Array.isArray(flags.config?.allowedOrigins) ? flags.config.allowedOrigins.map(String) : [],
+    allowedOrigins: Array.isArray(flags.config?.allowedOrigins)
+      ? flags.config.allowedOrigins.map(String)
+      : [],
   });
   return { url: front.url, close: () => front.close() };
 }
@@ -98,7 +100,8 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
     process.stdin.once('end', () => void stop('stdin closed'));
     process.stdin.once('close', () => void stop('stdin closed'));
   } else if (running.url) {
-    log.info(`listening on ${running.url}`);
     if (program.describeHttp) process.stderr.write(`${program.describeHttp(running.url, flags)}\n`);
+    // Last, so whoever waits for this line (a script, a test) has everything above it too.
+    log.info(`listening on ${running.url}`);
   }
 }

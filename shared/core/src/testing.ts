@@ -61,7 +61,9 @@ export async function spawnStdioClient(
   try {
     await client.connect(transport);
   } catch (error) {
-    throw new Error(`could not start ${command} ${args.join(' ')}: ${(error as Error).message}\nstderr:\n${stderr}`);
+    throw new Error(
+      `could not start ${command} ${args.join(' ')}: ${(error as Error).message}\nstderr:\n${stderr}`,
+    );
   }
   return Object.assign(
     wrap(client, () => client.close()),

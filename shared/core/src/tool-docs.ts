@@ -37,7 +37,10 @@ function hints(tool: AnyToolDefinition): string {
  * The Markdown reference of a server's tools, rendered from the same definitions the server
  * serves, so the docs cannot drift from the code.
  */
-export function renderToolReference(server: { name: string; summary: string }, tools: readonly AnyToolDefinition[]): string {
+export function renderToolReference(
+  server: { name: string; summary: string },
+  tools: readonly AnyToolDefinition[],
+): string {
   const lines = [
     `# ${server.name}`,
     '',

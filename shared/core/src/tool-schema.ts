@@ -6,7 +6,11 @@ import type { AnyToolDefinition } from './define-tool.js';
 type JsonSchemaObject = Tool['inputSchema'];
 
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' });
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+  });
   return json as JsonSchemaObject;
 }
 

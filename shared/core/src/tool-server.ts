@@ -1,18 +1,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
-import { type AnyToolDefinition, type ToolContext, isToolReply, withContent } from './define-tool.js';
-import { type Logger, createLogger } from './logger.js';
-import { ToolError, errorMessage } from './tool-error.js';
+import { type AnyToolDefinition, isToolReply, type ToolContext, withContent } from './define-tool.js';
+import { createLogger, type Logger } from './logger.js';
+import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
 
 export interface ToolServerOptions<Engine> {
@@ -50,7 +50,12 @@ function progressSender(extra: Extra) {
     if (token === undefined) return;
     await extra.sendNotification({
       method: 'notifications/progress',
-      params: { progressToken: token, progress, ...(total !== undefined && { total }), ...(message && { message }) },
+      params: {
+        progressToken: token,
+        progress,
+        ...(total !== undefined && { total }),
+        ...(message && { message }),
+      },
     });
   };
 }

@@ -1,7 +1,15 @@
-import { ToolError, budgetFields, cursorArg, decodeCursor, maxTokensArg, requestKey, takeWithinBudget } from '@toolmesh/core';
+import {
+  budgetFields,
+  cursorArg,
+  decodeCursor,
+  maxTokensArg,
+  requestKey,
+  ToolError,
+  takeWithinBudget,
+} from '@toolmesh/core';
 import { z } from 'zod';
 import { CHECKPOINT_LIMITS } from '../workspace/checkpoints.js';
-import { READ_ONLY, defineTool } from './define.js';
+import { defineTool, READ_ONLY } from './define.js';
 
 const summary = z.object({
   id: z.string(),
@@ -21,7 +29,12 @@ export const checkpointWrite = defineTool({
   capability: 'write',
   input: z.object({
     action: z.enum(['create', 'restore']),
-    paths: z.array(z.string()).min(1).max(CHECKPOINT_LIMITS.paths).optional().describe('With create: what to snapshot.'),
+    paths: z
+      .array(z.string())
+      .min(1)
+      .max(CHECKPOINT_LIMITS.paths)
+      .optional()
+      .describe('With create: what to snapshot.'),
     label: z.string().max(200).optional().describe('With create: a note to find it by.'),
     id: z.string().optional().describe('With restore: the checkpoint to restore.'),
   }),
@@ -40,11 +53,20 @@ export const checkpointWrite = defineTool({
   async handle(args, { engine }) {
     const guard = await engine.roots.guard();
     if (args.action === 'create') {
-      if (!args.paths) throw new ToolError('action=create needs paths: the files or folders to snapshot.', 'bad_arguments');
-      const checkpoint = await engine.checkpoints.create(guard, args.paths, args.label ? { label: args.label } : {});
+      if (!args.paths)
+        throw new ToolError('action=create needs paths: the files or folders to snapshot.', 'bad_arguments');
+      const checkpoint = await engine.checkpoints.create(
+        guard,
+        args.paths,
+        args.label ? { label: args.label } : {},
+      );
       return { action: 'create' as const, checkpoint };
     }
-    if (!args.id) throw new ToolError('action=restore needs id: find it with checkpoint_read action=list.', 'bad_arguments');
+    if (!args.id)
+      throw new ToolError(
+        'action=restore needs id: find it with checkpoint_read action=list.',
+        'bad_arguments',
+      );
     const { restored, preRestore, changed } = await engine.checkpoints.restore(guard, args.id);
     return { action: 'restore' as const, checkpoint: restored, preRestore, changedPaths: changed };
   },
@@ -54,12 +76,15 @@ export const checkpointRead = defineTool({
   name: 'checkpoint_read',
   title: 'List or inspect checkpoints',
   description:
-    'action=list shows the checkpoints of these roots, newest first. action=read shows what one checkpoint holds; with path, also that file\'s content as it was.',
+    "action=list shows the checkpoints of these roots, newest first. action=read shows what one checkpoint holds; with path, also that file's content as it was.",
   capability: 'read',
   input: z.object({
     action: z.enum(['list', 'read']),
     id: z.string().optional().describe('With read: the checkpoint.'),
-    path: z.string().optional().describe('With read: a file of the checkpoint (relative to its root) to return the content of.'),
+    path: z
+      .string()
+      .optional()
+      .describe('With read: a file of the checkpoint (relative to its root) to return the content of.'),
     limit: z.number().int().min(1).max(CHECKPOINT_LIMITS.keep).default(20),
     maxTokens: maxTokensArg,
     cursor: cursorArg,
@@ -88,21 +113,37 @@ export const checkpointRead = defineTool({
     const key = requestKey(args);
     const offset = decodeCursor(args.cursor, key);
     if (args.action === 'list') {
-      const { items, ...budget } = takeWithinBudget(engine.checkpoints.list(guard.realRoots, args.limit), args.maxTokens, { key, offset });
+      const { items, ...budget } = takeWithinBudget(
+        engine.checkpoints.list(guard.realRoots, args.limit),
+        args.maxTokens,
+        { key, offset },
+      );
       return { checkpoints: items, ...budget };
     }
     if (!args.id) throw new ToolError('action=read needs id: find it with action=list.', 'bad_arguments');
     const checkpoint = engine.checkpoints.get(guard.realRoots, args.id);
     if (args.path !== undefined) {
       const content = engine.checkpoints.content(args.id, args.path.replace(/^\.\//, ''));
-      if (!content) throw new ToolError(`Checkpoint ${args.id} holds no file ${args.path}: see its entries with action=read.`, 'not_found');
+      if (!content)
+        throw new ToolError(
+          `Checkpoint ${args.id} holds no file ${args.path}: see its entries with action=read.`,
+          'not_found',
+        );
       const text = content.toString('utf8');
       if (Buffer.byteLength(text) > args.maxTokens) {
-        return { checkpoint, truncated: true, blockedByBudget: true, minimumRequiredBytes: Buffer.byteLength(text) };
+        return {
+          checkpoint,
+          truncated: true,
+          blockedByBudget: true,
+          minimumRequiredBytes: Buffer.byteLength(text),
+        };
       }
       return { checkpoint, content: text, truncated: false };
     }
-    const { items, ...budget } = takeWithinBudget(engine.checkpoints.entries(args.id), args.maxTokens, { key, offset });
+    const { items, ...budget } = takeWithinBudget(engine.checkpoints.entries(args.id), args.maxTokens, {
+      key,
+      offset,
+    });
     return { checkpoint, entries: items, ...budget };
   },
 });

@@ -1,6 +1,6 @@
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ToolError, errnoCode } from '@toolmesh/core';
+import { errnoCode, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { temporaryBeside } from '../workspace/atomic-write.js';
 import { displayPath } from '../workspace/engine.js';
@@ -18,10 +18,17 @@ export const copyFile = defineTool({
     destination: z.string(),
     overwrite: z.boolean().default(false),
   }),
-  output: z.object({ source: z.string(), destination: z.string(), bytes: z.number().int(), sha256: z.string(), replaced: z.boolean() }),
+  output: z.object({
+    source: z.string(),
+    destination: z.string(),
+    bytes: z.number().int(),
+    sha256: z.string(),
+    replaced: z.boolean(),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   actions: ['worktreeWrite'],
-  render: (output) => `Copied ${output.source} to ${output.destination} (${output.bytes} bytes${output.replaced ? ', replaced' : ''}).`,
+  render: (output) =>
+    `Copied ${output.source} to ${output.destination} (${output.bytes} bytes${output.replaced ? ', replaced' : ''}).`,
   async handle(args, { engine }) {
     const guard = await engine.roots.guard();
     const source = guard.resolve(args.source, 'read');
@@ -29,10 +36,14 @@ export const copyFile = defineTool({
     const shownSource = displayPath(guard, source.absolute);
     const shownDestination = displayPath(guard, destination.absolute);
     const stat = await fs.stat(source.absolute).catch(() => undefined);
-    if (!stat?.isFile()) throw new ToolError(`${shownSource} is not a file: copy_file copies single files.`, 'not_found');
+    if (!stat?.isFile())
+      throw new ToolError(`${shownSource} is not a file: copy_file copies single files.`, 'not_found');
     const existing = await fs.lstat(destination.absolute).catch(() => undefined);
     if (existing?.isDirectory()) {
-      throw new ToolError(`${shownDestination} is a folder: name the file inside it, e.g. ${shownDestination}/${path.basename(source.absolute)}.`, 'bad_arguments');
+      throw new ToolError(
+        `${shownDestination} is a folder: name the file inside it, e.g. ${shownDestination}/${path.basename(source.absolute)}.`,
+        'bad_arguments',
+      );
     }
     if (existing && !args.overwrite) {
       throw new ToolError(`${shownDestination} exists: set overwrite to true to replace it.`, 'exists');
@@ -47,7 +58,11 @@ export const copyFile = defineTool({
       if (args.overwrite) await fs.rename(temporary, destination.absolute);
       else await fs.link(temporary, destination.absolute);
     } catch (error) {
-      if (errnoCode(error) === 'EEXIST') throw new ToolError(`${shownDestination} appeared meanwhile: set overwrite to true to replace it.`, 'exists');
+      if (errnoCode(error) === 'EEXIST')
+        throw new ToolError(
+          `${shownDestination} appeared meanwhile: set overwrite to true to replace it.`,
+          'exists',
+        );
       throw error;
     } finally {
       await fs.rm(temporary, { force: true });

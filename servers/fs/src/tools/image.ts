@@ -3,14 +3,15 @@ import { ToolError, withContent } from '@toolmesh/core';
 import { z } from 'zod';
 import { displayPath } from '../workspace/engine.js';
 import { imageType } from '../workspace/file-kind.js';
-import { READ_ONLY, defineTool } from './define.js';
+import { defineTool, READ_ONLY } from './define.js';
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 
 export const viewImage = defineTool({
   name: 'view_image',
   title: 'View an image',
-  description: 'Returns a PNG, JPEG, GIF or WEBP file as MCP image content, so a model can look at it. The type is read from the file, not its name.',
+  description:
+    'Returns a PNG, JPEG, GIF or WEBP file as MCP image content, so a model can look at it. The type is read from the file, not its name.',
   capability: 'read',
   input: z.object({ path: z.string().describe('An image file inside the roots.') }),
   output: z.object({ path: z.string(), mimeType: z.string(), bytes: z.number().int() }),
@@ -24,12 +25,18 @@ export const viewImage = defineTool({
     const stat = await fs.stat(resolved.absolute).catch(() => undefined);
     if (!stat?.isFile()) throw new ToolError(`${shown} is not a file.`, 'not_found');
     if (stat.size > MAX_IMAGE_BYTES) {
-      throw new ToolError(`${shown} is ${stat.size} bytes; view_image returns images up to ${MAX_IMAGE_BYTES} bytes.`, 'too_large');
+      throw new ToolError(
+        `${shown} is ${stat.size} bytes; view_image returns images up to ${MAX_IMAGE_BYTES} bytes.`,
+        'too_large',
+      );
     }
     const data = await fs.readFile(resolved.absolute);
     const mimeType = imageType(data);
     if (!mimeType) {
-      throw new ToolError(`${shown} is not a PNG, JPEG, GIF or WEBP image: use read_file for text, stat_file for anything else.`, 'not_an_image');
+      throw new ToolError(
+        `${shown} is not a PNG, JPEG, GIF or WEBP image: use read_file for text, stat_file for anything else.`,
+        'not_an_image',
+      );
     }
     return withContent({ path: shown, mimeType, bytes: data.length }, [
       { type: 'image', data: data.toString('base64'), mimeType },

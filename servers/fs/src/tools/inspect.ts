@@ -1,12 +1,12 @@
 import { promises as fs } from 'node:fs';
 import {
-  ToolError,
   budgetFields,
   cursorArg,
   decodeCursor,
   encodeCursor,
   maxTokensArg,
   requestKey,
+  ToolError,
   takeWithinBudget,
 } from '@toolmesh/core';
 import { z } from 'zod';
@@ -14,7 +14,7 @@ import { displayPath } from '../workspace/engine.js';
 import { sha256File } from '../workspace/hash.js';
 import { readTextRange } from '../workspace/text-file.js';
 import { walkTree } from '../workspace/walk.js';
-import { READ_ONLY, defineTool } from './define.js';
+import { defineTool, READ_ONLY } from './define.js';
 
 const pathArg = z.string().describe('A path inside the roots: relative to the first root, or absolute.');
 const entryType = z.enum(['file', 'directory', 'symlink', 'other']);
@@ -29,7 +29,10 @@ async function statOrExplain(absolute: string, shown: string) {
   try {
     return await fs.lstat(absolute);
   } catch {
-    throw new ToolError(`${shown} does not exist: check the path with list_dir or search_files.`, 'not_found');
+    throw new ToolError(
+      `${shown} does not exist: check the path with list_dir or search_files.`,
+      'not_found',
+    );
   }
 }
 
@@ -93,7 +96,12 @@ export const readFile = defineTool({
   input: z.object({
     path: pathArg,
     startLine: z.number().int().min(1).default(1).describe('First line to return, 1-based.'),
-    endLine: z.number().int().min(1).optional().describe('Last line to return (inclusive); default the end of the file.'),
+    endLine: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Last line to return (inclusive); default the end of the file.'),
     maxTokens: maxTokensArg,
     maxFileBytes: z
       .number()
@@ -136,7 +144,8 @@ export const readFile = defineTool({
     return {
       path: shown,
       ...range,
-      ...(range.truncated && range.nextStartLine !== undefined && { nextCursor: encodeCursor(range.nextStartLine, key) }),
+      ...(range.truncated &&
+        range.nextStartLine !== undefined && { nextCursor: encodeCursor(range.nextStartLine, key) }),
     };
   },
 });
@@ -150,7 +159,13 @@ export const listDir = defineTool({
   input: z.object({
     path: pathArg.default('.'),
     recursive: z.boolean().default(false),
-    maxDepth: z.number().int().min(1).max(20).default(4).describe('How deep a recursive listing goes (at most 20).'),
+    maxDepth: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(4)
+      .describe('How deep a recursive listing goes (at most 20).'),
     limit: z.number().int().min(1).max(5000).default(500).describe('Most entries to list (at most 5000).'),
     includeIgnored: z.boolean().default(false),
     maxTokens: maxTokensArg,
@@ -175,7 +190,8 @@ export const listDir = defineTool({
     const shown = displayPath(guard, resolved.absolute);
     const stat = await fs.stat(resolved.absolute).catch(() => undefined);
     if (!stat) throw new ToolError(`${shown} does not exist.`, 'not_found');
-    if (!stat.isDirectory()) throw new ToolError(`${shown} is a file, not a folder: use stat_file or read_file.`, 'not_a_folder');
+    if (!stat.isDirectory())
+      throw new ToolError(`${shown} is a file, not a folder: use stat_file or read_file.`, 'not_a_folder');
     const entries: { path: string; type: z.infer<typeof entryType>; size?: number }[] = [];
     let limitReached = false;
     for (const entry of walkTree({
@@ -189,8 +205,13 @@ export const listDir = defineTool({
         limitReached = true;
         break;
       }
-      const size = entry.type === 'file' ? (await fs.lstat(entry.absolute).catch(() => undefined))?.size : undefined;
-      entries.push({ path: displayPath(guard, entry.absolute), type: entry.type, ...(size !== undefined && { size }) });
+      const size =
+        entry.type === 'file' ? (await fs.lstat(entry.absolute).catch(() => undefined))?.size : undefined;
+      entries.push({
+        path: displayPath(guard, entry.absolute),
+        type: entry.type,
+        ...(size !== undefined && { size }),
+      });
     }
     const key = requestKey(args);
     const page = takeWithinBudget(entries, args.maxTokens, { key, offset: decodeCursor(args.cursor, key) });

@@ -25,7 +25,11 @@ const operation = z.discriminatedUnion('op', [
     replaceAll: z.boolean().default(false),
     expectedSha256: sha256Arg,
   }),
-  z.object({ op: z.literal('delete'), path: z.string().describe('A file, or an empty folder.'), expectedSha256: sha256Arg }),
+  z.object({
+    op: z.literal('delete'),
+    path: z.string().describe('A file, or an empty folder.'),
+    expectedSha256: sha256Arg,
+  }),
   z.object({
     op: z.literal('move'),
     from: z.string(),
@@ -71,7 +75,10 @@ export const applyPatch = defineTool({
     ].join('\n'),
   async handle({ operations, dryRun }, { engine }) {
     const guard = await engine.roots.guard();
-    const result = await runPatch(guard, operations, { dryRun, display: (absolute) => displayPath(guard, absolute) });
+    const result = await runPatch(guard, operations, {
+      dryRun,
+      display: (absolute) => displayPath(guard, absolute),
+    });
     return { applied: !dryRun, ...result };
   },
 });

@@ -1,12 +1,20 @@
 import { promises as fs } from 'node:fs';
-import { ToolError, budgetFields, cursorArg, decodeCursor, encodeCursor, maxTokensArg, requestKey } from '@toolmesh/core';
+import {
+  budgetFields,
+  cursorArg,
+  decodeCursor,
+  encodeCursor,
+  maxTokensArg,
+  requestKey,
+  ToolError,
+} from '@toolmesh/core';
 import { z } from 'zod';
+import type { FsEngine } from '../workspace/engine.js';
 import { displayPath } from '../workspace/engine.js';
 import { runInWorker } from '../workspace/search.js';
 import { compilePattern } from '../workspace/search-engine.js';
 import type { SearchOutcome, SearchScope } from '../workspace/search-job.js';
-import { READ_ONLY, defineTool } from './define.js';
-import type { FsEngine } from '../workspace/engine.js';
+import { defineTool, READ_ONLY } from './define.js';
 
 const timeoutArg = z
   .number()
@@ -49,11 +57,16 @@ function continuation(outcome: SearchOutcome<unknown>, skip: number, key: string
   if (outcome.exhausted) return {};
   return {
     nextCursor: encodeCursor(skip + outcome.items.length, key),
-    ...(outcome.blockedBytes !== undefined && { blockedByBudget: true, minimumRequiredBytes: outcome.blockedBytes }),
+    ...(outcome.blockedBytes !== undefined && {
+      blockedByBudget: true,
+      minimumRequiredBytes: outcome.blockedBytes,
+    }),
   };
 }
 
-const globList = z.union([z.string(), z.array(z.string()).max(50)]).transform((value) => (Array.isArray(value) ? value : [value]));
+const globList = z
+  .union([z.string(), z.array(z.string()).max(50)])
+  .transform((value) => (Array.isArray(value) ? value : [value]));
 
 export const searchFiles = defineTool({
   name: 'search_files',
@@ -105,14 +118,23 @@ export const searchText = defineTool({
     'Searches text files under a folder (or one file) for a literal string or a regular expression, one match per line, with optional context lines. Skips binary files and the usual build and dependency folders. Results are budgeted; continue with nextCursor.',
   capability: 'read',
   input: z.object({
-    pattern: z.string().min(1).describe('What to find: a literal string, or a JavaScript regular expression when regex is true.'),
+    pattern: z
+      .string()
+      .min(1)
+      .describe('What to find: a literal string, or a JavaScript regular expression when regex is true.'),
     regex: z.boolean().default(false),
     caseSensitive: z.boolean().default(true),
     path: z.string().default('.').describe('Folder or file to search.'),
     glob: globList.optional().describe('Only files matching these globs, e.g. "*.ts" or ["src/**", "*.md"].'),
     contextLines: z.number().int().min(0).max(5).default(0),
     includeIgnored: z.boolean().default(false),
-    maxFileBytes: z.number().int().min(1).max(64 * 1024 * 1024).optional().describe('Skip files larger than this (default 2 MiB).'),
+    maxFileBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(64 * 1024 * 1024)
+      .optional()
+      .describe('Skip files larger than this (default 2 MiB).'),
     timeoutMs: timeoutArg,
     maxTokens: maxTokensArg,
     cursor: cursorArg,

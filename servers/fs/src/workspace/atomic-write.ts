@@ -3,7 +3,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
 export function temporaryBeside(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target).slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`,
+  );
 }
 
 async function writeTemporary(target: string, data: Buffer, mode: number): Promise<string> {

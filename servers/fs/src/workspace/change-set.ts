@@ -82,7 +82,9 @@ export async function applyChanges(targets: ReadonlyMap<string, PathState>): Pro
     }
   }
   if (!failed) return;
-  const created = [...originals].filter(([, s]) => s.kind === 'absent').sort(([a], [b]) => depth(b) - depth(a));
+  const created = [...originals]
+    .filter(([, s]) => s.kind === 'absent')
+    .sort(([a], [b]) => depth(b) - depth(a));
   for (const [absolute] of created) await removeIfPresent(absolute).catch(() => undefined);
   for (const [absolute, state] of ordered(new Map([...originals].filter(([, s]) => s.kind !== 'absent')))) {
     await applyState(absolute, state).catch(() => undefined);

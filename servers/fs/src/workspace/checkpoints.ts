@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { type PathGuard, type SqliteDatabase, ToolError, openDatabase } from '@toolmesh/core';
-import { type PathState, applyChanges, readPathState } from './change-set.js';
+import { openDatabase, type PathGuard, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { applyChanges, type PathState, readPathState } from './change-set.js';
 import { sha256 } from './hash.js';
 import { walkTree } from './walk.js';
 
@@ -108,7 +108,10 @@ export class CheckpointStore {
     options: { label?: string; reason?: 'manual' | 'pre-restore' } = {},
   ): Promise<CheckpointSummary> {
     if (paths.length === 0 || paths.length > CHECKPOINT_LIMITS.paths) {
-      throw new ToolError(`A checkpoint takes 1 to ${CHECKPOINT_LIMITS.paths} paths, not ${paths.length}.`, 'bad_arguments');
+      throw new ToolError(
+        `A checkpoint takes 1 to ${CHECKPOINT_LIMITS.paths} paths, not ${paths.length}.`,
+        'bad_arguments',
+      );
     }
     const resolved = paths.map((input) => guard.resolve(input, 'read'));
     const root = resolved[0]!.root;
@@ -154,13 +157,26 @@ export class CheckpointStore {
     const fileCount = [...captured.values()].filter((state) => state.kind === 'file').length;
     const relativePaths = resolved.map((entry) => entry.relative);
     const write = this.db.transaction(() => {
-      const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints').get() as { next: number }).next;
+      const seq = (
+        this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS next FROM checkpoints').get() as { next: number }
+      ).next;
       this.db
         .prepare(
           `INSERT INTO checkpoints (id, seq, root_hash, root, created_at, label, reason, paths, file_count, total_bytes)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, seq, hash, root, new Date().toISOString(), options.label ?? null, options.reason ?? 'manual', JSON.stringify(relativePaths), fileCount, totalBytes);
+        .run(
+          id,
+          seq,
+          hash,
+          root,
+          new Date().toISOString(),
+          options.label ?? null,
+          options.reason ?? 'manual',
+          JSON.stringify(relativePaths),
+          fileCount,
+          totalBytes,
+        );
       const insertBlob = this.db.prepare('INSERT OR IGNORE INTO blobs (sha256, content) VALUES (?, ?)');
       const insertEntry = this.db.prepare(
         'INSERT INTO checkpoint_entries (checkpoint_id, path, kind, mode, size, sha256) VALUES (?, ?, ?, ?, ?, ?)',
@@ -171,7 +187,14 @@ export class CheckpointStore {
           insertBlob.run(digest, state.content);
           insertEntry.run(id, relative, 'file', state.mode, state.content.length, digest);
         } else {
-          insertEntry.run(id, relative, state.kind, state.kind === 'directory' ? state.mode : null, null, null);
+          insertEntry.run(
+            id,
+            relative,
+            state.kind,
+            state.kind === 'directory' ? state.mode : null,
+            null,
+            null,
+          );
         }
       }
       this.prune(hash);
@@ -187,7 +210,11 @@ export class CheckpointStore {
            (SELECT id FROM checkpoints WHERE root_hash = ? ORDER BY seq DESC LIMIT ?)`,
       )
       .run(hash, hash, CHECKPOINT_LIMITS.keep);
-    this.db.prepare('DELETE FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM checkpoint_entries WHERE sha256 IS NOT NULL)').run();
+    this.db
+      .prepare(
+        'DELETE FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM checkpoint_entries WHERE sha256 IS NOT NULL)',
+      )
+      .run();
   }
 
   list(roots: readonly string[], limit: number): CheckpointSummary[] {
@@ -203,17 +230,30 @@ export class CheckpointStore {
   /** A checkpoint of one of `roots`; a checkpoint of another root is as good as absent. */
   get(roots: string | readonly string[], id: string): CheckpointSummary {
     const allowed = typeof roots === 'string' ? [roots] : roots;
-    const row = this.db.prepare('SELECT * FROM checkpoints WHERE id = ?').get(id) as CheckpointRow | undefined;
+    const row = this.db.prepare('SELECT * FROM checkpoints WHERE id = ?').get(id) as
+      | CheckpointRow
+      | undefined;
     if (!row || !allowed.includes(row.root)) {
-      throw new ToolError(`No checkpoint ${id} in these roots: list them with checkpoint_read action=list.`, 'not_found');
+      throw new ToolError(
+        `No checkpoint ${id} in these roots: list them with checkpoint_read action=list.`,
+        'not_found',
+      );
     }
     return summary(row);
   }
 
   entries(id: string): CheckpointEntry[] {
     const rows = this.db
-      .prepare('SELECT path, kind, mode, size, sha256 FROM checkpoint_entries WHERE checkpoint_id = ? ORDER BY path')
-      .all(id) as { path: string; kind: CheckpointEntry['kind']; mode: number | null; size: number | null; sha256: string | null }[];
+      .prepare(
+        'SELECT path, kind, mode, size, sha256 FROM checkpoint_entries WHERE checkpoint_id = ? ORDER BY path',
+      )
+      .all(id) as {
+      path: string;
+      kind: CheckpointEntry['kind'];
+      mode: number | null;
+      size: number | null;
+      sha256: string | null;
+    }[];
     return rows.map((row) => ({
       path: row.path,
       kind: row.kind,
@@ -238,7 +278,10 @@ export class CheckpointStore {
    * paths that did not exist removed, and files added since inside a checkpointed folder
    * removed. A pre-restore checkpoint of the same paths is taken first, so a restore can be undone.
    */
-  async restore(guard: PathGuard, id: string): Promise<{ restored: CheckpointSummary; preRestore: CheckpointSummary; changed: number }> {
+  async restore(
+    guard: PathGuard,
+    id: string,
+  ): Promise<{ restored: CheckpointSummary; preRestore: CheckpointSummary; changed: number }> {
     const restored = this.get(guard.realRoots, id);
     const root = restored.root;
     const preRestore = await this.create(
@@ -252,7 +295,11 @@ export class CheckpointStore {
       const absolute = path.join(root, relative);
       guard.resolve(absolute, 'write');
       if (entry.kind === 'file') {
-        targets.set(absolute, { kind: 'file', content: this.content(id, relative) ?? Buffer.alloc(0), mode: entry.mode ?? 0o644 });
+        targets.set(absolute, {
+          kind: 'file',
+          content: this.content(id, relative) ?? Buffer.alloc(0),
+          mode: entry.mode ?? 0o644,
+        });
       } else if (entry.kind === 'directory') {
         targets.set(absolute, { kind: 'directory', mode: entry.mode ?? 0o755 });
       } else {
@@ -268,7 +315,8 @@ export class CheckpointStore {
       const current = await readPathState(absolute);
       const same =
         current.kind === target.kind &&
-        (current.kind !== 'file' || (target.kind === 'file' && current.mode === target.mode && current.content.equals(target.content)));
+        (current.kind !== 'file' ||
+          (target.kind === 'file' && current.mode === target.mode && current.content.equals(target.content)));
       if (same) targets.delete(absolute);
       else changed++;
     }

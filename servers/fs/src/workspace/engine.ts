@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type DenyRules, type PathGuard, isInside } from '@toolmesh/core';
+import { type DenyRules, isInside, type PathGuard } from '@toolmesh/core';
 import type { CheckpointStore } from './checkpoints.js';
 import type { RootSet } from './roots.js';
 

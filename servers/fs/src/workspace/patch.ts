@@ -1,14 +1,21 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { type PathGuard, ToolError, errnoCode, isInside } from '@toolmesh/core';
+import { errnoCode, isInside, type PathGuard, ToolError } from '@toolmesh/core';
 import { createTwoFilesPatch } from 'diff';
-import { ChangeFailure, type PathState, applyChanges, readPathState } from './change-set.js';
+import { applyChanges, ChangeFailure, type PathState, readPathState } from './change-set.js';
 import { looksBinary } from './file-kind.js';
 import { sha256 } from './hash.js';
 
 export type PatchOperation =
   | { op: 'write'; path: string; content: string; encoding?: 'utf8' | 'base64'; expectedSha256?: string }
-  | { op: 'replace'; path: string; oldText: string; newText: string; replaceAll?: boolean; expectedSha256?: string }
+  | {
+      op: 'replace';
+      path: string;
+      oldText: string;
+      newText: string;
+      replaceAll?: boolean;
+      expectedSha256?: string;
+    }
   | { op: 'delete'; path: string; expectedSha256?: string }
   | { op: 'move'; from: string; to: string; overwrite?: boolean; expectedSha256?: string }
   | { op: 'mkdir'; path: string };
@@ -86,7 +93,8 @@ class Overlay {
 
 function countOccurrences(text: string, needle: string): number[] {
   const positions: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) positions.push(at);
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    positions.push(at);
   return positions;
 }
 
@@ -101,12 +109,20 @@ function checkPrecondition(state: PathState, expected: string | undefined): void
   if (state.kind !== 'file') throw new Error(`expectedSha256 was given but there is no file`);
   const actual = sha256(state.content);
   if (actual !== expected.toLowerCase()) {
-    throw new Error(`the file changed since it was read (sha256 is ${actual}, expected ${expected}); read it again`);
+    throw new Error(
+      `the file changed since it was read (sha256 is ${actual}, expected ${expected}); read it again`,
+    );
   }
 }
 
-async function ensureParents(overlay: Overlay, guard: PathGuard, absolute: string, index: number): Promise<void> {
-  const root = guard.realRoots.find((candidate) => isInside(candidate, absolute)) ?? path.parse(absolute).root;
+async function ensureParents(
+  overlay: Overlay,
+  guard: PathGuard,
+  absolute: string,
+  index: number,
+): Promise<void> {
+  const root =
+    guard.realRoots.find((candidate) => isInside(candidate, absolute)) ?? path.parse(absolute).root;
   const missing: string[] = [];
   for (let parent = path.dirname(absolute); parent.length >= root.length; parent = path.dirname(parent)) {
     const state = await overlay.get(parent);
@@ -135,12 +151,15 @@ async function applyOperation(overlay: Overlay, guard: PathGuard, operation: Pat
       const state = await overlay.get(target);
       if (state.kind !== 'file') throw new Error('there is no such file');
       checkPrecondition(await overlay.original(target), operation.expectedSha256);
-      if (operation.oldText.length === 0) throw new Error('oldText is empty; use write to replace a whole file');
+      if (operation.oldText.length === 0)
+        throw new Error('oldText is empty; use write to replace a whole file');
       if (looksBinary(state.content)) throw new Error('it is a binary file; use write with encoding base64');
       const text = state.content.toString('utf8');
       const found = countOccurrences(text, operation.oldText);
       if (found.length === 0) {
-        throw new Error('oldText was not found (it must match exactly, including whitespace and line breaks)');
+        throw new Error(
+          'oldText was not found (it must match exactly, including whitespace and line breaks)',
+        );
       }
       if (found.length > 1 && !operation.replaceAll) {
         const lines = found.slice(0, 10).map((position) => lineOf(text, position));
@@ -173,11 +192,15 @@ async function applyOperation(overlay: Overlay, guard: PathGuard, operation: Pat
       const from = guard.resolve(operation.from, 'write').absolute;
       const to = guard.resolve(operation.to, 'write').absolute;
       const source = await overlay.get(from);
-      if (source.kind !== 'file') throw new Error(`the source ${source.kind === 'absent' ? 'does not exist' : 'is a folder; move takes files only'}`);
+      if (source.kind !== 'file')
+        throw new Error(
+          `the source ${source.kind === 'absent' ? 'does not exist' : 'is a folder; move takes files only'}`,
+        );
       checkPrecondition(await overlay.original(from), operation.expectedSha256);
       if (from === to) throw new Error('source and destination are the same file');
       const destination = await overlay.get(to);
-      if (destination.kind === 'directory') throw new Error('the destination is a folder; name the file inside it');
+      if (destination.kind === 'directory')
+        throw new Error('the destination is a folder; name the file inside it');
       if (destination.kind === 'file' && !operation.overwrite) {
         throw new Error('the destination exists; set overwrite to replace it');
       }
@@ -249,7 +272,8 @@ export async function runPatch(
       result.folders.push({ path: label, change: after.kind === 'absent' ? 'deleted' : 'created' });
       continue;
     }
-    const change: PathChange = before.kind === 'absent' ? 'created' : after.kind === 'absent' ? 'deleted' : 'modified';
+    const change: PathChange =
+      before.kind === 'absent' ? 'created' : after.kind === 'absent' ? 'deleted' : 'modified';
     result.files.push({
       path: label,
       change,
@@ -257,7 +281,10 @@ export async function runPatch(
     });
     if (diff.length < DIFF_LIMIT) diff += renderDiff(label, before, after);
   }
-  result.diff = diff.length > DIFF_LIMIT ? `${diff.slice(0, DIFF_LIMIT)}\n… diff cut at ${DIFF_LIMIT} characters\n` : diff;
+  result.diff =
+    diff.length > DIFF_LIMIT
+      ? `${diff.slice(0, DIFF_LIMIT)}\n… diff cut at ${DIFF_LIMIT} characters\n`
+      : diff;
 
   if (!options.dryRun) {
     try {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DenyRules, PathGuard, ToolError, isInside } from '@toolmesh/core';
+import { type DenyRules, isInside, PathGuard, ToolError } from '@toolmesh/core';
 
 /** Where two sets of folders overlap: for each pair, the deeper folder when one holds the other. */
 export function intersectRoots(configured: readonly string[], offered: readonly string[]): string[] {

@@ -2,10 +2,30 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { looksBinary } from './file-kind.js';
-import type { FileMatch, FileSearchJob, SearchJob, SearchOutcome, SearchScope, TextMatch, TextSearchJob } from './search-job.js';
+import type {
+  FileMatch,
+  FileSearchJob,
+  SearchJob,
+  SearchOutcome,
+  SearchScope,
+  TextMatch,
+  TextSearchJob,
+} from './search-job.js';
 import { walkTree } from './walk.js';
 
 const MAX_LINE_CHARS = 400;
+
+/**
+ * Matches a root-relative path against globs: one without '/' matches the name at any depth,
+ * one with '/' the whole path.
+ */
+export function globMatcher(globs: readonly string[]): (relative: string) => boolean {
+  const tests = globs.map((glob) => {
+    const test = picomatch(glob, { dot: true });
+    return glob.includes('/') ? test : (relative: string) => test(path.posix.basename(relative));
+  });
+  return (relative) => tests.some((test) => test(relative));
+}
 
 function escapeRegex(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -18,7 +38,9 @@ export function compilePattern(job: Pick<TextSearchJob, 'pattern' | 'regex' | 'c
 function displayer(scope: SearchScope) {
   return (absolute: string) => {
     const relative = path.relative(scope.primaryRoot, absolute);
-    return relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative.split(path.sep).join('/');
+    return relative.startsWith('..') || path.isAbsolute(relative)
+      ? absolute
+      : relative.split(path.sep).join('/');
   };
 }
 
@@ -68,7 +90,11 @@ class Collector<Item> {
 function* candidateFiles(scope: SearchScope, isFile: boolean) {
   const denied = scope.deny.length > 0 ? picomatch(scope.deny, { dot: true }) : () => false;
   if (isFile) {
-    yield { absolute: scope.start, relative: path.relative(scope.root, scope.start).split(path.sep).join('/'), type: 'file' as const };
+    yield {
+      absolute: scope.start,
+      relative: path.relative(scope.root, scope.start).split(path.sep).join('/'),
+      type: 'file' as const,
+    };
     return;
   }
   for (const entry of walkTree({
@@ -85,7 +111,7 @@ function* candidateFiles(scope: SearchScope, isFile: boolean) {
 function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
   const pattern = compilePattern(job);
   const fastNeedle = !job.regex && job.caseSensitive ? Buffer.from(job.pattern, 'utf8') : undefined;
-  const inScope = job.globs.length > 0 ? picomatch(job.globs, { dot: true, basename: true }) : () => true;
+  const inScope = job.globs.length > 0 ? globMatcher(job.globs) : () => true;
   const display = displayer(job);
   const collector = new Collector<TextMatch>(job);
   let filesScanned = 0;
@@ -113,7 +139,12 @@ function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
       const line = lines[index] as string;
       const found = pattern.exec(line);
       if (!found) continue;
-      const match: TextMatch = { path: display(entry.absolute), line: index + 1, column: found.index + 1, text: clip(line, found.index) };
+      const match: TextMatch = {
+        path: display(entry.absolute),
+        line: index + 1,
+        column: found.index + 1,
+        text: clip(line, found.index),
+      };
       if (job.contextLines > 0) {
         match.before = lines.slice(Math.max(0, index - job.contextLines), index).map((l) => clip(l, 0));
         match.after = lines.slice(index + 1, index + 1 + job.contextLines).map((l) => clip(l, 0));
@@ -126,7 +157,7 @@ function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
 }
 
 function searchFiles(job: FileSearchJob): SearchOutcome<FileMatch> {
-  const matches = picomatch(job.patterns, { dot: true, basename: true });
+  const matches = globMatcher(job.patterns);
   const display = displayer(job);
   const collector = new Collector<FileMatch>(job);
   let filesScanned = 0;
@@ -134,7 +165,8 @@ function searchFiles(job: FileSearchJob): SearchOutcome<FileMatch> {
     filesScanned++;
     if (!matches(entry.relative)) continue;
     collector.add({ path: display(entry.absolute), type: entry.type });
-    if (collector.full || collector.items.length >= job.maxResults) return collector.outcome(false, filesScanned);
+    if (collector.full || collector.items.length >= job.maxResults)
+      return collector.outcome(false, filesScanned);
   }
   return collector.outcome(true, filesScanned);
 }

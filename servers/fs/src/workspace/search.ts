@@ -6,18 +6,27 @@ import type { FileMatch, FileSearchJob, SearchOutcome, TextMatch, TextSearchJob 
 
 // Bundled, this module sits in dist/ beside workspace/search-worker.js; run from src/ (tests),
 // it uses the built worker.
-const WORKER_CANDIDATES = ['./workspace/search-worker.js', '../../dist/workspace/search-worker.js'].map((relative) =>
-  fileURLToPath(new URL(relative, import.meta.url)),
+const WORKER_CANDIDATES = ['./workspace/search-worker.js', '../../dist/workspace/search-worker.js'].map(
+  (relative) => fileURLToPath(new URL(relative, import.meta.url)),
 );
 
 function workerFile(): string {
   const found = WORKER_CANDIDATES.find((candidate) => existsSync(candidate));
-  if (!found) throw new Error(`search worker not found (looked for ${WORKER_CANDIDATES.join(', ')}); build the package`);
+  if (!found)
+    throw new Error(
+      `search worker not found (looked for ${WORKER_CANDIDATES.join(', ')}); build the package`,
+    );
   return found;
 }
 
-export function runInWorker(job: TextSearchJob, options: { timeoutMs: number; signal: AbortSignal }): Promise<SearchOutcome<TextMatch>>;
-export function runInWorker(job: FileSearchJob, options: { timeoutMs: number; signal: AbortSignal }): Promise<SearchOutcome<FileMatch>>;
+export function runInWorker(
+  job: TextSearchJob,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<SearchOutcome<TextMatch>>;
+export function runInWorker(
+  job: FileSearchJob,
+  options: { timeoutMs: number; signal: AbortSignal },
+): Promise<SearchOutcome<FileMatch>>;
 /** Runs a search in a worker thread that is terminated on timeout or cancellation. */
 export function runInWorker(
   job: TextSearchJob | FileSearchJob,
@@ -46,7 +55,11 @@ export function runInWorker(
     const onAbort = () => finish(() => reject(new ToolError('The search was cancelled.', 'cancelled')));
     options.signal.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (message: { ok: boolean; outcome?: SearchOutcome<TextMatch>; message?: string }) =>
-      finish(() => (message.ok ? resolve(message.outcome as SearchOutcome<TextMatch>) : reject(new Error(message.message)))),
+      finish(() =>
+        message.ok
+          ? resolve(message.outcome as SearchOutcome<TextMatch>)
+          : reject(new Error(message.message)),
+      ),
     );
     worker.once('error', (error) => finish(() => reject(error)));
   });

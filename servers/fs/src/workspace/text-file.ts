@@ -33,7 +33,8 @@ export async function readTextRange(
   options: { startLine: number; endLine?: number; budgetBytes: number; maxFileBytes: number },
 ): Promise<TextRange> {
   const stat = await fs.stat(absolute);
-  if (!stat.isFile()) throw new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
+  if (!stat.isFile())
+    throw new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
   if (stat.size > options.maxFileBytes) {
     throw new ToolError(
       `${display} is ${stat.size} bytes, over maxFileBytes (${options.maxFileBytes}): search it with search_text, or raise maxFileBytes.`,
@@ -47,30 +48,36 @@ export async function readTextRange(
       'binary',
     );
   }
-  const lines = splitLines(buffer.toString('utf8'));
+  const text = buffer.toString('utf8');
+  const lines = splitLines(text);
   const totalLines = lines.length;
   const { startLine } = options;
   if (startLine > Math.max(totalLines, 1)) {
-    throw new ToolError(`startLine ${startLine} is past the end: ${display} has ${totalLines} lines.`, 'out_of_range');
+    throw new ToolError(
+      `startLine ${startLine} is past the end: ${display} has ${totalLines} lines.`,
+      'out_of_range',
+    );
   }
   const last = Math.min(options.endLine ?? totalLines, totalLines);
   const taken: string[] = [];
   let used = 0;
   let blocked: number | undefined;
   for (let line = startLine; line <= last; line++) {
-    const text = lines[line - 1] as string;
-    const bytes = Buffer.byteLength(text, 'utf8') + 1;
+    const content = lines[line - 1] as string;
+    const bytes = Buffer.byteLength(content, 'utf8') + 1;
     if (used + bytes > options.budgetBytes) {
       if (taken.length === 0) blocked = bytes;
       break;
     }
     used += bytes;
-    taken.push(text);
+    taken.push(content);
   }
   const endLine = startLine + taken.length - 1;
   const truncated = endLine < last;
+  // The content is the file's own bytes: a last line without a line break stays without one.
+  const endsWithBreak = endLine < totalLines || text.endsWith('\n');
   return {
-    content: taken.length > 0 ? `${taken.join('\n')}\n` : '',
+    content: taken.length > 0 ? `${taken.join('\n')}${endsWithBreak ? '\n' : ''}` : '',
     sha256: sha256(buffer),
     totalLines,
     startLine,

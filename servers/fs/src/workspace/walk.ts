@@ -1,9 +1,18 @@
-import { type Dirent, readFileSync, readdirSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
 /** Folders that listing and searching skip unless asked: build output and dependencies. */
-export const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules', 'vendor', 'dist', 'build', '.next', '.venv', 'venv']);
+export const SKIPPED_DIRECTORIES = new Set([
+  '.git',
+  'node_modules',
+  'vendor',
+  'dist',
+  'build',
+  '.next',
+  '.venv',
+  'venv',
+]);
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 

@@ -1,0 +1,105 @@
+import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { toolDefiner } from '../src/define-tool.js';
+import { type HttpFront, startHttpFront } from '../src/http-front.js';
+import { createLogger } from '../src/logger.js';
+import { connectHttpClient } from '../src/testing.js';
+import { createToolServer } from '../src/tool-server.js';
+
+const echo = toolDefiner<unknown>()({
+  name: 'echo',
+  title: 'Echo',
+  description: 'Echoes text.',
+  capability: 'read',
+  input: z.object({ text: z.string() }),
+  output: z.object({ text: z.string() }),
+  annotations: { readOnlyHint: true },
+  actions: ['read'],
+  handle: async ({ text }) => ({ text }),
+});
+
+const quiet = createLogger({ level: 'error', sink: () => undefined });
+let front: HttpFront;
+
+beforeAll(async () => {
+  front = await startHttpFront({
+    createServer: () =>
+      createToolServer({ name: 'echo', version: '1', tools: [echo], engine: undefined, log: quiet }),
+    host: '127.0.0.1',
+    port: 0,
+    log: quiet,
+  });
+});
+afterAll(() => front.close());
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
+
+function post(headers: Record<string, string>, body: unknown = initialize) {
+  return fetch(front.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('HTTP front', () => {
+  it('serves Streamable HTTP sessions on /mcp', async () => {
+    const { call, close } = await connectHttpClient(front.url);
+    expect((await call('echo', { text: 'hi' })).structuredContent).toEqual({ text: 'hi' });
+    expect(front.sessionCount()).toBeGreaterThanOrEqual(1);
+    await close();
+  });
+
+  it('serves the legacy HTTP+SSE transport on /sse', async () => {
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(new SSEClientTransport(new URL(front.sseUrl)));
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'old' } })).structuredContent).toEqual({
+      text: 'old',
+    });
+    await client.close();
+  });
+
+  it('refuses a foreign Origin and a foreign Host (DNS rebinding)', async () => {
+    const origin = await post({ origin: 'https://evil.example' });
+    expect(origin.status).toBe(403);
+    expect(JSON.stringify(await origin.json())).toMatch(/Origin https:\/\/evil.example is not allowed/);
+    // fetch may not set Host, so this one goes through node:http.
+    const hostStatus = await new Promise<number>((resolve, reject) => {
+      const request = http.request(front.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          host: 'evil.example',
+        },
+      });
+      request.once('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.once('error', reject);
+      request.end(JSON.stringify(initialize));
+    });
+    expect(hostStatus).toBe(403);
+    expect((await post({ origin: 'http://localhost:5173' })).status).toBe(200);
+  });
+
+  it('answers requests without a session, or with an unknown one, with a clear 4xx', async () => {
+    const noSession = await post({}, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(noSession.status).toBe(400);
+    const unknown = await post({ 'mcp-session-id': 'nope' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect(unknown.status).toBe(404);
+  });
+});

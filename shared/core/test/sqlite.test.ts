@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/sqlite.js';
+
+const folder = mkdtempSync(path.join(os.tmpdir(), 'sqlite-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('openDatabase', () => {
+  it('creates the file and its folder, with WAL, foreign keys and a busy timeout', () => {
+    const db = openDatabase(path.join(folder, 'nested', 'a.sqlite'), [
+      'CREATE TABLE t (id INTEGER PRIMARY KEY)',
+    ]);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    db.close();
+  });
+
+  it('applies each numbered migration once, across reopenings', () => {
+    const file = path.join(folder, 'b.sqlite');
+    const first = ['CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)'];
+    let db = openDatabase(file, first);
+    db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept');
+    db.close();
+    db = openDatabase(file, [...first, 'ALTER TABLE notes ADD COLUMN tag TEXT']);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.prepare('SELECT body, tag FROM notes').get()).toEqual({ body: 'kept', tag: null });
+    db.close();
+  });
+
+  it('rolls back a failing migration and keeps the previous version', () => {
+    const file = path.join(folder, 'c.sqlite');
+    openDatabase(file, ['CREATE TABLE a (id INTEGER)']).close();
+    expect(() =>
+      openDatabase(file, [
+        'CREATE TABLE a (id INTEGER)',
+        'CREATE TABLE b (id INTEGER); SELECT * FROM missing',
+      ]),
+    ).toThrow();
+    const db = openDatabase(file, ['CREATE TABLE a (id INTEGER)']);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'b'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it('refuses a file written by a newer schema', () => {
+    const file = path.join(folder, 'd.sqlite');
+    openDatabase(file, ['CREATE TABLE a (id INTEGER)', 'CREATE TABLE b (id INTEGER)']).close();
+    expect(() => openDatabase(file, ['CREATE TABLE a (id INTEGER)'])).toThrow(/newer than this toolmesh/);
+  });
+});
