@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '@toolmesh/core';
-import { writeFileAtomic } from './atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
 
 /** What a path holds, or should hold. */
 export type PathState =
@@ -41,14 +41,17 @@ async function removeIfPresent(absolute: string): Promise<void> {
   else await fs.unlink(absolute);
 }
 
-async function applyState(absolute: string, state: PathState): Promise<void> {
+/** `original` is what the path held when the change began: a file that was absent is created exclusively. */
+async function applyState(absolute: string, state: PathState, original?: PathState): Promise<void> {
   if (state.kind === 'directory') {
     const existing = await fs.lstat(absolute).catch(() => undefined);
     if (!existing) await fs.mkdir(absolute, { mode: state.mode });
     else if (!existing.isDirectory()) throw new Error('a file stands where a folder should be');
     await fs.chmod(absolute, state.mode);
   } else if (state.kind === 'file') {
-    await writeFileAtomic(absolute, state.content, state.mode);
+    // A file that appeared since the change was planned is somebody's work: fail, do not clobber it.
+    if (original?.kind === 'absent') await createFileExclusive(absolute, state.content, state.mode);
+    else await writeFileAtomic(absolute, state.content, state.mode);
   } else {
     await removeIfPresent(absolute);
   }
@@ -68,14 +71,18 @@ function ordered(targets: ReadonlyMap<string, PathState>): [string, PathState][]
  * first, and if any step fails every path is put back (removals of what was created first,
  * then the originals, with their mode bits) before the failure is reported.
  */
-export async function applyChanges(targets: ReadonlyMap<string, PathState>): Promise<void> {
+export async function applyChanges(
+  targets: ReadonlyMap<string, PathState>,
+  /** What each path held when the change was planned, if it was planned earlier. */
+  planned: ReadonlyMap<string, PathState> = new Map(),
+): Promise<void> {
   const originals = new Map<string, PathState>();
   for (const absolute of targets.keys()) originals.set(absolute, await readPathState(absolute));
   const steps = ordered(targets);
   let failed: ChangeFailure | undefined;
   for (const [absolute, state] of steps) {
     try {
-      await applyState(absolute, state);
+      await applyState(absolute, state, planned.get(absolute) ?? originals.get(absolute));
     } catch (error) {
       failed = new ChangeFailure(absolute, error);
       break;

@@ -288,7 +288,7 @@ export async function runPatch(
 
   if (!options.dryRun) {
     try {
-      await applyChanges(targets);
+      await applyChanges(targets, overlay.originals);
     } catch (error) {
       if (!(error instanceof ChangeFailure)) throw error;
       const index = overlay.lastTouchedBy.get(error.path) ?? 0;
