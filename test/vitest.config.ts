@@ -1,3 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'], testTimeout: 20000 } });
+export default defineConfig({
+  test: { include: ['conformance/**/*.test.ts', 'e2e/**/*.test.ts'], testTimeout: 20000 },
+});

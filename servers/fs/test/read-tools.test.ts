@@ -240,13 +240,18 @@ describe('search_text', () => {
   });
 
   it('pages through many matches by cursor without losing or repeating one', async () => {
-    fx.write('many.txt', Array.from({ length: 300 }, (_, i) => `needle ${i}`).join('\n'));
+    for (let file = 0; file < 5; file++) {
+      fx.write(
+        `many/${file}.txt`,
+        Array.from({ length: 60 }, (_, i) => `needle ${file * 60 + i}`).join('\n'),
+      );
+    }
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
       const page = await fx.ok<{ matches: { text: string }[]; nextCursor?: string }>('search_text', {
         pattern: 'needle',
-        path: 'many.txt',
+        path: 'many',
         maxTokens: 2000,
         ...(cursor && { cursor }),
       });

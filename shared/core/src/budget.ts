@@ -56,12 +56,12 @@ export function requestKey(args: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
 }
 
-export function encodeCursor(offset: number, key: string): string {
-  return Buffer.from(JSON.stringify({ o: offset, k: key })).toString('base64url');
+/** A cursor carrying any JSON position (an offset, or where a walk stopped), bound to its request. */
+export function encodePosition(position: unknown, key: string): string {
+  return Buffer.from(JSON.stringify({ o: position, k: key })).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, key: string): number {
-  if (cursor === undefined) return 0;
+export function decodePosition(cursor: string, key: string): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -69,7 +69,7 @@ export function decodeCursor(cursor: string | undefined, key: string): number {
     parsed = undefined;
   }
   const { o, k } = (parsed ?? {}) as { o?: unknown; k?: unknown };
-  if (typeof o !== 'number' || !Number.isInteger(o) || o < 0 || typeof k !== 'string') {
+  if (o === undefined || typeof k !== 'string') {
     throw new ToolError('`cursor` is not a cursor this server issued: call again without it.', 'bad_cursor');
   }
   if (k !== key) {
@@ -79,6 +79,19 @@ export function decodeCursor(cursor: string | undefined, key: string): number {
     );
   }
   return o;
+}
+
+export function encodeCursor(offset: number, key: string): string {
+  return encodePosition(offset, key);
+}
+
+export function decodeCursor(cursor: string | undefined, key: string): number {
+  if (cursor === undefined) return 0;
+  const offset = decodePosition(cursor, key);
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) {
+    throw new ToolError('`cursor` is not a cursor this server issued: call again without it.', 'bad_cursor');
+  }
+  return offset;
 }
 
 /**

@@ -12,7 +12,12 @@ import type { Logger } from './logger.js';
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
 export interface HttpFrontOptions {
+  /** The MCP server of one session on `/mcp` and on the legacy `/sse`. */
   createServer: () => Server;
+  /** More Streamable HTTP endpoints, path → server of one session, e.g. `/mcp/discovery`. */
+  endpoints?: Record<string, () => Server>;
+  /** Plain HTTP routes beside MCP, e.g. a health check; they pass the Host and Origin checks too. */
+  routes?: (app: express.Express) => void;
   host: string;
   port: number;
   log: Logger;
@@ -73,49 +78,59 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   app.use(originCheck(options.allowedOrigins ?? []));
   app.use(express.json({ limit: options.bodyLimit ?? '64mb' }));
 
-  const streamable = new Map<string, StreamableHTTPServerTransport>();
+  const sessionMaps: Map<string, StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, SSEServerTransport>();
 
-  app.post('/mcp', async (req, res) => {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
-      const transport = streamable.get(sessionId);
-      if (!transport)
-        return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
-      return transport.handleRequest(req, res, req.body);
-    }
-    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
-    if (!messages.some((message) => isInitializeRequest(message))) {
-      return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
-    }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => {
-        streamable.set(id, transport);
-      },
-    });
-    const server = options.createServer();
-    transport.onclose = () => {
-      if (transport.sessionId) streamable.delete(transport.sessionId);
-      void server.close();
+  const serveEndpoint = (endpoint: string, createServer: () => Server) => {
+    // Sessions belong to the endpoint that opened them.
+    const streamable = new Map<string, StreamableHTTPServerTransport>();
+    sessionMaps.push(streamable);
+    const existingSession = async (req: Request, res: Response) => {
+      const sessionId = req.headers['mcp-session-id'];
+      const transport = typeof sessionId === 'string' ? streamable.get(sessionId) : undefined;
+      if (!transport) {
+        return jsonRpcError(
+          res,
+          typeof sessionId === 'string' ? 404 : 400,
+          'Unknown or missing Mcp-Session-Id.',
+        );
+      }
+      await transport.handleRequest(req, res);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-
-  const existingSession = async (req: Request, res: Response) => {
-    const sessionId = req.headers['mcp-session-id'];
-    const transport = typeof sessionId === 'string' ? streamable.get(sessionId) : undefined;
-    if (!transport)
-      return jsonRpcError(
-        res,
-        typeof sessionId === 'string' ? 404 : 400,
-        'Unknown or missing Mcp-Session-Id.',
-      );
-    await transport.handleRequest(req, res);
+    app.post(endpoint, async (req, res) => {
+      const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string') {
+        const transport = streamable.get(sessionId);
+        if (!transport)
+          return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
+        return transport.handleRequest(req, res, req.body);
+      }
+      const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+      if (!messages.some((message) => isInitializeRequest(message))) {
+        return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
+      }
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => {
+          streamable.set(id, transport);
+        },
+      });
+      const server = createServer();
+      transport.onclose = () => {
+        if (transport.sessionId) streamable.delete(transport.sessionId);
+        void server.close();
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    });
+    app.get(endpoint, existingSession);
+    app.delete(endpoint, existingSession);
   };
-  app.get('/mcp', existingSession);
-  app.delete('/mcp', existingSession);
+
+  serveEndpoint('/mcp', options.createServer);
+  for (const [endpoint, createServer] of Object.entries(options.endpoints ?? {}))
+    serveEndpoint(endpoint, createServer);
+  options.routes?.(app);
 
   app.get('/sse', async (_req, res) => {
     const transport = new SSEServerTransport('/messages', res);
@@ -158,11 +173,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   return {
     url: `${base}/mcp`,
     sseUrl: `${base}/sse`,
-    sessionCount: () => streamable.size + legacy.size,
+    sessionCount: () => sessionMaps.reduce((sum, sessions) => sum + sessions.size, legacy.size),
     async close() {
-      await Promise.allSettled(
-        [...streamable.values(), ...legacy.values()].map((transport) => transport.close()),
-      );
+      const transports = [...sessionMaps.flatMap((sessions) => [...sessions.values()]), ...legacy.values()];
+      await Promise.allSettled(transports.map((transport) => transport.close()));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

@@ -5,7 +5,9 @@ export {
   cursorArg,
   DEFAULT_MAX_TOKENS,
   decodeCursor,
+  decodePosition,
   encodeCursor,
+  encodePosition,
   MAX_MAX_TOKENS,
   MIN_MAX_TOKENS,
   maxTokensArg,
@@ -32,7 +34,6 @@ export {
   type Transport,
   UsageError,
 } from './flags.js';
-export { type HttpFront, type HttpFrontOptions, LOOPBACK_HOSTS, startHttpFront } from './http-front.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export {
   DEFAULT_DENY,
@@ -58,6 +59,7 @@ export {
   createToolServer,
   describeArgumentIssues,
   errorResult,
+  runTool,
   type ToolServerOptions,
 } from './tool-server.js';
 export { frameUntrusted } from './untrusted.js';

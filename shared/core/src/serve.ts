@@ -1,7 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
-import { startHttpFront } from './http-front.js';
 import { createLogger, type Logger } from './logger.js';
 
 export interface ServerSetup {
@@ -36,6 +35,8 @@ export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger)
     await server.connect(new StdioServerTransport());
     return { close: () => server.close() };
   }
+  // Loaded only for HTTP: express and the HTTP transports are most of a stdio server's start-up.
+  const { startHttpFront } = await import('./http-front.js');
   const front = await startHttpFront({
     createServer: setup.createServer,
     host: flags.host,

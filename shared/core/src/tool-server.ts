@@ -60,7 +60,8 @@ function progressSender(extra: Extra) {
   };
 }
 
-async function runTool<Engine>(
+/** Validates arguments, runs the handler, and shapes every outcome as a tool result. */
+export async function runTool<Engine>(
   tool: AnyToolDefinition<Engine>,
   rawArgs: unknown,
   context: ToolContext<Engine>,

@@ -2,8 +2,8 @@ import { promises as fs } from 'node:fs';
 import {
   budgetFields,
   cursorArg,
-  decodeCursor,
-  encodeCursor,
+  decodePosition,
+  encodePosition,
   maxTokensArg,
   requestKey,
   ToolError,
@@ -13,7 +13,7 @@ import type { FsEngine } from '../workspace/engine.js';
 import { displayPath } from '../workspace/engine.js';
 import { runInWorker } from '../workspace/search.js';
 import { compilePattern } from '../workspace/search-engine.js';
-import type { SearchOutcome, SearchScope } from '../workspace/search-job.js';
+import type { ResumePoint, SearchOutcome, SearchScope } from '../workspace/search-job.js';
 import { defineTool, READ_ONLY } from './define.js';
 
 const timeoutArg = z
@@ -46,17 +46,25 @@ async function scopeOf(
       primaryRoot: guard.realRoots[0] as string,
       includeIgnored: args.includeIgnored,
       deny: engine.deny.read,
-      skip: decodeCursor(args.cursor, key),
+      ...(args.cursor !== undefined && { resume: resumePoint(decodePosition(args.cursor, key)) }),
       budgetBytes: args.maxTokens,
     },
   };
 }
 
+function resumePoint(position: unknown): ResumePoint {
+  const { path, line } = (position ?? {}) as { path?: unknown; line?: unknown };
+  if (typeof path !== 'string' || (line !== undefined && typeof line !== 'number')) {
+    throw new ToolError('`cursor` is not a cursor of this search: call again without it.', 'bad_cursor');
+  }
+  return { path, ...(typeof line === 'number' && { line }) };
+}
+
 /** The budget fields of a search that stopped early: where to resume, and whether one item was too big. */
-function continuation(outcome: SearchOutcome<unknown>, skip: number, key: string) {
-  if (outcome.exhausted) return {};
+function continuation(outcome: SearchOutcome<unknown>, key: string) {
+  if (outcome.exhausted || !outcome.next) return {};
   return {
-    nextCursor: encodeCursor(skip + outcome.items.length, key),
+    nextCursor: encodePosition(outcome.next, key),
     ...(outcome.blockedBytes !== undefined && {
       blockedByBudget: true,
       minimumRequiredBytes: outcome.blockedBytes,
@@ -106,7 +114,7 @@ export const searchFiles = defineTool({
       matches: outcome.items,
       filesScanned: outcome.filesScanned,
       truncated: !outcome.exhausted,
-      ...continuation(outcome, scope.skip, key),
+      ...continuation(outcome, key),
     };
   },
 });
@@ -192,7 +200,7 @@ export const searchText = defineTool({
       filesScanned: outcome.filesScanned,
       skippedLargeFiles: outcome.skippedLargeFiles,
       truncated: !outcome.exhausted,
-      ...continuation(outcome, scope.skip, key),
+      ...continuation(outcome, key),
     };
   },
 });

@@ -5,6 +5,7 @@ import { looksBinary } from './file-kind.js';
 import type {
   FileMatch,
   FileSearchJob,
+  ResumePoint,
   SearchJob,
   SearchOutcome,
   SearchScope,
@@ -51,37 +52,53 @@ function clip(line: string, column: number): string {
   return `${from > 0 ? '…' : ''}${line.slice(from, from + MAX_LINE_CHARS)}…`;
 }
 
-/** Collects items past `skip` until their JSON size passes the budget. */
-class Collector<Item> {
-  private seen = 0;
+/**
+ * Collects items from the resume point on until their JSON size would pass the budget; the
+ * item that did not fit is where the next page resumes.
+ */
+class Collector<Item extends { path: string; line?: number }> {
   private used = 0;
+  private resumed: boolean;
   readonly items: Item[] = [];
-  full = false;
-
-  constructor(private readonly scope: SearchScope) {}
-
-  /** Set when the very first item alone is larger than the budget. */
+  next: ResumePoint | undefined;
   blockedBytes: number | undefined;
 
-  add(item: Item): void {
-    this.seen++;
-    if (this.seen <= this.scope.skip) return;
+  constructor(private readonly scope: SearchScope) {
+    this.resumed = scope.resume === undefined;
+  }
+
+  /** Whether items of this path can count yet; walking up to the resume point reads nothing. */
+  reached(path: string): boolean {
+    if (!this.resumed && path === this.scope.resume?.path) this.resumed = true;
+    return this.resumed;
+  }
+
+  /** Adds an item; false once the budget is full. */
+  add(item: Item): boolean {
+    const resume = this.scope.resume;
+    if (resume?.line !== undefined && item.path === resume.path && (item.line ?? 0) < resume.line)
+      return true;
     const bytes = Buffer.byteLength(JSON.stringify(item), 'utf8');
     if (this.used + bytes > this.scope.budgetBytes) {
-      this.full = true;
+      this.next = { path: item.path, ...(item.line !== undefined && { line: item.line }) };
       if (this.items.length === 0) this.blockedBytes = bytes;
-      return;
+      return false;
     }
     this.items.push(item);
     this.used += bytes;
+    return true;
   }
 
   outcome(exhausted: boolean, filesScanned: number, skippedLargeFiles = 0): SearchOutcome<Item> {
+    if (exhausted && !this.resumed) {
+      throw new Error('the file the cursor points at is gone: repeat the search without cursor');
+    }
     return {
       items: this.items,
       exhausted,
       filesScanned,
       skippedLargeFiles,
+      ...(this.next && { next: this.next }),
       ...(this.blockedBytes !== undefined && { blockedBytes: this.blockedBytes }),
     };
   }
@@ -119,6 +136,8 @@ function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
   const startIsFile = statSync(job.start).isFile();
   for (const entry of candidateFiles(job, startIsFile)) {
     if (entry.type !== 'file' || (!startIsFile && !inScope(entry.relative))) continue;
+    const shown = display(entry.absolute);
+    if (!collector.reached(shown)) continue;
     let buffer: Buffer;
     try {
       if (statSync(entry.absolute).size > job.maxFileBytes) {
@@ -149,8 +168,7 @@ function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
         match.before = lines.slice(Math.max(0, index - job.contextLines), index).map((l) => clip(l, 0));
         match.after = lines.slice(index + 1, index + 1 + job.contextLines).map((l) => clip(l, 0));
       }
-      collector.add(match);
-      if (collector.full) return collector.outcome(false, filesScanned, skippedLargeFiles);
+      if (!collector.add(match)) return collector.outcome(false, filesScanned, skippedLargeFiles);
     }
   }
   return collector.outcome(true, filesScanned, skippedLargeFiles);
@@ -164,9 +182,13 @@ function searchFiles(job: FileSearchJob): SearchOutcome<FileMatch> {
   for (const entry of candidateFiles(job, false)) {
     filesScanned++;
     if (!matches(entry.relative)) continue;
-    collector.add({ path: display(entry.absolute), type: entry.type });
-    if (collector.full || collector.items.length >= job.maxResults)
+    const match = { path: display(entry.absolute), type: entry.type };
+    if (!collector.reached(match.path)) continue;
+    if (collector.items.length >= job.maxResults) {
+      collector.next = { path: match.path };
       return collector.outcome(false, filesScanned);
+    }
+    if (!collector.add(match)) return collector.outcome(false, filesScanned);
   }
   return collector.outcome(true, filesScanned);
 }

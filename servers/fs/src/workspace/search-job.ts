@@ -8,9 +8,15 @@ export interface SearchScope {
   includeIgnored: boolean;
   /** Globs (relative to the root) that are never read: denied secrets. */
   deny: string[];
-  /** Matches to skip, from a cursor. */
-  skip: number;
+  /** Where a previous page stopped: the first item it left out. */
+  resume?: ResumePoint;
   budgetBytes: number;
+}
+
+export interface ResumePoint {
+  path: string;
+  /** For text search: the line of the match to resume at. */
+  line?: number;
 }
 
 export interface TextSearchJob extends SearchScope {
@@ -52,6 +58,8 @@ export interface SearchOutcome<Item> {
   exhausted: boolean;
   filesScanned: number;
   skippedLargeFiles: number;
-  /** The size of the first item left out, when it alone is over the budget. */
+  /** The first item left out, when the search stopped early. */
+  next?: ResumePoint;
+  /** The size of that item, when it alone is over the budget. */
   blockedBytes?: number;
 }

@@ -1,0 +1,3 @@
+// The HTTP front lives behind its own entry point, so that a server speaking stdio never loads
+// express or the HTTP transports.
+export { type HttpFront, type HttpFrontOptions, LOOPBACK_HOSTS, startHttpFront } from './http-front.js';
