@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ActionClass } from './actions.js';
 import type { Logger } from './logger.js';
@@ -30,6 +30,22 @@ export function isToolReply(value: unknown): value is ToolReply<unknown> {
   return typeof value === 'object' && value !== null && REPLY in value;
 }
 
+const RAW = Symbol('toolmesh.raw-result');
+
+/** A whole tool result passed on as it is: for tools without an output schema, such as a proxy. */
+export interface RawResult {
+  [RAW]: true;
+  result: CallToolResult;
+}
+
+export function rawResult(result: CallToolResult): RawResult {
+  return { [RAW]: true, result };
+}
+
+export function isRawResult(value: unknown): value is RawResult {
+  return typeof value === 'object' && value !== null && RAW in value;
+}
+
 export interface ToolDefinition<
   Engine = unknown,
   Input extends z.ZodObject = z.ZodObject,
@@ -41,7 +57,8 @@ export interface ToolDefinition<
   /** Groups tools for flags such as `--read-only`; `read` tools are the reading ones. */
   capability: string;
   input: Input;
-  output: Output;
+  /** Omitted only by tools that pass on other tools' results (`rawResult`), which have no fixed shape. */
+  output?: Output;
   annotations: Omit<ToolAnnotations, 'title'>;
   actions: readonly ActionClass[];
   requiresApproval?: boolean;
@@ -51,7 +68,7 @@ export interface ToolDefinition<
   handle(
     input: z.infer<Input>,
     context: ToolContext<Engine>,
-  ): Promise<z.infer<Output> | ToolReply<z.infer<Output>>>;
+  ): Promise<z.infer<Output> | ToolReply<z.infer<Output>> | RawResult>;
 }
 
 // Tools of one server are stored together, so the list type erases the per-tool schema types.

@@ -18,7 +18,10 @@ export {
 export { dataDirectory } from './data-dir.js';
 export {
   type AnyToolDefinition,
+  isRawResult,
   isToolReply,
+  type RawResult,
+  rawResult,
   type ToolContext,
   type ToolDefinition,
   type ToolReply,

@@ -18,22 +18,21 @@ const listEntries = new WeakMap<AnyToolDefinition, Tool>();
 
 /** The `tools/list` entry of a definition, with its policy facts in `_meta`; computed once. */
 export function toolListEntry(definition: AnyToolDefinition): Tool {
-  let entry = listEntries.get(definition);
-  if (!entry) {
-    entry = {
-      name: definition.name,
-      title: definition.title,
-      description: definition.description,
-      inputSchema: toJsonSchema(definition.input, 'input'),
-      outputSchema: toJsonSchema(definition.output, 'output'),
-      annotations: { title: definition.title, ...definition.annotations },
-      _meta: {
-        [META_KEYS.actions]: [...definition.actions],
-        [META_KEYS.requiresApproval]: definition.requiresApproval ?? false,
-        [META_KEYS.workspaceScoped]: definition.workspaceScoped ?? false,
-      },
-    };
-    listEntries.set(definition, entry);
-  }
+  const cached = listEntries.get(definition);
+  if (cached) return cached;
+  const entry: Tool = {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema: toJsonSchema(definition.input, 'input'),
+    ...(definition.output ? { outputSchema: toJsonSchema(definition.output, 'output') } : {}),
+    annotations: { title: definition.title, ...definition.annotations },
+    _meta: {
+      [META_KEYS.actions]: [...definition.actions],
+      [META_KEYS.requiresApproval]: definition.requiresApproval ?? false,
+      [META_KEYS.workspaceScoped]: definition.workspaceScoped ?? false,
+    },
+  };
+  listEntries.set(definition, entry);
   return entry;
 }

@@ -10,7 +10,13 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { type AnyToolDefinition, isToolReply, type ToolContext, withContent } from './define-tool.js';
+import {
+  type AnyToolDefinition,
+  isRawResult,
+  isToolReply,
+  type ToolContext,
+  withContent,
+} from './define-tool.js';
 import { createLogger, type Logger } from './logger.js';
 import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
@@ -70,7 +76,9 @@ export async function runTool<Engine>(
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
   try {
     const returned = await tool.handle(parsed.data, context);
+    if (isRawResult(returned)) return returned.result;
     const reply = isToolReply(returned) ? returned : withContent(returned, []);
+    if (!tool.output) throw new Error(`${tool.name} has no output schema, so it must return a raw result`);
     const output = tool.output.parse(reply.output) as Record<string, unknown>;
     const text = tool.render ? tool.render(output) : JSON.stringify(output, null, 2);
     return { content: [...reply.content, { type: 'text', text }], structuredContent: output };

@@ -1,0 +1,162 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createLogger, type Logger } from '@toolmesh/core';
+import { z } from 'zod';
+import type { AggregatorConfig, ServerConfig } from './config/schema.js';
+import { ToolIndex } from './discovery/tool-index.js';
+import { createFrontServer } from './front/front-server.js';
+import type { Exposure, FrontSession } from './front/session.js';
+import { Registry, type ToolEntry } from './registry/registry.js';
+import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
+import { UpstreamSet } from './upstream/upstream-set.js';
+
+export interface AggregatorOptions {
+  config: AggregatorConfig;
+  servers: ReadonlyMap<string, ServerConfig>;
+  log?: Logger;
+  /** Health-check and restart timing, mostly for tests. */
+  upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
+}
+
+const RELAY_CAPABILITY: Record<RelayedMethod, 'sampling' | 'elicitation' | 'roots'> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+const PASSTHROUGH = z.looseObject({});
+
+function entryDocument(entry: ToolEntry) {
+  return {
+    name: entry.exposed,
+    server: entry.server,
+    tool: entry.tool.name,
+    ...(entry.tool.title && { title: entry.tool.title }),
+    ...(entry.tool.description && { description: entry.tool.description }),
+    inputSchema: entry.tool.inputSchema,
+  };
+}
+
+/**
+ * The registry over every downstream server, and the sessions of the clients that use it. Each
+ * client session gets its own front server; upstream connections are shared by all of them.
+ */
+export class Aggregator {
+  readonly log: Logger;
+  readonly config: AggregatorConfig;
+  readonly registry: Registry;
+  readonly index = new ToolIndex();
+  readonly upstreams: UpstreamSet;
+  private readonly sessions = new Set<FrontSession>();
+  private lastReady = '';
+
+  private constructor(options: AggregatorOptions) {
+    this.log = options.log ?? createLogger({ scope: 'toolmesh' });
+    this.config = options.config;
+    this.registry = new Registry(options.config.toolNameMaxLength);
+    this.upstreams = new UpstreamSet(
+      this.log,
+      (upstream, method, params, signal) => this.relay(upstream, method, params, signal),
+      options.upstream,
+    );
+    this.upstreams.on('changed', () => this.refresh());
+  }
+
+  /** Connects to every server in parallel; servers that fail keep retrying in the background. */
+  static async start(options: AggregatorOptions): Promise<Aggregator> {
+    const aggregator = new Aggregator(options);
+    await aggregator.upstreams.start(options.servers);
+    aggregator.refresh();
+    return aggregator;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.sessions].map((session) => session.server.close()));
+    await this.upstreams.stop();
+  }
+
+  createSessionServer(exposure: Exposure = this.config.exposure) {
+    return createFrontServer(this, exposure);
+  }
+
+  attach(session: FrontSession): void {
+    this.sessions.add(session);
+  }
+
+  detach(session: FrontSession): void {
+    this.sessions.delete(session);
+  }
+
+  /** A client's roots appeared or changed: downstream servers ask again (and reach that client). */
+  rootsChanged(): void {
+    for (const upstream of this.upstreams.list()) void upstream.rootsChanged();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Whether a server's tools can be called now, and if not, why. */
+  availability(server: string): { callable: boolean; reason?: string } {
+    const upstream = this.upstreams.get(server);
+    if (!upstream) return { callable: false, reason: `server ${server} is not configured` };
+    if (upstream.state === 'ready') return { callable: true };
+    return { callable: false, reason: new UpstreamUnavailable(upstream).message };
+  }
+
+  /**
+   * Rebuilds the registry and tells every client when the tool list changed, or when a server
+   * went down or came back (what is callable changed, and a client may want to list again).
+   */
+  private refresh(): void {
+    const change = this.registry.rebuild(this.upstreams.list());
+    for (const name of change.removed) this.index.remove(name);
+    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    const ready = this.upstreams
+      .list()
+      .filter((upstream) => upstream.state === 'ready')
+      .map((upstream) => upstream.name)
+      .join('\0');
+    const readinessChanged = ready !== this.lastReady;
+    this.lastReady = ready;
+    if (change.added.length + change.removed.length + change.updated.length === 0 && !readinessChanged)
+      return;
+    for (const session of this.sessions) {
+      void session.server.sendToolListChanged().catch(() => undefined);
+      void session.server.sendPromptListChanged().catch(() => undefined);
+      void session.server.sendResourceListChanged().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A downstream server asks its client for sampling, elicitation or roots: the request goes to
+   * the session calling that server now (the most recent such), else to the most recently
+   * active session, provided that client supports it.
+   */
+  private async relay(
+    upstream: string,
+    method: RelayedMethod,
+    params: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const capability = RELAY_CAPABILITY[method];
+    const capable = [...this.sessions]
+      .filter((session) => session.server.getClientCapabilities()?.[capability])
+      .sort(
+        (a, b) =>
+          Number(b.isCalling(upstream)) - Number(a.isCalling(upstream)) || b.lastActive - a.lastActive,
+      );
+    const target = capable[0];
+    if (!target) {
+      // For roots this keeps the downstream server on its own configured roots.
+      throw new McpError(ErrorCode.MethodNotFound, `No client connected to toolmesh supports ${capability}.`);
+    }
+    return target.server.request({ method, ...(params && { params }) } as never, PASSTHROUGH, {
+      signal,
+    }) as Promise<Record<string, unknown>>;
+  }
+}
+
+export { installedFirstPartyServers } from './config/first-party.js';
+export { ConfigError, loadConfigFile, parseConfig } from './config/load.js';
+export type { AggregatorConfig, ServerConfig } from './config/schema.js';
+export { configJsonSchema, configSchema } from './config/schema.js';

@@ -1,0 +1,192 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createLogger, LOG_LEVELS, type LogLevel } from '@toolmesh/core';
+import { connectInMemory, resultText } from '@toolmesh/core/testing';
+import { Aggregator } from '../aggregator.js';
+import { ConfigError } from '../config/load.js';
+import { isStdioServer } from '../config/schema.js';
+import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
+import { serveAggregator } from './serve.js';
+
+const USAGE = `toolmesh — one MCP endpoint over many MCP servers
+
+Usage:
+  toolmesh serve [--config FILE] [--transport stdio|http] [--host H] [--port N] [--root DIR]
+  toolmesh tools [--json]               list every tool of the registry
+  toolmesh search "<query>" [--limit N] [--json]
+  toolmesh call <tool> '<json arguments>'
+  toolmesh doctor                       start each server and say which fail, and how to fix it
+  toolmesh init [--force]               write a starter ${DEFAULT_CONFIG_FILE}
+
+Without --config, ./${DEFAULT_CONFIG_FILE} is used when it exists; otherwise every installed
+first-party server (@toolmesh/server-*) runs, rooted at --root (default: this folder).
+Logs go to stderr; with --transport stdio, stdout carries only MCP.
+`;
+
+const STARTER_CONFIG = {
+  $schema: 'https://unpkg.com/@toolmesh/aggregator/toolmesh.schema.json',
+  exposure: 'all',
+  mcpServers: {
+    fs: { command: 'npx', args: ['-y', '@toolmesh/server-fs', '--root', '.'] },
+  },
+};
+
+class UsageError extends Error {}
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: 'string' },
+      transport: { type: 'string', default: 'stdio' },
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '3000' },
+      root: { type: 'string', default: '.' },
+      'log-level': { type: 'string', default: 'info' },
+      json: { type: 'boolean', default: false },
+      limit: { type: 'string', default: '10' },
+      force: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command = 'serve', ...rest] = positionals;
+  if (values.help || command === 'help') {
+    process.stderr.write(USAGE);
+    return 0;
+  }
+  const level = values['log-level'] as string;
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  // One-shot commands print results, not the servers' chatter.
+  const log = createLogger({
+    level: (command === 'serve' || command === 'doctor' ? level : 'error') as LogLevel,
+  });
+
+  if (command === 'init') {
+    if (existsSync(DEFAULT_CONFIG_FILE) && !values.force) {
+      throw new UsageError(`${DEFAULT_CONFIG_FILE} exists; pass --force to overwrite it`);
+    }
+    writeFileSync(DEFAULT_CONFIG_FILE, `${JSON.stringify(STARTER_CONFIG, null, 2)}\n`);
+    process.stderr.write(`wrote ${DEFAULT_CONFIG_FILE}; run: toolmesh serve\n`);
+    return 0;
+  }
+
+  const loaded = resolveConfig({
+    ...(values.config && { config: values.config }),
+    root: values.root as string,
+  });
+  if (!['serve', 'tools', 'search', 'call', 'doctor'].includes(command)) {
+    throw new UsageError(`unknown command "${command}"`);
+  }
+  if (command === 'serve') {
+    const transport = values.transport;
+    if (transport !== 'stdio' && transport !== 'http')
+      throw new UsageError('--transport must be stdio or http');
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError('--port must be a whole number from 0 to 65535');
+    if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
+    const aggregator = await Aggregator.start({ config: loaded.config, servers: loaded.servers, log });
+    await serveAggregator(aggregator, { transport, host: values.host as string, port, log });
+    return -1;
+  }
+
+  const aggregator = await Aggregator.start({
+    config: loaded.config,
+    servers: loaded.servers,
+    log,
+    upstream: { pingIntervalMs: 0 },
+  });
+  try {
+    if (command === 'doctor') return doctor(aggregator);
+    const connected = await connectInMemory(aggregator.createSessionServer('all'));
+    try {
+      if (command === 'tools') {
+        const { tools } = await connected.client.listTools();
+        if (values.json) print(JSON.stringify(tools, null, 2));
+        else
+          for (const tool of tools)
+            print(`${tool.name.padEnd(40)} ${(tool.description ?? '').split('\n')[0]?.slice(0, 100)}`);
+        return 0;
+      }
+      if (command === 'search') {
+        const query = rest.join(' ');
+        if (!query) throw new UsageError('search needs a query: toolmesh search "create issue"');
+        const result = await connected.call('search_tool_bm25', { query, limit: Number(values.limit) });
+        print(values.json ? JSON.stringify(result.structuredContent, null, 2) : resultText(result));
+        return result.isError ? 1 : 0;
+      }
+      const [tool, json = '{}'] = rest;
+      if (!tool)
+        throw new UsageError(`call needs a tool name: toolmesh call fs__read_file '{"path":"README.md"}'`);
+      let args: unknown;
+      try {
+        args = JSON.parse(json);
+      } catch (error) {
+        throw new UsageError(
+          `the arguments are not JSON (${(error as Error).message}): quote them, e.g. '{"path":"a.txt"}'`,
+        );
+      }
+      const result = (await connected.call('call_tool', { name: tool, arguments: args })) as CallToolResult;
+      print(values.json ? JSON.stringify(result, null, 2) : resultText(result));
+      return result.isError ? 1 : 0;
+    } finally {
+      await connected.close();
+    }
+  } finally {
+    await aggregator.stop();
+  }
+}
+
+function doctor(aggregator: Aggregator): number {
+  let failed = 0;
+  for (const upstream of aggregator.upstreams.list()) {
+    if (upstream.state === 'ready') {
+      print(`ok      ${upstream.name}: ${upstream.catalog.tools.length} tools`);
+      continue;
+    }
+    failed++;
+    const { config } = upstream;
+    const command = isStdioServer(config) ? `${config.command} ${config.args.join(' ')}` : config.url;
+    print(`FAILED  ${upstream.name}: ${upstream.lastError ?? upstream.state}`);
+    print(`        check that \`${command}\` runs on its own, and its env and args in the config`);
+  }
+  for (const collision of aggregator.registry.collisions) {
+    print(
+      `renamed ${collision.renamed.server}/${collision.renamed.name} to ${collision.renamed.as}: ${collision.exposed} was taken by ${collision.kept.server}/${collision.kept.name}`,
+    );
+  }
+  for (const conflict of aggregator.registry.uriConflicts) {
+    print(`shadowed resource ${conflict.uri} of ${conflict.also}: ${conflict.owner} serves it`);
+  }
+  if (aggregator.upstreams.list().length === 0)
+    print('no server configured: run toolmesh init, or install @toolmesh/server-* packages');
+  return failed > 0 ? 1 : 0;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  try {
+    const code = await main(argv);
+    if (code >= 0) process.exit(code);
+  } catch (error) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(
+        `toolmesh: ${(error as Error).message}\n${error instanceof UsageError ? 'Run toolmesh --help for usage.\n' : ''}`,
+      );
+      process.exit(2);
+    }
+    process.stderr.write(`toolmesh: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  }
+}

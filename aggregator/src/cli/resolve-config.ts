@@ -1,0 +1,18 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { installedFirstPartyServers } from '../config/first-party.js';
+import { type LoadedConfig, loadConfigFile, parseConfig } from '../config/load.js';
+
+export const DEFAULT_CONFIG_FILE = 'toolmesh.json';
+
+/**
+ * The config to run: the file named by --config, else ./toolmesh.json, else every installed
+ * first-party server rooted at `root`.
+ */
+export function resolveConfig(options: { config?: string; root: string }): LoadedConfig {
+  const file = options.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  if (file) return loadConfigFile(path.resolve(file));
+  const loaded = parseConfig({});
+  loaded.servers = installedFirstPartyServers(path.resolve(options.root));
+  return loaded;
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { dataDirectory } from '@toolmesh/core';
+import type { StdioServerConfig } from './schema.js';
+
+/** The first-party server packages, by the short name their tools are exposed under. */
+export const FIRST_PARTY_SERVERS = ['fs', 'git', 'code-graph', 'tickets', 'memory', 'feeds', 'rigs'] as const;
+
+const require = createRequire(import.meta.url);
+
+/** The bin of an installed package, or undefined when the package is not installed. */
+function installedBin(packageName: string): string | undefined {
+  let manifestPath: string;
+  try {
+    manifestPath = require.resolve(`${packageName}/package.json`);
+  } catch {
+    return undefined;
+  }
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin ?? {})[0];
+  return bin ? path.join(path.dirname(manifestPath), bin) : undefined;
+}
+
+/**
+ * The servers `toolmesh serve` runs with no config: every first-party package that is installed,
+ * rooted at `root`, run with this same Node. A user who installed only some servers gets those.
+ */
+export function installedFirstPartyServers(root: string): Map<string, StdioServerConfig> {
+  const servers = new Map<string, StdioServerConfig>();
+  for (const name of FIRST_PARTY_SERVERS) {
+    const bin = installedBin(`@toolmesh/server-${name}`);
+    if (!bin) continue;
+    servers.set(name, {
+      command: process.execPath,
+      args: [bin, '--root', root],
+      // Children get a minimal environment; the data directory must still be the aggregator's.
+      env: { TOOLMESH_DATA_DIR: dataDirectory() },
+      disabled: false,
+      disabledTools: [],
+    });
+  }
+  return servers;
+}

@@ -1,0 +1,81 @@
+import { tokenize } from '@toolmesh/bm25';
+
+/**
+ * Words that people and tool authors use for the same action or thing. Each group is
+ * general vocabulary of tool catalogues, not of any one server; a query term is expanded
+ * to the other members of its groups, and so is a phrase of two terms ("sign out").
+ */
+const GROUPS: readonly (readonly string[])[] = [
+  // actions
+  ['create', 'add', 'new', 'make', 'insert'],
+  ['remove', 'delete', 'drop', 'erase', 'destroy', 'wipe'],
+  ['update', 'edit', 'modify', 'change', 'alter'],
+  ['get', 'fetch', 'retrieve', 'read', 'obtain'],
+  ['list', 'show', 'enumerate', 'display'],
+  ['find', 'search', 'lookup', 'locate', 'query'],
+  ['run', 'execute', 'exec', 'invoke', 'evaluate', 'eval'],
+  ['stop', 'kill', 'terminate', 'cancel', 'abort', 'halt'],
+  ['start', 'launch', 'begin', 'spawn'],
+  ['send', 'post', 'publish'],
+  ['save', 'write', 'store', 'persist'],
+  ['copy', 'duplicate', 'clone'],
+  ['move', 'relocate'],
+  ['comment', 'reply', 'respond'],
+  ['press', 'hit', 'tap'],
+  ['wait', 'pause', 'sleep'],
+  ['close', 'shut'],
+  ['undo', 'revert', 'rollback'],
+  ['login', 'signin', 'authenticate'],
+  ['logout', 'signout'],
+  ['summarize', 'summary'],
+  ['navigate', 'go', 'visit', 'browse'],
+  ['count', 'how many', 'total'],
+  ['remember', 'memory', 'recall'],
+  // things
+  ['issue', 'ticket', 'bug'],
+  ['pull request', 'pr', 'merge request', 'mr'],
+  ['repo', 'repository'],
+  ['directory', 'folder', 'dir'],
+  ['document', 'doc', 'documentation'],
+  ['message', 'msg'],
+  ['organization', 'org'],
+  ['database', 'db'],
+  ['configuration', 'config', 'settings', 'preferences'],
+  ['information', 'info', 'details', 'metadata'],
+  ['image', 'picture', 'photo', 'img'],
+  ['screenshot', 'screen capture'],
+  ['video', 'recording', 'screencast'],
+  ['label', 'tag'],
+  ['user', 'member', 'person', 'people'],
+  ['team', 'group'],
+  ['email', 'mail'],
+  ['website', 'site', 'webpage'],
+  ['url', 'link'],
+  ['error', 'exception', 'crash', 'failure'],
+  ['environment', 'env'],
+  ['webhook', 'hook'],
+  ['transcript', 'captions', 'subtitles'],
+  // abbreviations of products and languages
+  ['kubernetes', 'k8s'],
+  ['javascript', 'js'],
+  ['typescript', 'ts'],
+  ['postgres', 'postgresql', 'pg'],
+  ['github', 'gh'],
+  ['azure devops', 'ado'],
+];
+
+const expansions = new Map<string, string[]>();
+for (const group of GROUPS) {
+  for (const member of group) {
+    const terms = tokenize(member);
+    if (terms.length === 0 || terms.length > 2) continue;
+    const key = terms.join(' ');
+    const others = group.filter((other) => other !== member);
+    expansions.set(key, [...new Set([...(expansions.get(key) ?? []), ...others])]);
+  }
+}
+
+/** The other ways of saying a tokenized query term or two-term phrase; empty when there are none. */
+export function synonymsOf(term: string): readonly string[] {
+  return expansions.get(term) ?? [];
+}

@@ -1,0 +1,11 @@
+/** What the discovery index needs to know of one tool in the registry. */
+export interface ToolEntry {
+  /** The exposed name, unique in the registry, e.g. `github__create_issue`. */
+  name: string;
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  title?: string;
+  description?: string;
+  inputSchema?: object;
+}

@@ -1,0 +1,136 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { runTool, toolListEntry } from '@toolmesh/core';
+import type { Aggregator } from '../aggregator.js';
+import { DISCOVERY_TOOLS } from '../tools/discovery.js';
+import { type Extra, forwardToolCall } from './forward.js';
+import { type Exposure, FrontSession } from './session.js';
+
+const discoveryByName = new Map(DISCOVERY_TOOLS.map((tool) => [tool.name, tool]));
+
+function upstreamFor(aggregator: Aggregator, server: string | undefined, what: string) {
+  const upstream = server ? aggregator.upstreams.get(server) : undefined;
+  if (!upstream) throw new McpError(ErrorCode.InvalidParams, `No server offers ${what}.`);
+  return upstream;
+}
+
+function requestOptions(extra: Extra) {
+  return { signal: extra.signal };
+}
+
+/**
+ * The MCP server one client session talks to: the merged tools (or only the discovery tools),
+ * prompts and resources of every upstream, each request forwarded to the server that owns it.
+ */
+export function createFrontServer(aggregator: Aggregator, exposure: Exposure): Server {
+  const server = new Server(
+    { name: 'toolmesh', version: '0.1.0', title: 'toolmesh' },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+      instructions:
+        'toolmesh proxies many MCP servers. Tools are named <server>__<tool>. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
+    },
+  );
+  const session = new FrontSession(server, exposure);
+  aggregator.attach(session);
+  server.onclose = () => aggregator.detach(session);
+  server.oninitialized = () => {
+    if (server.getClientCapabilities()?.roots) aggregator.rootsChanged();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => aggregator.rootsChanged());
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    session.lastActive = Date.now();
+    const own = DISCOVERY_TOOLS.map(toolListEntry);
+    if (exposure === 'discovery') return { tools: own };
+    return {
+      tools: [...aggregator.registry.tools().map((entry) => aggregator.registry.listed(entry)), ...own],
+    };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    session.lastActive = Date.now();
+    const own = discoveryByName.get(request.params.name);
+    if (own) {
+      return runTool(own, request.params.arguments, {
+        engine: { aggregator, session, extra },
+        signal: extra.signal,
+        progress: async () => undefined,
+        log: aggregator.log,
+      });
+    }
+    if (exposure === 'discovery') {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
+      );
+    }
+    return forwardToolCall(aggregator, session, request.params.name, request.params.arguments, extra);
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: aggregator.registry.prompts().map((entry) => ({ ...entry.prompt, name: entry.exposed })),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
+    const entry = aggregator.registry.prompt(request.params.name);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
+    return upstreamFor(aggregator, entry.server, `prompt ${entry.exposed}`).request(
+      'prompts/get',
+      { ...request.params, name: entry.prompt.name },
+      requestOptions(extra),
+    );
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: aggregator.registry.resources(),
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: aggregator.registry.resourceTemplates(),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+    const owner = aggregator.registry.resourceOwner(request.params.uri);
+    return upstreamFor(aggregator, owner, `resource ${request.params.uri}`).request(
+      'resources/read',
+      request.params,
+      requestOptions(extra),
+    );
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, (request, extra) => {
+    const { ref } = request.params;
+    if (ref.type === 'ref/prompt') {
+      const entry = aggregator.registry.prompt(ref.name);
+      if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
+      return upstreamFor(aggregator, entry.server, `prompt ${ref.name}`).request(
+        'completion/complete',
+        { ...request.params, ref: { ...ref, name: entry.prompt.name } },
+        requestOptions(extra),
+      );
+    }
+    const owner = aggregator.registry.resourceOwner(ref.uri);
+    return upstreamFor(aggregator, owner, `resource ${ref.uri}`).request(
+      'completion/complete',
+      request.params,
+      requestOptions(extra),
+    );
+  });
+  return server;
+}

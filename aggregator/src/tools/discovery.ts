@@ -1,0 +1,155 @@
+import { rawResult, ToolError } from '@toolmesh/core';
+import { z } from 'zod';
+import { forwardToolCall } from '../front/forward.js';
+import { closestNames } from '../registry/closest-names.js';
+import { defineTool } from './define.js';
+
+const READS_REGISTRY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export const searchToolBm25 = defineTool({
+  name: 'search_tool_bm25',
+  title: 'Search the tool registry',
+  description:
+    'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns each hit with its input schema, so it can be called right away with call_tool.',
+  capability: 'discovery',
+  input: z.object({
+    query: z.string().min(1).max(500).describe('Keywords: service, verb, object. Not a whole sentence.'),
+    limit: z.number().int().min(1).max(25).default(5),
+  }),
+  output: z.object({
+    results: z.array(
+      z.object({
+        name: z.string(),
+        server: z.string(),
+        title: z.string().optional(),
+        description: z.string().optional(),
+        inputSchema: z.record(z.string(), z.unknown()),
+        score: z.number(),
+        callable: z.boolean(),
+        reason: z.string().optional().describe('Why it cannot be called now.'),
+      }),
+    ),
+  }),
+  annotations: READS_REGISTRY,
+  actions: ['read'],
+  render: (output) =>
+    output.results.length === 0
+      ? 'No tool matched: try other keywords (service, verb, object), or list_my_tools.'
+      : output.results
+          .map(
+            (hit) =>
+              `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`})\n  ${hit.description ?? ''}`,
+          )
+          .join('\n'),
+  async handle({ query, limit }, { engine }) {
+    const { aggregator } = engine;
+    const results = aggregator.index.search(query, limit).flatMap((hit) => {
+      const entry = aggregator.registry.tool(hit.name);
+      if (!entry) return [];
+      const availability = aggregator.availability(entry.server);
+      return [
+        {
+          name: entry.exposed,
+          server: entry.server,
+          ...(entry.tool.title && { title: entry.tool.title }),
+          ...(entry.tool.description && { description: entry.tool.description }),
+          inputSchema: entry.tool.inputSchema,
+          score: hit.score,
+          callable: availability.callable,
+          ...(availability.reason && { reason: availability.reason }),
+        },
+      ];
+    });
+    return { results };
+  },
+});
+
+export const listMyTools = defineTool({
+  name: 'list_my_tools',
+  title: 'List callable tools',
+  description:
+    'A compact list of the tools that can be called now, grouped by server: name, title and one line each. Use search_tool_bm25 to get a tool with its input schema.',
+  capability: 'discovery',
+  input: z.object({ server: z.string().optional().describe('Only this server.') }),
+  output: z.object({
+    servers: z.array(
+      z.object({
+        server: z.string(),
+        tools: z.array(z.object({ name: z.string(), title: z.string().optional(), summary: z.string() })),
+      }),
+    ),
+  }),
+  annotations: READS_REGISTRY,
+  actions: ['read'],
+  render: (output) =>
+    output.servers
+      .map((group) =>
+        [`${group.server}:`, ...group.tools.map((tool) => `  ${tool.name} — ${tool.summary}`)].join('\n'),
+      )
+      .join('\n') || 'No tool is callable now.',
+  async handle({ server }, { engine }) {
+    const { aggregator } = engine;
+    if (server !== undefined && !aggregator.upstreams.get(server)) {
+      throw new ToolError(
+        `No server named ${server}. Servers: ${aggregator.upstreams
+          .list()
+          .map((upstream) => upstream.name)
+          .join(', ')}.`,
+        'not_found',
+      );
+    }
+    const groups = new Map<string, { name: string; title?: string; summary: string }[]>();
+    for (const entry of aggregator.registry.tools()) {
+      if (server !== undefined && entry.server !== server) continue;
+      if (!aggregator.availability(entry.server).callable) continue;
+      const summary =
+        (entry.tool.description ?? entry.tool.title ?? '').split(/(?<=\.)\s|\n/)[0]?.slice(0, 160) ?? '';
+      const list = groups.get(entry.server) ?? [];
+      list.push({ name: entry.exposed, ...(entry.tool.title && { title: entry.tool.title }), summary });
+      groups.set(entry.server, list);
+    }
+    return { servers: [...groups].map(([name, tools]) => ({ server: name, tools })) };
+  },
+});
+
+export const callTool = defineTool({
+  name: 'call_tool',
+  title: 'Call a tool by name',
+  description:
+    'Calls any tool of the registry by the name search_tool_bm25 or list_my_tools gave, with its arguments. Works whether or not the tool is in your tool list.',
+  capability: 'discovery',
+  input: z.object({
+    name: z
+      .string()
+      .min(1)
+      .describe('The tool name as search_tool_bm25 returned it, e.g. github__create_issue.'),
+    arguments: z.record(z.string(), z.unknown()).default({}),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  // The target's own classes govern the call; this tool only routes it.
+  actions: ['read'],
+  async handle({ name, arguments: args }, { engine }) {
+    const { aggregator, session, extra } = engine;
+    if (!aggregator.registry.tool(name)) {
+      const names = aggregator.registry.tools().map((entry) => entry.exposed);
+      const close = closestNames(name, names, 3);
+      const suggestions = close.length > 0 ? close : aggregator.index.search(name, 3).map((hit) => hit.name);
+      throw new ToolError(
+        `No tool named ${name}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''} Find tools with search_tool_bm25.`,
+        'not_found',
+      );
+    }
+    try {
+      return rawResult(await forwardToolCall(aggregator, session, name, args, extra));
+    } catch (error) {
+      throw new ToolError(`${name} refused the call: ${(error as Error).message}`, 'refused');
+    }
+  },
+});
+
+export const DISCOVERY_TOOLS = [searchToolBm25, listMyTools, callTool];

@@ -1,0 +1,45 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
+
+/** Every transport to try, in order: a remote `http` server may still speak only legacy SSE. */
+export function transportsFor(config: ServerConfig, onStderr: (line: string) => void): (() => Transport)[] {
+  if (isStdioServer(config)) {
+    return [
+      () => {
+        const transport = new StdioClientTransport({
+          command: config.command,
+          args: config.args,
+          // A minimal environment (PATH, HOME, …) plus what the config names: no secrets leak to children.
+          env: { ...getDefaultEnvironment(), ...config.env },
+          ...(config.cwd && { cwd: config.cwd }),
+          stderr: 'pipe',
+        });
+        let pending = '';
+        transport.stderr?.on('data', (chunk: Buffer) => {
+          pending += chunk.toString('utf8');
+          const lines = pending.split('\n');
+          pending = lines.pop() ?? '';
+          for (const line of lines) if (line.trim()) onStderr(line);
+        });
+        return transport;
+      },
+    ];
+  }
+  const remote = config as RemoteServerConfig;
+  const url = new URL(remote.url);
+  const requestInit = { headers: remote.headers };
+  const streamable = () => new StreamableHTTPClientTransport(url, { requestInit });
+  const sse = () =>
+    new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(remote.headers) } });
+  if (remote.type === 'sse') return [sse];
+  if (remote.type === 'streamable-http') return [streamable];
+  return [streamable, sse];
+}
+
+function withHeaders(headers: Record<string, string>) {
+  return (input: string | URL | Request, init?: RequestInit) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+}

@@ -1,0 +1,167 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SERVER, FS_BIN, fixture, type Harness, startHarness, until } from './harness.js';
+
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const EVERYTHING = createRequire(import.meta.url).resolve(
+  '@modelcontextprotocol/server-everything/dist/index.js',
+);
+
+let scratch: Harness;
+let folder: string;
+beforeAll(async () => {
+  scratch = await startHarness({});
+  folder = scratch.folder;
+  writeFileSync(path.join(folder, 'hello.txt'), 'hello\n');
+});
+afterAll(() => scratch.close());
+
+function writeConfig(name: string, servers: Record<string, unknown>): string {
+  const file = path.join(folder, name);
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  return file;
+}
+
+/** Processes whose command line carries `tag`: the children a test started. */
+function processesTagged(tag: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tag);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function startServing(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: folder,
+  });
+  let stderr = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      const found = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', () => reject(new Error(`toolmesh exited early:\n${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
+
+describe('toolmesh serve over stdio', () => {
+  it('serves our fs server and a third-party server from npm as one registry', async () => {
+    const config = writeConfig('stdio.json', {
+      fs: { command: process.execPath, args: [FS_BIN, '--root', folder] },
+      everything: { command: process.execPath, args: [EVERYTHING] },
+    });
+    const server = await spawnStdioClient(process.execPath, [BIN, 'serve', '--config', config], {
+      cwd: folder,
+    });
+    const names = (await server.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['fs__read_file', 'everything__echo', 'search_tool_bm25']));
+    expect(resultText(await server.call('everything__echo', { message: 'from npm' }))).toContain('from npm');
+    expect((await server.call('fs__read_file', { path: 'hello.txt' })).structuredContent).toMatchObject({
+      content: 'hello\n',
+    });
+    const found = (await server.call('search_tool_bm25', { query: 'echo message back', limit: 3 }))
+      .structuredContent as {
+      results: { name: string }[];
+    };
+    expect(found.results.map((hit) => hit.name)).toContain('everything__echo');
+    await server.close();
+  });
+});
+
+describe('toolmesh serve over HTTP', () => {
+  let remote: ChildProcess;
+  let serving: ReturnType<typeof startServing>;
+  let url: string;
+
+  beforeAll(async () => {
+    remote = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
+      env: { ...process.env, FIXTURE_NAME: 'remote' },
+    });
+    const remoteUrl = await new Promise<string>((resolve) => {
+      remote.stderr?.on('data', (chunk: Buffer) => {
+        const found = /listening on (\S+)/.exec(chunk.toString());
+        if (found) resolve(found[1] as string);
+      });
+    });
+    const config = writeConfig('http.json', {
+      remote: { url: remoteUrl },
+      local: fixture('local'),
+    });
+    serving = startServing(['--config', config, '--transport', 'http', '--port', '0']);
+    url = await serving.url;
+  });
+  afterAll(() => {
+    serving.child.kill('SIGKILL');
+    remote.kill('SIGKILL');
+  });
+
+  it('proxies a remote Streamable HTTP server and a local one, and prints client snippets', async () => {
+    const client = await connectHttpClient(url);
+    expect(resultText(await client.call('remote__echo', { text: 'over http' }))).toBe('remote: over http');
+    expect(resultText(await client.call('local__echo', { text: 'over stdio' }))).toBe('local: over stdio');
+    await client.close();
+    expect(serving.stderr()).toContain('claude mcp add --transport http toolmesh');
+  });
+
+  it('serves only the discovery tools on /mcp/discovery', async () => {
+    const client = await connectHttpClient(`${url}/discovery`);
+    expect((await client.client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'search_tool_bm25',
+      'list_my_tools',
+      'call_tool',
+    ]);
+    await client.close();
+  });
+
+  it('reports each server on GET /health', async () => {
+    const health = await (await fetch(url.replace(/\/mcp$/, '/health'))).json();
+    expect(health.servers).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'remote', state: 'ready' }),
+        expect.objectContaining({ name: 'local', state: 'ready' }),
+      ]),
+    );
+  });
+});
+
+describe('no child outlives toolmesh', () => {
+  const waysOut: [string, (child: ChildProcess) => void][] = [
+    ['SIGINT', (child) => child.kill('SIGINT')],
+    ['SIGTERM', (child) => child.kill('SIGTERM')],
+    ['stdin closing', (child) => child.stdin?.end()],
+    ['SIGKILL', (child) => child.kill('SIGKILL')],
+  ];
+  for (const [way, end] of waysOut) {
+    it(`when it ends by ${way}`, async () => {
+      // The tag is in each child's command line, so the children can be found in /proc.
+      const tag = `tag-${randomUUID()}`;
+      const config = writeConfig(`orphans-${way.replace(/\W/g, '')}.json`, {
+        one: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
+        two: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
+        fs: { command: process.execPath, args: [FS_BIN, '--root', folder, '--workspace', tag] },
+      });
+      const child = spawn(process.execPath, [BIN, 'serve', '--config', config], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      await until(() => processesTagged(tag).length === 3);
+      end(child);
+      await until(() => processesTagged(tag).length === 0);
+      child.kill('SIGKILL');
+    });
+  }
+});

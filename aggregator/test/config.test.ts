@@ -1,0 +1,82 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfigFile, parseConfig } from '../src/config/load.js';
+import { configJsonSchema } from '../src/config/schema.js';
+
+const folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-config-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe('config', () => {
+  it('accepts a Claude Desktop config unchanged, and VS Code servers beside it', () => {
+    const loaded = parseConfig(
+      {
+        mcpServers: {
+          github: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-github'],
+            env: { GITHUB_TOKEN: 'x' },
+          },
+          remote: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer y' } },
+          off: { command: 'nope', disabled: true },
+        },
+        servers: { vscode: { type: 'stdio', command: 'node', args: ['server.js'] } },
+        globalShortcut: 'Ctrl+Space',
+      },
+      { env: {} },
+    );
+    expect([...loaded.servers.keys()]).toEqual(['github', 'remote', 'vscode']);
+    expect(loaded.config.exposure).toBe('all');
+    expect(loaded.config.toolNameMaxLength).toBe(48);
+  });
+
+  it('expands ${env:VAR} and names the key when a variable is missing', () => {
+    const loaded = parseConfig(
+      {
+        mcpServers: {
+          gh: { command: 'npx', env: { TOKEN: '${env:GH_TOKEN}' }, args: ['--user', '${env:GH_USER}'] },
+        },
+      },
+      { env: { GH_TOKEN: 'secret', GH_USER: 'me' } },
+    );
+    expect(loaded.servers.get('gh')).toMatchObject({ env: { TOKEN: 'secret' }, args: ['--user', 'me'] });
+    expect(() =>
+      parseConfig({ mcpServers: { gh: { command: 'x', env: { T: '${env:MISSING_VAR}' } } } }, { env: {} }),
+    ).toThrow(/mcpServers\.gh\.env\.T: \$\{env:MISSING_VAR\} is not set/);
+  });
+
+  it('names the key and what is expected for every error', () => {
+    const error = (raw: unknown) => {
+      try {
+        parseConfig(raw, { file: 'toolmesh.json' });
+      } catch (caught) {
+        expect(caught).toBeInstanceOf(ConfigError);
+        return (caught as Error).message;
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(error({ mcpServers: { bad: { args: ['x'] } } })).toMatch(
+      /mcpServers\.bad: a server needs either "command".*or "url"/,
+    );
+    expect(error({ exposure: 'some' })).toMatch(/exposure: .*"all".*"discovery"/);
+    expect(error({ mcpServers: { 'bad name': { command: 'x' } } })).toMatch(/a server name takes letters/);
+    expect(error({ mcpServers: { a: { command: 'x' } }, servers: { a: { command: 'y' } } })).toMatch(
+      /both mcpServers and servers/,
+    );
+  });
+
+  it('reads a file, resolving cwd against its folder, and explains unreadable or non-JSON files', () => {
+    const file = path.join(folder, 'toolmesh.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { local: { command: 'node', cwd: 'sub' } } }));
+    expect(loadConfigFile(file).servers.get('local')).toMatchObject({ cwd: path.join(folder, 'sub') });
+    writeFileSync(file, '{ not json');
+    expect(() => loadConfigFile(file)).toThrow(/is not JSON/);
+    expect(() => loadConfigFile(path.join(folder, 'missing.json'))).toThrow(/cannot read/);
+  });
+
+  it('ships a JSON Schema generated from the zod schema (regenerate with pnpm docs)', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../toolmesh.schema.json', import.meta.url), 'utf8'));
+    expect(shipped).toEqual(configJsonSchema());
+  });
+});

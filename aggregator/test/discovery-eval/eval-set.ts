@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolEntry } from '../../src/discovery/tool-entry.js';
+
+const EVAL_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'eval');
+
+interface CatalogTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: object;
+}
+
+interface Catalog {
+  server: string;
+  tools: CatalogTool[];
+}
+
+export interface EvalQuery {
+  q: string;
+  /** Exposed names of the expected tool and of every alternate that also does the job. */
+  relevant: Set<string>;
+}
+
+/** Exposed names as the eval assumes them: `<server-slug>__<tool>`. */
+export function exposedName(server: string, tool: string): string {
+  return `${server.replace(/[^A-Za-z0-9_-]/g, '_')}__${tool}`;
+}
+
+/** The real catalogues, merged into one registry. */
+export function evalRegistry(): ToolEntry[] {
+  const catalogs = readdirSync(path.join(EVAL_DIR, 'catalogs'))
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => JSON.parse(readFileSync(path.join(EVAL_DIR, 'catalogs', file), 'utf8')) as Catalog);
+  return catalogs.flatMap(({ server, tools }) =>
+    tools.map(({ name, title, description, inputSchema }) => ({
+      name: exposedName(server, name),
+      server,
+      tool: name,
+      ...(title !== undefined && { title }),
+      ...(description !== undefined && { description }),
+      ...(inputSchema !== undefined && { inputSchema }),
+    })),
+  );
+}
+
+/** The development queries, each with the tools that answer it. */
+export function evalQueries(file = 'queries-dev.jsonl'): EvalQuery[] {
+  return readFileSync(path.join(EVAL_DIR, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const { q, server, tool, alt } = JSON.parse(line) as {
+        q: string;
+        server: string;
+        tool: string;
+        alt: [string, string][];
+      };
+      const pairs: [string, string][] = [[server, tool], ...alt];
+      return { q, relevant: new Set(pairs.map(([s, t]) => exposedName(s, t))) };
+    });
+}

@@ -1,0 +1,69 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { createLogger } from '@toolmesh/core';
+import { type ConnectedClient, connectInMemory } from '@toolmesh/core/testing';
+import { Aggregator } from '../src/aggregator.js';
+import { parseConfig } from '../src/config/load.js';
+import type { Exposure } from '../src/front/session.js';
+
+export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
+export const FS_BIN = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@toolmesh/server-fs/package.json')),
+  'dist',
+  'index.js',
+);
+
+export function fixture(name: string, extra: Record<string, unknown> = {}) {
+  return { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: name }, ...extra };
+}
+
+export interface Harness {
+  aggregator: Aggregator;
+  folder: string;
+  logs: string[];
+  connect(options?: ClientOptions & { exposure?: Exposure }): Promise<ConnectedClient>;
+  close(): Promise<void>;
+}
+
+/** A real aggregator over real child processes, with a temp folder and captured logs. */
+export async function startHarness(raw: Record<string, unknown>): Promise<Harness> {
+  const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-agg-')));
+  const logs: string[] = [];
+  const loaded = parseConfig(raw);
+  const aggregator = await Aggregator.start({
+    config: loaded.config,
+    servers: loaded.servers,
+    log: createLogger({ level: 'debug', sink: (line) => logs.push(line) }),
+    upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400 },
+  });
+  const clients: ConnectedClient[] = [];
+  return {
+    aggregator,
+    folder,
+    logs,
+    async connect(options = {}) {
+      const { exposure, ...clientOptions } = options;
+      const client = await connectInMemory(aggregator.createSessionServer(exposure), clientOptions);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await aggregator.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function until(check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('condition not met in time');
+}
