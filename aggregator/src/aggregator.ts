@@ -42,7 +42,7 @@ function entryDocument(entry: ToolEntry) {
  */
 export class Aggregator {
   readonly log: Logger;
-  readonly config: AggregatorConfig;
+  config: AggregatorConfig;
   readonly registry: Registry;
   readonly index = new ToolIndex();
   readonly upstreams: UpstreamSet;
@@ -72,6 +72,16 @@ export class Aggregator {
   async stop(): Promise<void> {
     await Promise.allSettled([...this.sessions].map((session) => session.server.close()));
     await this.upstreams.stop();
+  }
+
+  /** Applies a new config without dropping client sessions. */
+  async reload(next: { config: AggregatorConfig; servers: ReadonlyMap<string, ServerConfig> }) {
+    this.config = next.config;
+    this.registry.maxNameLength = next.config.toolNameMaxLength;
+    const outcome = await this.upstreams.reconcile(next.servers);
+    this.refresh();
+    this.log.info('config reloaded', outcome);
+    return outcome;
   }
 
   createSessionServer(exposure: Exposure = this.config.exposure) {
@@ -160,3 +170,4 @@ export { installedFirstPartyServers } from './config/first-party.js';
 export { ConfigError, loadConfigFile, parseConfig } from './config/load.js';
 export type { AggregatorConfig, ServerConfig } from './config/schema.js';
 export { configJsonSchema, configSchema } from './config/schema.js';
+export { ToolIndex } from './discovery/tool-index.js';

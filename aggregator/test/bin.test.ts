@@ -87,6 +87,9 @@ describe('toolmesh serve over HTTP', () => {
   let remote: ChildProcess;
   let serving: ReturnType<typeof startServing>;
   let url: string;
+  let configFile: string;
+  let remoteUrl_: string;
+  const health = async () => (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as { servers: { name: string; state: string }[] };
 
   beforeAll(async () => {
     remote = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
@@ -98,11 +101,12 @@ describe('toolmesh serve over HTTP', () => {
         if (found) resolve(found[1] as string);
       });
     });
-    const config = writeConfig('http.json', {
+    remoteUrl_ = remoteUrl;
+    configFile = writeConfig('http.json', {
       remote: { url: remoteUrl },
       local: fixture('local'),
     });
-    serving = startServing(['--config', config, '--transport', 'http', '--port', '0']);
+    serving = startServing(['--config', configFile, '--transport', 'http', '--port', '0']);
     url = await serving.url;
   });
   afterAll(() => {
@@ -128,9 +132,23 @@ describe('toolmesh serve over HTTP', () => {
     await client.close();
   });
 
+  it('reloads when the config file changes or on SIGHUP, and keeps running on a broken edit', async () => {
+    const client = await connectHttpClient(url);
+    writeFileSync(configFile, JSON.stringify({ mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local'), extra: fixture('extra') } }));
+    await until(async () => (await health()).servers.some((server) => server.name === 'extra' && server.state === 'ready'));
+    expect(resultText(await client.call('extra__echo', { text: 'hot' }))).toBe('extra: hot');
+    writeFileSync(configFile, '{ "mcpServers": { "broken": { "args": [] } } }');
+    serving.child.kill('SIGHUP');
+    await until(() => /new config was not applied: [\s\S]*mcpServers\.broken/.test(serving.stderr()));
+    expect((await health()).servers.map((server) => server.name)).toEqual(['remote', 'local', 'extra']);
+    writeFileSync(configFile, JSON.stringify({ mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local') } }));
+    await until(async () => (await health()).servers.length === 2);
+    expect(resultText(await client.call('local__echo', { text: 'same session' }))).toBe('local: same session');
+    await client.close();
+  });
+
   it('reports each server on GET /health', async () => {
-    const health = await (await fetch(url.replace(/\/mcp$/, '/health'))).json();
-    expect(health.servers).toEqual(
+    expect((await health()).servers).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ name: 'remote', state: 'ready' }),
         expect.objectContaining({ name: 'local', state: 'ready' }),

@@ -4,10 +4,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '@toolmesh/core';
 import { connectInMemory, resultText } from '@toolmesh/core/testing';
 import { Aggregator } from '../aggregator.js';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, loadConfigFile } from '../config/load.js';
 import { isStdioServer } from '../config/schema.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
 import { serveAggregator } from './serve.js';
+import { watchConfig } from './watch-config.js';
 
 const USAGE = `toolmesh — one MCP endpoint over many MCP servers
 
@@ -95,6 +96,20 @@ export async function main(argv: string[]): Promise<number> {
     if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
     const aggregator = await Aggregator.start({ config: loaded.config, servers: loaded.servers, log });
     await serveAggregator(aggregator, { transport, host: values.host as string, port, log });
+    if (loaded.file) {
+      const file = loaded.file;
+      watchConfig(file, (why) => {
+        // A broken edit keeps the running config: the error says what to fix.
+        let next: ReturnType<typeof loadConfigFile>;
+        try {
+          next = loadConfigFile(file);
+        } catch (error) {
+          log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
+          return;
+        }
+        void aggregator.reload(next);
+      });
+    }
     return -1;
   }
 

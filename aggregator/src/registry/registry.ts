@@ -42,7 +42,7 @@ export class Registry {
   /** URIs offered by more than one server, with the server that was given each. */
   uriConflicts: { uri: string; owner: string; also: string }[] = [];
 
-  constructor(private readonly maxNameLength: number) {}
+  constructor(public maxNameLength: number) {}
 
   /** Rebuilds from the upstreams (in config order) and says what changed in the tool list. */
   rebuild(upstreams: readonly Upstream[]): RegistryChange {

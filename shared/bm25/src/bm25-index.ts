@@ -27,6 +27,8 @@ export interface SearchOptions<Id> {
   expansionWeight?: number;
   /** Only documents it accepts are ranked. */
   filter?: (id: Id) => boolean;
+  /** Added to the score of each document that matches the query: a prior, such as its group's. */
+  boost?: (id: Id) => number;
 }
 
 export interface Bm25Hit<Id> {
@@ -173,6 +175,7 @@ export class Bm25Index<Id, Field extends string = string> {
     if (limit <= 0 || this.size === 0) return [];
     const concepts = this.#concepts(query, options);
     const matched = this.#score(concepts);
+    if (options.boost) for (const slot of matched) this.#scores[slot]! += options.boost(this.#ids[slot]!);
     const ranked = this.#rank(matched, limit, options.filter);
     const hits = ranked.map((slot) => ({ id: this.#ids[slot]!, score: this.#scores[slot]! }));
     for (const slot of matched) this.#scores[slot] = 0;

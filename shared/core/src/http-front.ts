@@ -7,6 +7,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { SessionTable } from './http-sessions.js';
 import type { Logger } from './logger.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
@@ -23,6 +24,8 @@ export interface HttpFrontOptions {
   log: Logger;
   /** Origins (scheme://host[:port]) a browser may call from besides loopback ones. */
   allowedOrigins?: string[];
+  /** A session with no request for this long is closed (default 30 minutes). */
+  sessionIdleMs?: number;
   /** Largest JSON-RPC body accepted, e.g. a big `apply_patch`. */
   bodyLimit?: string;
 }
@@ -78,46 +81,39 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   app.use(originCheck(options.allowedOrigins ?? []));
   app.use(express.json({ limit: options.bodyLimit ?? '64mb' }));
 
-  const sessionMaps: Map<string, StreamableHTTPServerTransport>[] = [];
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, SSEServerTransport>();
 
   const serveEndpoint = (endpoint: string, createServer: () => Server) => {
     // Sessions belong to the endpoint that opened them.
-    const streamable = new Map<string, StreamableHTTPServerTransport>();
-    sessionMaps.push(streamable);
+    const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
+    tables.push(sessions);
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
-      const transport = typeof sessionId === 'string' ? streamable.get(sessionId) : undefined;
+      const transport = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;
       if (!transport) {
-        return jsonRpcError(
-          res,
-          typeof sessionId === 'string' ? 404 : 400,
-          'Unknown or missing Mcp-Session-Id.',
-        );
+        const message =
+          typeof sessionId === 'string'
+            ? 'Session not found: it ended, expired or never existed. Initialize again.'
+            : 'No Mcp-Session-Id header: send an initialize request first.';
+        return jsonRpcError(res, typeof sessionId === 'string' ? 404 : 400, message);
       }
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, req.body);
     };
     app.post(endpoint, async (req, res) => {
-      const sessionId = req.headers['mcp-session-id'];
-      if (typeof sessionId === 'string') {
-        const transport = streamable.get(sessionId);
-        if (!transport)
-          return jsonRpcError(res, 404, 'Session not found: it ended or never existed. Initialize again.');
-        return transport.handleRequest(req, res, req.body);
-      }
+      if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       if (!messages.some((message) => isInitializeRequest(message))) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
       }
-      const transport = new StreamableHTTPServerTransport({
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => {
-          streamable.set(id, transport);
-        },
+        onsessioninitialized: (id) => sessions.add(id, transport),
       });
       const server = createServer();
       transport.onclose = () => {
-        if (transport.sessionId) streamable.delete(transport.sessionId);
+        if (transport.sessionId) sessions.delete(transport.sessionId);
         void server.close();
       };
       await server.connect(transport);
@@ -166,6 +162,14 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       ),
     );
   });
+  const sweeper = setInterval(
+    () => {
+      for (const sessions of tables) sessions.sweep();
+    },
+    Math.min(60_000, Math.max(1000, idleMs / 4)),
+  );
+  sweeper.unref();
+
   const address = httpServer.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const base = `http://${hostForUrl}:${address.port}`;
@@ -173,9 +177,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   return {
     url: `${base}/mcp`,
     sseUrl: `${base}/sse`,
-    sessionCount: () => sessionMaps.reduce((sum, sessions) => sum + sessions.size, legacy.size),
+    sessionCount: () => tables.reduce((sum, sessions) => sum + sessions.size, legacy.size),
     async close() {
-      const transports = [...sessionMaps.flatMap((sessions) => [...sessions.values()]), ...legacy.values()];
+      clearInterval(sweeper);
+      const transports = [...tables.flatMap((sessions) => sessions.transports()), ...legacy.values()];
       await Promise.allSettled(transports.map((transport) => transport.close()));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

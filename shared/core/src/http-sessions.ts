@@ -1,0 +1,63 @@
+import type { Response } from 'express';
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+interface Entry<T> {
+  transport: T;
+  lastSeen: number;
+  openRequests: number;
+}
+
+/**
+ * The sessions of one HTTP endpoint. A client that vanishes without ending its session (no
+ * DELETE) would otherwise hold its transport and server forever; a session with no open
+ * request for `idleMs` is closed.
+ */
+export class SessionTable<T extends Closable> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  constructor(private readonly idleMs: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  add(id: string, transport: T): void {
+    this.entries.set(id, { transport, lastSeen: Date.now(), openRequests: 0 });
+  }
+
+  delete(id: string): void {
+    this.entries.delete(id);
+  }
+
+  /** The session's transport, counted as in use until `res` finishes. */
+  use(id: string, res: Response): T | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    entry.openRequests++;
+    entry.lastSeen = Date.now();
+    res.once('close', () => {
+      entry.openRequests--;
+      entry.lastSeen = Date.now();
+    });
+    return entry.transport;
+  }
+
+  transports(): T[] {
+    return [...this.entries.values()].map((entry) => entry.transport);
+  }
+
+  /** Closes sessions idle for longer than the limit; returns how many. */
+  sweep(now = Date.now()): number {
+    let closed = 0;
+    for (const [id, entry] of this.entries) {
+      if (entry.openRequests > 0 || now - entry.lastSeen < this.idleMs) continue;
+      this.entries.delete(id);
+      void entry.transport.close().catch(() => undefined);
+      closed++;
+    }
+    return closed;
+  }
+}
