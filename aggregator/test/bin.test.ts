@@ -89,7 +89,10 @@ describe('toolmesh serve over HTTP', () => {
   let url: string;
   let configFile: string;
   let remoteUrl_: string;
-  const health = async () => (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as { servers: { name: string; state: string }[] };
+  const health = async () =>
+    (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as {
+      servers: { name: string; state: string }[];
+    };
 
   beforeAll(async () => {
     remote = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
@@ -134,16 +137,28 @@ describe('toolmesh serve over HTTP', () => {
 
   it('reloads when the config file changes or on SIGHUP, and keeps running on a broken edit', async () => {
     const client = await connectHttpClient(url);
-    writeFileSync(configFile, JSON.stringify({ mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local'), extra: fixture('extra') } }));
-    await until(async () => (await health()).servers.some((server) => server.name === 'extra' && server.state === 'ready'));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local'), extra: fixture('extra') },
+      }),
+    );
+    await until(async () =>
+      (await health()).servers.some((server) => server.name === 'extra' && server.state === 'ready'),
+    );
     expect(resultText(await client.call('extra__echo', { text: 'hot' }))).toBe('extra: hot');
     writeFileSync(configFile, '{ "mcpServers": { "broken": { "args": [] } } }');
     serving.child.kill('SIGHUP');
     await until(() => /new config was not applied: [\s\S]*mcpServers\.broken/.test(serving.stderr()));
     expect((await health()).servers.map((server) => server.name)).toEqual(['remote', 'local', 'extra']);
-    writeFileSync(configFile, JSON.stringify({ mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local') } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ mcpServers: { remote: { url: remoteUrl_ }, local: fixture('local') } }),
+    );
     await until(async () => (await health()).servers.length === 2);
-    expect(resultText(await client.call('local__echo', { text: 'same session' }))).toBe('local: same session');
+    expect(resultText(await client.call('local__echo', { text: 'same session' }))).toBe(
+      'local: same session',
+    );
     await client.close();
   });
 

@@ -60,6 +60,12 @@ describe('config', () => {
       /mcpServers\.bad: a server needs either "command".*or "url"/,
     );
     expect(error({ exposure: 'some' })).toMatch(/exposure: .*"all".*"discovery"/);
+    expect(error({ mcpServers: { remote: { url: 'not a url' } } })).toMatch(
+      /mcpServers\.remote\.url: Invalid URL/,
+    );
+    expect(error({ mcpServers: { local: { command: 'node', args: 'server.js' } } })).toMatch(
+      /mcpServers\.local\.args: .*array/,
+    );
     expect(error({ mcpServers: { 'bad name': { command: 'x' } } })).toMatch(/a server name takes letters/);
     expect(error({ mcpServers: { a: { command: 'x' } }, servers: { a: { command: 'y' } } })).toMatch(
       /both mcpServers and servers/,

@@ -35,7 +35,9 @@ describe('reload', () => {
     await until(() => changes > 0);
 
     const restarted = await harness.aggregator.reload(
-      parseConfig({ mcpServers: { kept: fixture('kept-renamed'), added: fixture('added'), changed: fixture('changed') } }),
+      parseConfig({
+        mcpServers: { kept: fixture('kept-renamed'), added: fixture('added'), changed: fixture('changed') },
+      }),
     );
     expect(restarted.restarted).toEqual(['kept']);
     expect(resultText(await connected.call('kept__echo', { text: 'again' }))).toBe('kept-renamed: again');

@@ -55,9 +55,13 @@ beforeAll(async () => {
   scratch = await startHarness({});
   const config = path.join(scratch.folder, 'soak.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { one: fixture('one'), two: fixture('two') } }));
-  child = spawn(process.execPath, [BIN, 'serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   url = await new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (chunk) => {
@@ -80,7 +84,7 @@ describe('1,000 client sessions over HTTP', () => {
     const childrenBefore = childrenOf(pid);
     const memoryBefore = residentBytes(pid);
     await sessions(url, 1000, 10);
-    const health = await (await fetch(url.replace(/\/mcp$/, '/health'))).json();
+    const health = (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as { sessions: number };
     expect(health.sessions).toBe(0);
     expect(childrenOf(pid)).toBe(childrenBefore);
     expect(childrenBefore).toBe(2);

@@ -12,13 +12,35 @@ function keyPath(parts: readonly PropertyKey[]): string {
   return parts.map(String).join('.') || '(the whole file)';
 }
 
-function describeIssues(file: string, error: z.ZodError): string {
-  const lines = error.issues.slice(0, 10).map((issue) => {
-    if (issue.code === 'invalid_union') {
-      return `${keyPath(issue.path)}: a server needs either "command" (a program to run) or "url" (a remote endpoint)`;
-    }
-    return `${keyPath(issue.path)}: ${issue.message}`;
-  });
+function valueAt(raw: unknown, parts: readonly PropertyKey[]): unknown {
+  return parts.reduce<unknown>(
+    (value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key],
+    raw,
+  );
+}
+
+/** A server entry fails as a union: explain it by the kind it was meant to be (it has `command`, or `url`). */
+function describeServerIssue(raw: unknown, issue: z.core.$ZodIssueInvalidUnion): string[] {
+  const entry = valueAt(raw, issue.path) as Record<string, unknown> | undefined;
+  const branch = entry && 'command' in entry ? 0 : entry && 'url' in entry ? 1 : undefined;
+  if (branch === undefined) {
+    return [
+      `${keyPath(issue.path)}: a server needs either "command" (a program to run) or "url" (a remote endpoint)`,
+    ];
+  }
+  return (issue.errors[branch] ?? []).map(
+    (inner) => `${keyPath([...issue.path, ...inner.path])}: ${inner.message}`,
+  );
+}
+
+function describeIssues(file: string, error: z.ZodError, raw: unknown): string {
+  const lines = error.issues
+    .slice(0, 10)
+    .flatMap((issue) =>
+      issue.code === 'invalid_union'
+        ? describeServerIssue(raw, issue)
+        : [`${keyPath(issue.path)}: ${issue.message}`],
+    );
   return `${file} is not a valid toolmesh config:\n  ${lines.join('\n  ')}`;
 }
 
@@ -60,7 +82,7 @@ export function parseConfig(
 ): LoadedConfig {
   const file = options.file ?? 'config';
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(describeIssues(file, parsed.error));
+  if (!parsed.success) throw new ConfigError(describeIssues(file, parsed.error, raw));
   const config = parsed.data;
   const servers = new Map<string, ServerConfig>();
   const entries = [

@@ -26,12 +26,10 @@ const QUESTION_INTENTS: ReadonlyArray<readonly [RegExp, string]> = [
  * the action it implies ("which boards do we have?" → list).
  */
 export function rewriteQuery(request: string): string {
-  const text = request
-    .replace(QUOTED, '$1 ')
-    .replace(URL, ' ')
-    .replace(FILE_NAME, ' $1 ')
-    .replace(PATH, ' ');
-  const compounds = [...text.toLowerCase().matchAll(PHRASAL_VERB)].map(([, verb, particle]) => verb! + particle!);
+  const text = request.replace(QUOTED, '$1 ').replace(URL, ' ').replace(FILE_NAME, ' $1 ').replace(PATH, ' ');
+  const compounds = [...text.toLowerCase().matchAll(PHRASAL_VERB)].map(
+    ([, verb, particle]) => verb! + particle!,
+  );
   const intents = QUESTION_INTENTS.filter(([question]) => question.test(text)).map(([, intent]) => intent);
   return [text, ...compounds, ...intents].join(' ');
 }

@@ -39,7 +39,7 @@ export class ToolIndex {
   readonly #tools = new Bm25Index<string, ToolField>({ fields: FIELD_WEIGHTS });
   readonly #servers = new Bm25Index<string, 'name'>({ fields: { name: 1 }, b: 0 });
   readonly #entries = new Map<string, ToolEntry>();
-  readonly #toolCounts = new Map<string, number>();
+  readonly #toolsOf = new Map<string, Set<string>>();
   /** Lowercased exposed and original names → the exposed names they denote. */
   readonly #named = new Map<string, Set<string>>();
 
@@ -51,9 +51,9 @@ export class ToolIndex {
     this.remove(entry.name);
     this.#entries.set(entry.name, entry);
     this.#tools.add(entry.name, toolFields(entry));
-    const count = this.#toolCounts.get(entry.server) ?? 0;
-    if (count === 0) this.#servers.add(entry.server, { name: serverWords(entry.server).join(' ') });
-    this.#toolCounts.set(entry.server, count + 1);
+    const siblings = this.#toolsOf.get(entry.server) ?? new Set();
+    if (siblings.size === 0) this.#servers.add(entry.server, { name: serverWords(entry.server).join(' ') });
+    this.#toolsOf.set(entry.server, siblings.add(entry.name));
     for (const key of namesOf(entry)) {
       const names = this.#named.get(key) ?? new Set();
       this.#named.set(key, names.add(entry.name));
@@ -65,12 +65,11 @@ export class ToolIndex {
     if (!entry) return false;
     this.#entries.delete(name);
     this.#tools.remove(name);
-    const count = this.#toolCounts.get(entry.server)! - 1;
-    if (count === 0) {
-      this.#toolCounts.delete(entry.server);
+    const siblings = this.#toolsOf.get(entry.server)!;
+    siblings.delete(name);
+    if (siblings.size === 0) {
+      this.#toolsOf.delete(entry.server);
       this.#servers.remove(entry.server);
-    } else {
-      this.#toolCounts.set(entry.server, count);
     }
     for (const key of namesOf(entry)) {
       const names = this.#named.get(key)!;
@@ -86,21 +85,31 @@ export class ToolIndex {
     if (text === '') return this.#all(accept).slice(0, limit);
     const exact = [...(this.#named.get(text.toLowerCase()) ?? [])].filter(accept).sort();
     const request = rewriteQuery(text);
-    const mentions = this.#servers.search(request, { limit: this.#toolCounts.size, expand: synonymsOf });
-    const lift = new Map(mentions.map(({ id, score }) => [id, SERVER_MENTION_WEIGHT * score]));
     const hits = this.#tools
       .search(request, {
         limit: limit + exact.length,
         expand: synonymsOf,
         expansionWeight: SYNONYM_WEIGHT,
         filter: accept,
-        boost: (name) => lift.get(this.#entries.get(name)!.server) ?? 0,
+        boost: this.#mentionLift(request),
       })
       .map(({ id, score }) => ({ name: id, score }));
     if (exact.length === 0) return hits.slice(0, limit);
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
     return [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit);
+  }
+
+  /** Each tool of a server the request names, with its lift. */
+  #mentionLift(request: string): Map<string, number> {
+    const lift = new Map<string, number>();
+    for (const { id, score } of this.#servers.search(request, {
+      limit: this.#toolsOf.size,
+      expand: synonymsOf,
+    })) {
+      for (const name of this.#toolsOf.get(id)!) lift.set(name, SERVER_MENTION_WEIGHT * score);
+    }
+    return lift;
   }
 
   #all(accept: (name: string) => boolean): ToolHit[] {

@@ -51,14 +51,21 @@ export class UpstreamSet extends EventEmitter {
    * Brings the running set to `servers`: starts the new, stops the removed, restarts those whose
    * config changed, and leaves the rest (and their in-flight calls) alone.
    */
-  async reconcile(servers: ReadonlyMap<string, ServerConfig>): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+  async reconcile(
+    servers: ReadonlyMap<string, ServerConfig>,
+  ): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
     const added = [...servers.keys()].filter((name) => !this.byName.has(name));
     const removed = [...this.byName.keys()].filter((name) => !servers.has(name));
     const restarted = [...servers]
-      .filter(([name, config]) => this.byName.has(name) && JSON.stringify(this.byName.get(name)?.config) !== JSON.stringify(config))
+      .filter(
+        ([name, config]) =>
+          this.byName.has(name) && JSON.stringify(this.byName.get(name)?.config) !== JSON.stringify(config),
+      )
       .map(([name]) => name);
     await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
-    await Promise.all([...added, ...restarted].map((name) => this.add(name, servers.get(name) as ServerConfig)));
+    await Promise.all(
+      [...added, ...restarted].map((name) => this.add(name, servers.get(name) as ServerConfig)),
+    );
     // Keep config order, which decides resource ownership and listing order.
     const ordered = [...servers.keys()].map((name) => [name, this.byName.get(name) as Upstream] as const);
     this.byName.clear();

@@ -19,16 +19,16 @@ export interface SearchOptions<Id> {
    * like the query. The term and its expansions form one concept: a document scores the best
    * of them, so one holding both "delete" and "remove" gains nothing over one holding either;
    * an expansion of several terms ("pull request" for "pr") scores the sum of its terms.
-   * Two adjacent query terms are offered too, joined by a space ("sign out"), so phrases
-   * can have synonyms ("logout"); a phrase with expansions becomes a concept of its own.
+   * Two adjacent query terms are offered too, joined by a space ("pull request"), so phrases
+   * can have synonyms ("pr"); a phrase with expansions becomes a concept of its own.
    */
   expand?: (term: string) => readonly string[];
   /** How much an expansion counts next to the query's own term; default 0.5. */
   expansionWeight?: number;
   /** Only documents it accepts are ranked. */
   filter?: (id: Id) => boolean;
-  /** Added to the score of each document that matches the query: a prior, such as its group's. */
-  boost?: (id: Id) => number;
+  /** Extra score for some documents, added when they match the query: a prior, such as their group's. */
+  boost?: ReadonlyMap<Id, number>;
 }
 
 export interface Bm25Hit<Id> {
@@ -38,22 +38,19 @@ export interface Bm25Hit<Id> {
 
 /** One term's documents: their slots and, per slot, the term's count in each field. */
 interface Postings {
+  term: string;
   slots: number[];
   counts: number[];
 }
 
 /** One way of saying a query term: its own term, or an expansion of one or more terms. */
 interface Alternative {
-  terms: string[];
+  postings: Postings[];
   weight: number;
 }
 
 /** The alternatives that stand for one query term. */
 type Concept = Alternative[];
-
-function isSingle(alternative: Alternative, term: string): boolean {
-  return alternative.terms.length === 1 && alternative.terms[0] === term;
-}
 
 const INITIAL_CAPACITY = 64;
 
@@ -72,10 +69,12 @@ export class Bm25Index<Id, Field extends string = string> {
   readonly #postings = new Map<string, Postings>();
   readonly #slotOf = new Map<Id, number>();
   readonly #ids: (Id | undefined)[] = [];
-  readonly #termsOf: (string[] | undefined)[] = [];
+  readonly #postingsOf: (Postings[] | undefined)[] = [];
   readonly #freeSlots: number[] = [];
   readonly #totalLengths: Float64Array;
+  /** Per slot and field, the field's length in terms. */
   #lengths: Float64Array;
+  /** Scratch space for one search, all zero between searches. */
   #scores: Float64Array;
   #conceptScores: Float64Array;
   #alternativeScores: Float64Array;
@@ -89,7 +88,6 @@ export class Bm25Index<Id, Field extends string = string> {
     );
     this.#k1 = options.k1 ?? 1.2;
     this.#tokenize = options.tokenize ?? defaultTokenize;
-
     this.#totalLengths = new Float64Array(this.#fields.length);
     this.#lengths = new Float64Array(INITIAL_CAPACITY * this.#fields.length);
     this.#scores = new Float64Array(INITIAL_CAPACITY);
@@ -111,34 +109,30 @@ export class Bm25Index<Id, Field extends string = string> {
     const fieldCount = this.#fields.length;
     const slot = this.#freeSlots.pop() ?? this.#ids.length;
     this.#reserve(slot + 1);
-    const offsetOf = new Map<string, number>();
-    const counts: number[] = [];
+    const own: Postings[] = [];
     for (let field = 0; field < fieldCount; field++) {
       const text = document[this.#fields[field]!];
       const terms = text ? this.#tokenize(text) : [];
       this.#lengths[slot * fieldCount + field] = terms.length;
       this.#totalLengths[field]! += terms.length;
       for (const term of terms) {
-        let offset = offsetOf.get(term);
-        if (offset === undefined) {
-          offset = counts.length;
-          offsetOf.set(term, offset);
-          for (let each = 0; each < fieldCount; each++) counts.push(0);
+        let postings = this.#postings.get(term);
+        if (!postings) {
+          postings = { term, slots: [], counts: [] };
+          this.#postings.set(term, postings);
         }
-        counts[offset + field]!++;
+        // Postings grow in slot order within one add, so this document's entry is the last.
+        const last = postings.slots.length - 1;
+        if (postings.slots[last] !== slot) {
+          postings.slots.push(slot);
+          for (let each = 0; each < fieldCount; each++) postings.counts.push(0);
+          own.push(postings);
+        }
+        postings.counts[(postings.slots.length - 1) * fieldCount + field]!++;
       }
-    }
-    for (const [term, offset] of offsetOf) {
-      let postings = this.#postings.get(term);
-      if (!postings) {
-        postings = { slots: [], counts: [] };
-        this.#postings.set(term, postings);
-      }
-      postings.slots.push(slot);
-      for (let field = 0; field < fieldCount; field++) postings.counts.push(counts[offset + field]!);
     }
     this.#ids[slot] = id;
-    this.#termsOf[slot] = [...offsetOf.keys()];
+    this.#postingsOf[slot] = own;
     this.#slotOf.set(id, slot);
   }
 
@@ -147,23 +141,20 @@ export class Bm25Index<Id, Field extends string = string> {
     const slot = this.#slotOf.get(id);
     if (slot === undefined) return false;
     const fieldCount = this.#fields.length;
-    for (const term of this.#termsOf[slot]!) {
-      const postings = this.#postings.get(term)!;
-      const at = postings.slots.indexOf(slot);
+    for (const postings of this.#postingsOf[slot]!) {
+      const at = postings.slots.lastIndexOf(slot);
       const last = postings.slots.length - 1;
       postings.slots[at] = postings.slots[last]!;
       postings.slots.pop();
-      for (let field = 0; field < fieldCount; field++) {
-        postings.counts[at * fieldCount + field] = postings.counts[last * fieldCount + field]!;
-      }
+      postings.counts.copyWithin(at * fieldCount, last * fieldCount);
       postings.counts.length = last * fieldCount;
-      if (last === 0) this.#postings.delete(term);
+      if (last === 0) this.#postings.delete(postings.term);
     }
     for (let field = 0; field < fieldCount; field++) {
       this.#totalLengths[field]! -= this.#lengths[slot * fieldCount + field]!;
     }
     this.#ids[slot] = undefined;
-    this.#termsOf[slot] = undefined;
+    this.#postingsOf[slot] = undefined;
     this.#slotOf.delete(id);
     this.#freeSlots.push(slot);
     return true;
@@ -173,37 +164,67 @@ export class Bm25Index<Id, Field extends string = string> {
   search(query: string, options: SearchOptions<Id> = {}): Bm25Hit<Id>[] {
     const limit = options.limit ?? 10;
     if (limit <= 0 || this.size === 0) return [];
-    const concepts = this.#concepts(query, options);
-    const matched = this.#score(concepts);
-    if (options.boost) for (const slot of matched) this.#scores[slot]! += options.boost(this.#ids[slot]!);
+    const matched = this.#score(this.#concepts(query, options));
+    const scores = this.#scores;
+    for (const [id, extra] of options.boost ?? []) {
+      const slot = this.#slotOf.get(id);
+      if (slot !== undefined && scores[slot]! > 0) scores[slot]! += extra;
+    }
     const ranked = this.#rank(matched, limit, options.filter);
-    const hits = ranked.map((slot) => ({ id: this.#ids[slot]!, score: this.#scores[slot]! }));
-    for (const slot of matched) this.#scores[slot] = 0;
+    const hits = ranked.map((slot) => ({ id: this.#ids[slot]!, score: scores[slot]! }));
+    for (const slot of matched) scores[slot] = 0;
     return hits;
   }
 
   #concepts(query: string, options: SearchOptions<Id>): Concept[] {
     const concepts: Concept[] = [];
+    const seen = new Set<string>();
     const terms = this.#tokenize(query);
     for (const term of terms) {
-      const known = concepts.flat().find((alternative) => isSingle(alternative, term));
-      if (known) known.weight = 1;
-      else concepts.push(this.#expanded([{ terms: [term], weight: 1 }], term, options));
+      if (seen.has(term)) continue;
+      seen.add(term);
+      concepts.push(this.#concept(term, [term], options));
     }
     for (let at = 1; at < terms.length; at++) {
-      const phrase = this.#expanded([], `${terms[at - 1]} ${terms[at]}`, options);
+      const phrase = this.#concept(`${terms[at - 1]} ${terms[at]}`, [], options);
       if (phrase.length > 0) concepts.push(phrase);
     }
-    return concepts;
+    return this.#withoutRepeats(concepts);
   }
 
-  #expanded(concept: Concept, key: string, options: SearchOptions<Id>): Concept {
-    for (const text of options.expand?.(key) ?? []) {
-      const terms = this.#tokenize(text);
-      const duplicate = concept.some((alternative) => alternative.terms.join(' ') === terms.join(' '));
-      if (terms.length > 0 && !duplicate) concept.push({ terms, weight: options.expansionWeight ?? 0.5 });
-    }
+  /** A concept for `key`: its own terms at full weight when given, then its expansions. */
+  #concept(key: string, own: string[], options: SearchOptions<Id>): Concept {
+    const concept: Concept = [];
+    const spellings = new Set<string>();
+    const add = (terms: string[], weight: number) => {
+      const spelling = terms.join(' ');
+      if (terms.length === 0 || spellings.has(spelling)) return;
+      spellings.add(spelling);
+      const postings = terms.flatMap((term) => this.#postings.get(term) ?? []);
+      if (postings.length > 0) concept.push({ postings, weight });
+    };
+    add(own, 1);
+    const weight = options.expansionWeight ?? 0.5;
+    for (const text of options.expand?.(key) ?? []) add(this.#tokenize(text), weight);
     return concept;
+  }
+
+  /**
+   * A query term that is also another term's synonym ("create new …") is one concept, not
+   * two: its own concept goes, and the one that names it counts it at full weight.
+   */
+  #withoutRepeats(concepts: Concept[]): Concept[] {
+    const kept: Concept[] = [];
+    for (const concept of concepts) {
+      const own = concept[0];
+      const elsewhere =
+        own?.weight === 1 && own.postings.length === 1
+          ? kept.flat().find((other) => other.postings.length === 1 && other.postings[0] === own.postings[0])
+          : undefined;
+      if (elsewhere) elsewhere.weight = 1;
+      else if (concept.length > 0) kept.push(concept);
+    }
+    return kept;
   }
 
   /**
@@ -217,14 +238,10 @@ export class Bm25Index<Id, Field extends string = string> {
     const matched: number[] = [];
     const matchedByConcept: number[] = [];
     const matchedByAlternative: number[] = [];
-    const termScorer = this.#termScorer();
     for (const concept of concepts) {
       for (const alternative of concept) {
-        for (const term of alternative.terms) {
-          termScorer(term, alternative.weight, (slot, score) => {
-            if (alternativeScores[slot] === 0) matchedByAlternative.push(slot);
-            alternativeScores[slot]! += score;
-          });
+        for (const postings of alternative.postings) {
+          this.#scoreTerm(postings, alternative.weight, alternativeScores, matchedByAlternative);
         }
         for (const slot of matchedByAlternative) {
           if (conceptScores[slot] === 0) matchedByConcept.push(slot);
@@ -243,35 +260,32 @@ export class Bm25Index<Id, Field extends string = string> {
     return matched;
   }
 
-  /** BM25F of one term in every document holding it, with this moment's statistics. */
-  #termScorer(): (term: string, weight: number, take: (slot: number, score: number) => void) => void {
+  /** Adds one term's BM25F score, with this moment's statistics, into `into` for every slot holding it. */
+  #scoreTerm(postings: Postings, weight: number, into: Float64Array, matched: number[]): void {
+    const { slots, counts } = postings;
+    if (slots.length === 0 || weight <= 0) return;
     const fieldCount = this.#fields.length;
     const documentCount = this.size;
     const k1 = this.#k1;
     const lengths = this.#lengths;
     const fieldWeights = this.#fieldWeights;
-    const constant = this.#lengthNormalisation.map((b) => 1 - b);
-    const perLength = this.#lengthNormalisation.map((b, field) => {
-      const total = this.#totalLengths[field]!;
-      return total > 0 ? (b * documentCount) / total : 0;
-    });
-    return (term, weight, take) => {
-      const postings = this.#postings.get(term);
-      if (!postings || weight <= 0) return;
-      const { slots, counts } = postings;
-      const idf = Math.log(1 + (documentCount - slots.length + 0.5) / (slots.length + 0.5));
-      for (let at = 0; at < slots.length; at++) {
-        const slot = slots[at]!;
-        let weightedCount = 0;
-        for (let field = 0; field < fieldCount; field++) {
-          const count = counts[at * fieldCount + field]!;
-          if (count === 0) continue;
-          const length = lengths[slot * fieldCount + field]!;
-          weightedCount += (count * fieldWeights[field]!) / (constant[field]! + perLength[field]! * length);
-        }
-        if (weightedCount > 0) take(slot, (weight * idf * weightedCount * (k1 + 1)) / (k1 + weightedCount));
+    const normalisation = this.#lengthNormalisation;
+    const totals = this.#totalLengths;
+    const idf = weight * Math.log(1 + (documentCount - slots.length + 0.5) / (slots.length + 0.5));
+    for (let at = 0; at < slots.length; at++) {
+      const slot = slots[at]!;
+      let weightedCount = 0;
+      for (let field = 0, offset = at * fieldCount; field < fieldCount; field++, offset++) {
+        const count = counts[offset]!;
+        if (count === 0) continue;
+        const b = normalisation[field]!;
+        const relativeLength = (lengths[slot * fieldCount + field]! * documentCount) / totals[field]!;
+        weightedCount += (count * fieldWeights[field]!) / (1 - b + b * relativeLength);
       }
-    };
+      if (weightedCount <= 0) continue;
+      if (into[slot] === 0) matched.push(slot);
+      into[slot]! += (idf * weightedCount * (k1 + 1)) / (k1 + weightedCount);
+    }
   }
 
   #rank(matched: number[], limit: number, filter: ((id: Id) => boolean) | undefined): number[] {

@@ -2,8 +2,8 @@ import { identifierWords } from './identifier-words.js';
 import { stem } from './stem.js';
 import { STOPWORDS } from './stopwords.js';
 
-/** Runs of letters, digits, `_` and `-`: prose words and identifiers alike. */
-const CHUNK = /[\p{L}\p{N}\p{M}_-]+/gu;
+/** Beyond ASCII, what counts as part of a word; ASCII is classified by character code, for speed. */
+const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u;
 
 /**
  * Two capitalised words run together are far more often a product name (GitHub, HubSpot,
@@ -24,12 +24,35 @@ const MAX_REMEMBERED_STEMS = 100_000;
  */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  for (const chunk of text.match(CHUNK) ?? []) {
-    const words = PRODUCT_NAME.test(chunk) ? [chunk] : identifierWords(chunk);
-    for (const word of words) addTerm(terms, word.toLowerCase());
-    if (words.length > 1) addTerm(terms, words.join('').toLowerCase());
+  const end = text.length;
+  let at = 0;
+  while (at < end) {
+    const start = at;
+    // Most chunks are plain words (lowercase, perhaps capitalised) and need no splitting.
+    let plain = true;
+    for (; at < end; at++) {
+      const code = text.charCodeAt(at);
+      if (code >= 97 && code <= 122) continue;
+      if (code >= 65 && code <= 90) {
+        if (at > start) plain = false;
+        continue;
+      }
+      if ((code >= 48 && code <= 57) || code === 95 || code === 45) plain = false;
+      else if (code < 128 || !WORD_CHARACTER.test(text[at]!)) break;
+      else plain = false;
+    }
+    if (at === start) at++;
+    else if (plain) addTerm(terms, text.slice(start, at).toLowerCase());
+    else addIdentifier(terms, text.slice(start, at));
   }
   return terms;
+}
+
+/** A chunk with separators, digits, inner capitals or letters beyond ASCII. */
+function addIdentifier(terms: string[], chunk: string): void {
+  const words = PRODUCT_NAME.test(chunk) ? [chunk] : identifierWords(chunk);
+  for (const word of words) addTerm(terms, word.toLowerCase());
+  if (words.length > 1) addTerm(terms, words.join('').toLowerCase());
 }
 
 function addTerm(terms: string[], word: string): void {

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FS_BIN, fixture, type Harness, startHarness } from './harness.js';
+
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const exec = promisify(execFile);
+
+let scratch: Harness;
+let folder: string;
+beforeAll(async () => {
+  scratch = await startHarness({});
+  folder = scratch.folder;
+  writeFileSync(path.join(folder, 'hello.txt'), 'hello from the shell\n');
+  writeFileSync(
+    path.join(folder, 'toolmesh.json'),
+    JSON.stringify({
+      mcpServers: {
+        fs: { command: process.execPath, args: [FS_BIN, '--root', folder] },
+        'my.tools': fixture('a'),
+        my_tools: fixture('b'),
+        broken: { command: process.execPath, args: ['-e', 'process.exit(7)'] },
+      },
+    }),
+  );
+});
+afterAll(() => scratch.close());
+
+function toolmesh(...args: string[]) {
+  return exec(process.execPath, [BIN, ...args], { cwd: folder, timeout: 30_000 }).catch(
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+}
+
+describe('the toolmesh CLI', () => {
+  it('lists, searches and calls tools from ./toolmesh.json', async () => {
+    const tools = await toolmesh('tools');
+    expect(tools.stdout).toMatch(/^fs__read_file\s/m);
+    const json = JSON.parse((await toolmesh('tools', '--json')).stdout) as { name: string }[];
+    expect(json.map((tool) => tool.name)).toContain('fs__search_text');
+    expect((await toolmesh('search', 'read', 'a', 'text', 'file')).stdout).toMatch(/^fs__read_file/);
+    const called = await toolmesh('call', 'fs__read_file', '{"path":"hello.txt"}');
+    expect(called.stdout).toContain('hello from the shell');
+  });
+
+  it('explains bad calls with exit code 2, and failed tools with 1', async () => {
+    const badJson = await toolmesh('call', 'fs__read_file', '{path}');
+    expect(badJson).toMatchObject({ code: 2 });
+    expect(badJson.stderr).toMatch(/not JSON.*quote them/);
+    const refused = await toolmesh('call', 'fs__read_file', '{"path":"/etc/passwd"}');
+    expect(refused).toMatchObject({ code: 1 });
+    expect(refused.stdout).toMatch(/outside-roots/);
+    expect(await toolmesh('frobnicate')).toMatchObject({ code: 2 });
+  });
+
+  it('doctor names the failing server, the renamed collision, and exits 1', async () => {
+    const doctor = await toolmesh('doctor');
+    expect(doctor).toMatchObject({ code: 1 });
+    expect(doctor.stdout).toMatch(/^ok\s+fs: 10 tools/m);
+    expect(doctor.stdout).toMatch(/^FAILED\s+broken: /m);
+    expect(doctor.stdout).toMatch(
+      /renamed my_tools\/echo to my_tools__echo_[0-9a-f]{6}: my_tools__echo was taken by my\.tools\/echo/,
+    );
+  });
+
+  it('init writes a starter config and will not overwrite one', async () => {
+    const elsewhere = path.join(folder, 'sub');
+    await exec('mkdir', ['-p', elsewhere]);
+    await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere });
+    expect(
+      JSON.parse(readFileSync(path.join(elsewhere, 'toolmesh.json'), 'utf8')).mcpServers.fs,
+    ).toBeDefined();
+    const again = await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere }).catch((error) => error);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists; pass --force/);
+  });
+
+  it('refuses an invalid config naming the key', async () => {
+    const bad = path.join(folder, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ mcpServers: { x: { url: 'not a url' } } }));
+    const result = await toolmesh('tools', '--config', bad);
+    expect(result).toMatchObject({ code: 2 });
+    expect(result.stderr).toMatch(/mcpServers\.x/);
+  });
+});
