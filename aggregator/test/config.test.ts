@@ -31,6 +31,15 @@ describe('config', () => {
     expect(loaded.config.toolNameMaxLength).toBe(48);
   });
 
+  it("prefixes a server's names unless it says prefix: false", () => {
+    const loaded = parseConfig(
+      { mcpServers: { named: { command: 'x' }, own: { url: 'http://127.0.0.1:1/mcp', prefix: false } } },
+      { env: {} },
+    );
+    expect(loaded.servers.get('named')).toMatchObject({ prefix: true });
+    expect(loaded.servers.get('own')).toMatchObject({ prefix: false });
+  });
+
   it('expands ${env:VAR} and names the key when a variable is missing', () => {
     const loaded = parseConfig(
       {

@@ -39,3 +39,34 @@ describe('assignNames', () => {
     expect(first.named.get(first.collisions[0]!.renamed.as)).toEqual({ server: 'b', name: 'x_y' });
   });
 });
+
+describe('assignNames with own names (prefix: false)', () => {
+  it('keeps own names where free; a taken one falls back to <server>__<name>, by the same rule', () => {
+    const items = [
+      { server: 'solo', name: 'echo', ownName: true },
+      { server: 'solo', name: 'call_tool', ownName: true },
+      { server: 'solo', name: 'a__x', ownName: true },
+      { server: 'solo', name: 'read', ownName: true },
+      { server: 'other', name: 'echo', ownName: true },
+      { server: 'a', name: 'x' },
+    ];
+    const first = assignNames(items, 48, ['call_tool']);
+    const again = assignNames([...items].reverse(), 48, ['call_tool']);
+    expect([...first.named].sort()).toEqual([...again.named].sort());
+    expect([...first.named.keys()]).toEqual([
+      'solo__echo',
+      'solo__call_tool',
+      'solo__a__x',
+      'read',
+      'echo',
+      'a__x',
+    ]);
+    // Own names yield to prefixed names, to the aggregator's own tools, and among themselves
+    // go by (server, name) like every other collision.
+    expect(first.collisions.map(({ exposed, kept, renamed }) => [exposed, kept.server, renamed.as])).toEqual([
+      ['a__x', 'a', 'solo__a__x'],
+      ['call_tool', 'toolmesh', 'solo__call_tool'],
+      ['echo', 'other', 'solo__echo'],
+    ]);
+  });
+});

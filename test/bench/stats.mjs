@@ -19,7 +19,36 @@ export function percentile(values, p) {
 
 export function summarize(values) {
   const s = sorted(values);
-  return { runs: s.length, median: median(s), p95: percentile(s, 95), min: s[0], max: s[s.length - 1] };
+  return {
+    runs: s.length,
+    median: median(s),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    min: s[0],
+    max: s[s.length - 1],
+  };
+}
+
+/**
+ * Runs the named functions `runs` times each, interleaved (order rotating per round) so that the
+ * machine's noise falls on all of them alike, after `warmup` unmeasured runs each.
+ */
+export async function interleaved(fns, { runs, warmup = 1 }) {
+  const names = Object.keys(fns);
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  const results = {};
+  for (const name of names) for (let i = 0; i < warmup; i++) results[name] = await fns[name]();
+  for (let round = 0; round < runs; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(round + k) % names.length];
+      const start = performance.now();
+      results[name] = await fns[name]();
+      times[name].push(performance.now() - start);
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => [name, { stats: summarize(times[name]), result: results[name] }]),
+  );
 }
 
 /** Runs `fn` `warmup` times unmeasured, then `runs` times; returns the times (ms) and the last result. */
@@ -39,6 +68,11 @@ export function ms(value) {
   if (value >= 1000) return `${(value / 1000).toFixed(2)} s`;
   if (value >= 100) return `${value.toFixed(0)} ms`;
   return `${value.toFixed(1)} ms`;
+}
+
+/** A short duration given in ms, written in whole microseconds. */
+export function micros(value) {
+  return `${Math.round(value * 1000).toLocaleString('en-US')} µs`;
 }
 
 export function mib(kilobytes) {

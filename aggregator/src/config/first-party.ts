@@ -40,6 +40,7 @@ export function installedFirstPartyServers(root: string): Map<string, StdioServe
       env: { TOOLMESH_DATA_DIR: dataDirectory() },
       disabled: false,
       disabledTools: [],
+      prefix: true,
     });
   }
   return servers;

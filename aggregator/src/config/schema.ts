@@ -9,6 +9,12 @@ const serverCommon = {
     .positive()
     .optional()
     .describe('Per-call timeout for this server, in milliseconds (default: callTimeoutMs).'),
+  prefix: z
+    .boolean()
+    .default(true)
+    .describe(
+      "false: expose this server's tools and prompts under their own names, not <server>__<name>. A name another tool already has falls back to <server>__<name>.",
+    ),
 };
 
 export const stdioServerSchema = z.looseObject({

@@ -6,7 +6,7 @@
 const QUOTED = /(^|[\s(])(?:'[^']+'|"[^"]+"|`[^`]+`|‘[^’]+’|“[^”]+”)(?=$|[\s.,;:!?)])/g;
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const FILE_NAME = /(?:[\w.-]+\/)*[\w-]+\.([A-Za-z]\w{0,4})\b/g;
-const PATH = /[\w.-]+(?:\/[\w.-]+)+/g;
+const PATH = /[\w.-]+(?:\/[\w.-]+)+\/?/g;
 
 /** A verb and its particle, perhaps around a pronoun: "sign me out", "roll back", "look it up". */
 const PHRASAL_VERB =

@@ -3,7 +3,7 @@ import { tokenize } from '@toolmesh/bm25';
 /**
  * Words that people and tool authors use for the same action or thing. Each group is
  * general vocabulary of tool catalogues, not of any one server; a query term is expanded
- * to the other members of its groups, and so is a phrase of two terms ("sign out").
+ * to the other members of its groups, and so is a phrase of two terms ("pull request").
  */
 const GROUPS: readonly (readonly string[])[] = [
   // actions
@@ -24,6 +24,7 @@ const GROUPS: readonly (readonly string[])[] = [
   ['press', 'hit', 'tap'],
   ['wait', 'pause', 'sleep'],
   ['close', 'shut'],
+  ['select', 'pick', 'choose'],
   ['undo', 'revert', 'rollback'],
   ['login', 'signin', 'authenticate'],
   ['logout', 'signout'],

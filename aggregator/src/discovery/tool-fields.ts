@@ -1,5 +1,5 @@
 import { identifierWords } from '@toolmesh/bm25';
-import type { ToolEntry } from './tool-entry.js';
+import type { IndexedTool } from './indexed-tool.js';
 
 export type ToolField = 'name' | 'title' | 'description' | 'parameterNames' | 'parameterText' | 'server';
 
@@ -7,7 +7,7 @@ export type ToolField = 'name' | 'title' | 'description' | 'parameterNames' | 'p
 const GENERIC_SERVER_WORDS = new Set(['mcp', 'server', 'modelcontextprotocol']);
 
 /** The text of each searchable field of a tool. */
-export function toolFields(entry: ToolEntry): Record<ToolField, string> {
+export function toolFields(entry: IndexedTool): Record<ToolField, string> {
   const parameters = parametersOf(entry.inputSchema);
   return {
     name: nameWords(entry.tool),

@@ -1,8 +1,8 @@
 import { Bm25Index } from '@toolmesh/bm25';
+import type { IndexedTool } from './indexed-tool.js';
 import { parseToolQuery } from './query-syntax.js';
 import { rewriteQuery } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
-import type { ToolEntry } from './tool-entry.js';
 import { serverWords, type ToolField, toolFields } from './tool-fields.js';
 
 export interface ToolHit {
@@ -38,25 +38,26 @@ const SERVER_MENTION_WEIGHT = 2;
 export class ToolIndex {
   readonly #tools = new Bm25Index<string, ToolField>({ fields: FIELD_WEIGHTS });
   readonly #servers = new Bm25Index<string, 'name'>({ fields: { name: 1 }, b: 0 });
-  readonly #entries = new Map<string, ToolEntry>();
+  readonly #entries = new Map<string, IndexedTool>();
   readonly #toolsOf = new Map<string, Set<string>>();
   /** Lowercased exposed and original names → the exposed names they denote. */
-  readonly #named = new Map<string, Set<string>>();
+  readonly #named = new Map<string, string[]>();
 
   get size(): number {
     return this.#entries.size;
   }
 
-  upsert(entry: ToolEntry): void {
+  upsert(entry: IndexedTool): void {
     this.remove(entry.name);
     this.#entries.set(entry.name, entry);
-    this.#tools.add(entry.name, toolFields(entry));
+    this.#tools.add(entry.name, toolFields(entry), entry.server);
     const siblings = this.#toolsOf.get(entry.server) ?? new Set();
     if (siblings.size === 0) this.#servers.add(entry.server, { name: serverWords(entry.server).join(' ') });
     this.#toolsOf.set(entry.server, siblings.add(entry.name));
     for (const key of namesOf(entry)) {
-      const names = this.#named.get(key) ?? new Set();
-      this.#named.set(key, names.add(entry.name));
+      const names = this.#named.get(key);
+      if (!names) this.#named.set(key, [entry.name]);
+      else if (!names.includes(entry.name)) names.push(entry.name);
     }
   }
 
@@ -72,26 +73,27 @@ export class ToolIndex {
       this.#servers.remove(entry.server);
     }
     for (const key of namesOf(entry)) {
-      const names = this.#named.get(key)!;
-      names.delete(name);
-      if (names.size === 0) this.#named.delete(key);
+      const others = this.#named.get(key)?.filter((other) => other !== name) ?? [];
+      if (others.length === 0) this.#named.delete(key);
+      else this.#named.set(key, others);
     }
     return true;
   }
 
   search(query: string, limit = 5): ToolHit[] {
     const { text, server } = parseToolQuery(query);
-    const accept = server === undefined ? () => true : (name: string) => this.#isOnServer(name, server);
+    const accept = server === undefined ? undefined : (name: string) => this.#isOnServer(name, server);
     if (text === '') return this.#all(accept).slice(0, limit);
-    const exact = [...(this.#named.get(text.toLowerCase()) ?? [])].filter(accept).sort();
+    const named = this.#named.get(text.toLowerCase()) ?? [];
+    const exact = (accept ? named.filter(accept) : [...named]).sort();
     const request = rewriteQuery(text);
     const hits = this.#tools
       .search(request, {
         limit: limit + exact.length,
         expand: synonymsOf,
         expansionWeight: SYNONYM_WEIGHT,
-        filter: accept,
-        boost: this.#mentionLift(request),
+        ...(accept && { filter: accept }),
+        groupBoost: this.#mentionLift(request),
       })
       .map(({ id, score }) => ({ name: id, score }));
     if (exact.length === 0) return hits.slice(0, limit);
@@ -100,23 +102,15 @@ export class ToolIndex {
     return [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit);
   }
 
-  /** Each tool of a server the request names, with its lift. */
+  /** Each server the request names, with the lift its tools get. */
   #mentionLift(request: string): Map<string, number> {
-    const lift = new Map<string, number>();
-    for (const { id, score } of this.#servers.search(request, {
-      limit: this.#toolsOf.size,
-      expand: synonymsOf,
-    })) {
-      for (const name of this.#toolsOf.get(id)!) lift.set(name, SERVER_MENTION_WEIGHT * score);
-    }
-    return lift;
+    const mentioned = this.#servers.search(request, { limit: this.#toolsOf.size, expand: synonymsOf });
+    return new Map(mentioned.map(({ id, score }) => [id, SERVER_MENTION_WEIGHT * score]));
   }
 
-  #all(accept: (name: string) => boolean): ToolHit[] {
-    return [...this.#entries.keys()]
-      .filter(accept)
-      .sort()
-      .map((name) => ({ name, score: 0 }));
+  #all(accept: ((name: string) => boolean) | undefined): ToolHit[] {
+    const names = [...this.#entries.keys()];
+    return (accept ? names.filter(accept) : names).sort().map((name) => ({ name, score: 0 }));
   }
 
   #isOnServer(name: string, server: string): boolean {
@@ -124,6 +118,6 @@ export class ToolIndex {
   }
 }
 
-function namesOf(entry: ToolEntry): string[] {
+function namesOf(entry: IndexedTool): string[] {
   return [entry.name.toLowerCase(), entry.tool.toLowerCase()];
 }

@@ -8,26 +8,52 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
-import { UpstreamUnavailable } from '../upstream/upstream.js';
+import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
 import { capResult } from './result-budget.js';
 import type { FrontSession } from './session.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/**
+ * The notifications of one call, sent in the order they came; the result waits for them,
+ * because a client drops progress that arrives after the result.
+ */
+function callNotifications(extra: Extra) {
+  let sent: Promise<unknown> = Promise.resolve();
+  let any = false;
+  return {
+    send(notification: ServerNotification) {
+      any = true;
+      sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+    },
+    // The SDK client handles a notification a microtask after it arrives but a response at once,
+    // so the result also waits one turn of the event loop after the last notification went out.
+    flushed: async () => {
+      await sent;
+      if (any) await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+type CallNotifications = ReturnType<typeof callNotifications>;
+
 /** Passes the client's progress token on: downstream progress reaches the client under it. */
-function progressRelay(extra: Extra) {
+function progressRelay(extra: Extra, notifications: CallNotifications) {
   const token = extra._meta?.progressToken;
   if (token === undefined) return undefined;
-  return (progress: { progress: number; total?: number; message?: string }) => {
-    void extra.sendNotification({
-      method: 'notifications/progress',
-      params: { ...progress, progressToken: token },
-    });
+  return (progress: { progress: number; total?: number; message?: string }) =>
+    notifications.send({ method: 'notifications/progress', params: { ...progress, progressToken: token } });
+}
+
+/** Passes the server's log messages on as part of this call, so they reach the client with it. */
+function logRelay(session: FrontSession, upstream: Upstream, extra: Extra, notifications: CallNotifications) {
+  return (params: LogMessage) => {
+    if (session.carriesLog(upstream.name, extra, params.level))
+      notifications.send({ method: 'notifications/message', params });
   };
 }
 
 /**
- * Calls an exposed tool on its server with the client's cancellation and progress, under the
+ * Calls an exposed tool on its server with the client's cancellation, progress and logging, under the
  * server's timeout. Failures a model can act on come back as `isError` results; a protocol
  * error from the server (bad arguments by its schema) stays a protocol error, as it was sent.
  */
@@ -48,8 +74,11 @@ export async function forwardToolCall(
   const upstream = aggregator.upstreams.get(entry.server);
   if (!upstream) return errorResult(`server ${entry.server} is no longer configured.`);
   const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
-  const onprogress = progressRelay(extra);
-  session.begin(entry.server);
+  const notifications = callNotifications(extra);
+  const onprogress = progressRelay(extra, notifications);
+  const relayLog = logRelay(session, upstream, extra, notifications);
+  session.begin(entry.server, extra);
+  upstream.on('log', relayLog);
   try {
     const result = await upstream.callTool(entry.tool.name, args, {
       signal: extra.signal,
@@ -71,6 +100,8 @@ export async function forwardToolCall(
       `${exposed} failed: ${(error as Error).message}. Its server may be restarting; retry shortly.`,
     );
   } finally {
-    session.end(entry.server);
+    upstream.off('log', relayLog);
+    session.end(entry.server, extra);
+    await notifications.flushed();
   }
 }

@@ -11,6 +11,9 @@ import {
   McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { runTool, toolListEntry } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
@@ -41,21 +44,29 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         completions: {},
         logging: {},
       },
       instructions:
-        'toolmesh proxies many MCP servers. Tools are named <server>__<tool>. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
+        'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
   const session = new FrontSession(server, exposure);
   aggregator.attach(session);
-  server.onclose = () => aggregator.detach(session);
+  server.onclose = () => {
+    aggregator.detach(session);
+    void session.unsubscribeAll();
+  };
   server.oninitialized = () => {
     if (server.getClientCapabilities()?.roots) aggregator.rootsChanged();
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => aggregator.rootsChanged());
+  // Downstream log messages are filtered here, per session: the servers are shared by every client.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    session.logLevel = request.params.level;
+    return {};
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     session.lastActive = Date.now();
@@ -112,6 +123,17 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
       request.params,
       requestOptions(extra),
     );
+  });
+
+  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    const owner = aggregator.registry.resourceOwner(request.params.uri);
+    const upstream = upstreamFor(aggregator, owner, `resource ${request.params.uri}`);
+    await session.subscribe(upstream, request.params.uri, extra.signal);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+    await session.unsubscribe(request.params.uri, extra.signal);
+    return {};
   });
 
   server.setRequestHandler(CompleteRequestSchema, (request, extra) => {

@@ -1,29 +1,66 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
 
 export type Exposure = 'all' | 'discovery';
+
+const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
 
 /** One connected client: its MCP server object and what it is doing now. */
 export class FrontSession {
   lastActive = Date.now();
-  private readonly activeCalls = new Map<string, number>();
+  /** Set by the client's `logging/setLevel`; downstream log messages below it are dropped. */
+  logLevel: LoggingLevel | undefined;
+  /** Calls in flight, oldest first, by upstream name. */
+  private readonly activeCalls = new Map<string, object[]>();
+  private readonly subscriptions = new Map<string, Upstream>();
+  private readonly resourceUpdated: ResourceUpdated = (params) => {
+    void this.server.sendResourceUpdated(params).catch(() => undefined);
+  };
 
   constructor(
     readonly server: Server,
     readonly exposure: Exposure,
   ) {}
 
-  begin(upstream: string): void {
+  begin(upstream: string, call: object): void {
     this.lastActive = Date.now();
-    this.activeCalls.set(upstream, (this.activeCalls.get(upstream) ?? 0) + 1);
+    this.activeCalls.set(upstream, [...(this.activeCalls.get(upstream) ?? []), call]);
   }
 
-  end(upstream: string): void {
-    const count = (this.activeCalls.get(upstream) ?? 1) - 1;
-    if (count > 0) this.activeCalls.set(upstream, count);
+  end(upstream: string, call: object): void {
+    const calls = (this.activeCalls.get(upstream) ?? []).filter((active) => active !== call);
+    if (calls.length > 0) this.activeCalls.set(upstream, calls);
     else this.activeCalls.delete(upstream);
   }
 
   isCalling(upstream: string): boolean {
     return this.activeCalls.has(upstream);
+  }
+
+  /**
+   * Whether `call` carries a log message `upstream` sent now. A message cannot be told apart by
+   * call, so of this session's calls to that server the latest carries it, and only once.
+   */
+  carriesLog(upstream: string, call: object, level: LoggingLevel): boolean {
+    if (this.logLevel && severity(level) < severity(this.logLevel)) return false;
+    return this.activeCalls.get(upstream)?.at(-1) === call;
+  }
+
+  async subscribe(upstream: Upstream, uri: string, signal: AbortSignal): Promise<void> {
+    if (this.subscriptions.get(uri) === upstream) return;
+    await upstream.subscribe(uri, this.resourceUpdated, { signal });
+    this.subscriptions.set(uri, upstream);
+  }
+
+  async unsubscribe(uri: string, signal?: AbortSignal): Promise<void> {
+    const upstream = this.subscriptions.get(uri);
+    this.subscriptions.delete(uri);
+    await upstream?.unsubscribe(uri, this.resourceUpdated, { ...(signal && { signal }) });
+  }
+
+  /** The client went away: the servers stop sending updates nobody else asked for. */
+  async unsubscribeAll(): Promise<void> {
+    await Promise.allSettled([...this.subscriptions.keys()].map((uri) => this.unsubscribe(uri)));
   }
 }

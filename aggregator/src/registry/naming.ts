@@ -4,6 +4,13 @@ import { createHash } from 'node:crypto';
 export const SEPARATOR = '__';
 const HASH_LENGTH = 6;
 
+/** The aggregator's own tools: no server's tool is exposed under one of these names. */
+export const DISCOVERY_TOOL_NAMES = {
+  search: 'search_tool_bm25',
+  list: 'list_my_tools',
+  call: 'call_tool',
+} as const;
+
 export function sanitizeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }
@@ -12,20 +19,34 @@ function shortHash(server: string, name: string): string {
   return createHash('sha256').update(`${server}\0${name}`).digest('hex').slice(0, HASH_LENGTH);
 }
 
+function fitted(base: string, server: string, name: string, maxLength: number): string {
+  if (base.length <= maxLength) return base;
+  return hashed(base, server, name, maxLength);
+}
+
+/** `base` cut to leave room for `_` and six hex digits of sha256(server NUL name), which end it. */
+function hashed(base: string, server: string, name: string, maxLength: number): string {
+  return `${base.slice(0, Math.min(base.length, maxLength - HASH_LENGTH - 1))}_${shortHash(server, name)}`;
+}
+
+function prefixedBase(server: string, name: string): string {
+  return `${sanitizeName(server)}${SEPARATOR}${sanitizeName(name)}`;
+}
+
 /**
  * `<server>__<name>` with every character outside [A-Za-z0-9_-] replaced by `_`. A name longer
  * than `maxLength` keeps its first `maxLength - 7` characters and ends in `_` and six hex digits
  * of sha256(server NUL name), so the same tool always gets the same name.
  */
 export function exposedName(server: string, name: string, maxLength: number): string {
-  const joined = `${sanitizeName(server)}${SEPARATOR}${sanitizeName(name)}`;
-  if (joined.length <= maxLength) return joined;
-  return `${joined.slice(0, maxLength - HASH_LENGTH - 1)}_${shortHash(server, name)}`;
+  return fitted(prefixedBase(server, name), server, name, maxLength);
 }
 
 export interface NamedItem {
   server: string;
   name: string;
+  /** Exposed under its own name rather than `<server>__<name>` (its server has `prefix: false`). */
+  ownName?: boolean;
 }
 
 export interface NameCollision {
@@ -34,36 +55,46 @@ export interface NameCollision {
   renamed: NamedItem & { as: string };
 }
 
+/** The names an item may take, best first; the last, hashed one is taken when all are. */
+function candidates(item: NamedItem, maxLength: number): string[] {
+  const prefixed = exposedName(item.server, item.name, maxLength);
+  const own = item.ownName ? [fitted(sanitizeName(item.name), item.server, item.name, maxLength)] : [];
+  return [...own, prefixed, hashed(prefixedBase(item.server, item.name), item.server, item.name, maxLength)];
+}
+
 /**
  * Names every item, resolving collisions (two items that sanitize or shorten to one name) by
- * the same rule: in order of (server, name) the first keeps the name, each later one is named
- * as if too long, i.e. cut and given its hash suffix. Never fatal; collisions are reported.
+ * one rule: items are taken prefixed ones first, then in order of (server, name), and each gets
+ * the first of its candidates still free: its own name (only with `ownName`), `<server>__<name>`,
+ * then that cut and given its hash suffix. So an own name yields to every prefixed name, to an
+ * earlier own name and to `reserved` ones (the aggregator's own tools) by falling back to the
+ * prefixed form. Never fatal; collisions are reported.
  */
 export function assignNames<T extends NamedItem>(
   items: readonly T[],
   maxLength: number,
+  reserved: readonly string[] = [],
 ): { named: Map<string, T>; collisions: NameCollision[] } {
-  const sorted = [...items].sort((a, b) =>
-    a.server === b.server ? cmp(a.name, b.name) : cmp(a.server, b.server),
+  const sorted = [...items].sort(
+    (a, b) =>
+      Number(Boolean(a.ownName)) - Number(Boolean(b.ownName)) ||
+      (a.server === b.server ? cmp(a.name, b.name) : cmp(a.server, b.server)),
   );
+  const taken = new Set(reserved);
   const byName = new Map<string, T>();
   const nameOf = new Map<T, string>();
   const collisions: NameCollision[] = [];
   for (const item of sorted) {
-    const wanted = exposedName(item.server, item.name, maxLength);
-    const holder = byName.get(wanted);
-    if (!holder) {
-      byName.set(wanted, item);
-      nameOf.set(item, wanted);
-      continue;
-    }
-    const base = `${sanitizeName(item.server)}${SEPARATOR}${sanitizeName(item.name)}`;
-    const as = `${base.slice(0, Math.min(base.length, maxLength - HASH_LENGTH - 1))}_${shortHash(item.server, item.name)}`;
+    const [wanted, ...fallbacks] = candidates(item, maxLength) as [string, ...string[]];
+    const as = [wanted, ...fallbacks].find((name) => !taken.has(name)) ?? (fallbacks.at(-1) as string);
+    taken.add(as);
     byName.set(as, item);
     nameOf.set(item, as);
+    if (as === wanted) continue;
+    const holder = byName.get(wanted);
     collisions.push({
       exposed: wanted,
-      kept: { server: holder.server, name: holder.name },
+      kept: holder ? { server: holder.server, name: holder.name } : { server: 'toolmesh', name: wanted },
       renamed: { server: item.server, name: item.name, as },
     });
   }

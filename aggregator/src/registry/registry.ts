@@ -1,6 +1,6 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { assignNames, type NameCollision } from './naming.js';
+import { assignNames, DISCOVERY_TOOL_NAMES, type NameCollision } from './naming.js';
 
 /** `_meta` keys that tell a client (and toolmesh's CLI) where an exposed tool comes from. */
 export const ORIGIN_META = { server: 'toolmesh/server', name: 'toolmesh/name' } as const;
@@ -29,8 +29,9 @@ function fingerprint(tool: Tool): string {
 }
 
 /**
- * The merged catalogue of every upstream: tools and prompts under `<server>__<name>`, resources
- * under their own URIs. A URI offered by several servers belongs to the first in config order.
+ * The merged catalogue of every upstream: tools and prompts under `<server>__<name>` (or their
+ * own names, for a server with `prefix: false`), resources under their own URIs. A URI offered
+ * by several servers belongs to the first in config order.
  */
 export class Registry {
   private toolsByName = new Map<string, ToolEntry>();
@@ -46,16 +47,27 @@ export class Registry {
 
   /** Rebuilds from the upstreams (in config order) and says what changed in the tool list. */
   rebuild(upstreams: readonly Upstream[]): RegistryChange {
+    const ownName = (upstream: Upstream) => upstream.config.prefix === false;
     const tools = upstreams.flatMap((upstream) =>
-      upstream.catalog.tools.map((tool) => ({ server: upstream.name, name: tool.name, tool })),
+      upstream.catalog.tools.map((tool) => ({
+        server: upstream.name,
+        name: tool.name,
+        ownName: ownName(upstream),
+        tool,
+      })),
     );
-    const namedTools = assignNames(tools, this.maxNameLength);
+    const namedTools = assignNames(tools, this.maxNameLength, Object.values(DISCOVERY_TOOL_NAMES));
     const next = new Map<string, ToolEntry>();
     for (const [exposed, item] of namedTools.named)
       next.set(exposed, { exposed, server: item.server, tool: item.tool });
 
     const prompts = upstreams.flatMap((upstream) =>
-      upstream.catalog.prompts.map((prompt) => ({ server: upstream.name, name: prompt.name, prompt })),
+      upstream.catalog.prompts.map((prompt) => ({
+        server: upstream.name,
+        name: prompt.name,
+        ownName: ownName(upstream),
+        prompt,
+      })),
     );
     const namedPrompts = assignNames(prompts, this.maxNameLength);
     this.promptsByName = new Map(

@@ -2,6 +2,7 @@ import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { forwardToolCall } from '../front/forward.js';
 import { closestNames } from '../registry/closest-names.js';
+import { DISCOVERY_TOOL_NAMES } from '../registry/naming.js';
 import { defineTool } from './define.js';
 
 const READS_REGISTRY = {
@@ -12,7 +13,7 @@ const READS_REGISTRY = {
 } as const;
 
 export const searchToolBm25 = defineTool({
-  name: 'search_tool_bm25',
+  name: DISCOVERY_TOOL_NAMES.search,
   title: 'Search the tool registry',
   description:
     'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns each hit with its input schema, so it can be called right away with call_tool.',
@@ -70,7 +71,7 @@ export const searchToolBm25 = defineTool({
 });
 
 export const listMyTools = defineTool({
-  name: 'list_my_tools',
+  name: DISCOVERY_TOOL_NAMES.list,
   title: 'List callable tools',
   description:
     'A compact list of the tools that can be called now, grouped by server: name, title and one line each. Use search_tool_bm25 to get a tool with its input schema.',
@@ -118,7 +119,7 @@ export const listMyTools = defineTool({
 });
 
 export const callTool = defineTool({
-  name: 'call_tool',
+  name: DISCOVERY_TOOL_NAMES.call,
   title: 'Call a tool by name',
   description:
     'Calls any tool of the registry by the name search_tool_bm25 or list_my_tools gave, with its arguments. Works whether or not the tool is in your tool list.',

@@ -6,12 +6,18 @@ import {
   CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ErrorCode,
   ListRootsRequestSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+  McpError,
   type Prompt,
   PromptListChangedNotificationSchema,
   type Resource,
   ResourceListChangedNotificationSchema,
   type ResourceTemplate,
+  type ResourceUpdatedNotification,
+  ResourceUpdatedNotificationSchema,
   type ServerCapabilities,
   type Tool,
   ToolListChangedNotificationSchema,
@@ -20,6 +26,7 @@ import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
+import { deliverInOrder } from './ordered-transport.js';
 import { transportsFor } from './transport.js';
 
 export type UpstreamState = 'starting' | 'ready' | 'restarting' | 'stopped';
@@ -60,23 +67,28 @@ export interface UpstreamOptions {
   backoffMaxMs?: number;
 }
 
-async function listAll<T>(
-  fetchPage: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>,
+/** Follows `nextCursor` until the server has sent every page of a list. */
+async function listAll<K extends string, T>(
+  key: K,
+  fetchPage: (params: { cursor?: string }) => Promise<{ [key in K]: T[] } & { nextCursor?: string }>,
 ): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await fetchPage(cursor);
-    all.push(...page.items);
+    const page = await fetchPage(cursor ? { cursor } : {});
+    all.push(...page[key]);
     cursor = page.nextCursor;
   } while (cursor);
   return all;
 }
 
+export type LogMessage = LoggingMessageNotification['params'];
+export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) => void;
+
 /**
  * One downstream MCP server: connects (spawning it for stdio), keeps its catalogue current,
  * pings it, and restarts it with capped exponential backoff when it exits or stops answering.
- * Emits `changed` when its catalogue or state changes.
+ * Emits `changed` when its catalogue or state changes, and `log` with each log message it sends.
  */
 export class Upstream extends EventEmitter {
   state: UpstreamState = 'starting';
@@ -88,6 +100,8 @@ export class Upstream extends EventEmitter {
   private attempt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
+  /** Who is told when a resource changes, by URI; the server is subscribed once per URI. */
+  private readonly subscribers = new Map<string, Set<ResourceUpdated>>();
 
   constructor(
     readonly name: string,
@@ -95,6 +109,8 @@ export class Upstream extends EventEmitter {
     private readonly options: UpstreamOptions,
   ) {
     super();
+    // Every call in flight listens for `log`, and there is no sensible cap on calls.
+    this.setMaxListeners(0);
   }
 
   get log(): Logger {
@@ -108,9 +124,10 @@ export class Upstream extends EventEmitter {
     for (const makeTransport of transportsFor(this.config, (line) => this.log.info(line))) {
       const client = this.newClient();
       try {
-        await client.connect(makeTransport());
+        await client.connect(deliverInOrder(makeTransport()));
         this.client = client;
         await this.refresh();
+        await this.resubscribe(client);
         this.attempt = 0;
         this.retryAt = undefined;
         this.lastError = undefined;
@@ -159,6 +176,15 @@ export class Upstream extends EventEmitter {
     client.setNotificationHandler(ToolListChangedNotificationSchema, refreshAndAnnounce);
     client.setNotificationHandler(PromptListChangedNotificationSchema, refreshAndAnnounce);
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refreshAndAnnounce);
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      // Nobody is calling this server now, so its message goes to the aggregator's own log.
+      if (!this.emit('log', notification.params))
+        this.log.debug(`log message (${notification.params.level})`, { data: notification.params.data });
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      for (const onUpdated of this.subscribers.get(notification.params.uri) ?? [])
+        onUpdated(notification.params);
+    });
     return client;
   }
 
@@ -167,29 +193,18 @@ export class Upstream extends EventEmitter {
     if (!client) return;
     const capabilities = client.getServerCapabilities() ?? {};
     const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      capabilities.tools
-        ? listAll(async (cursor) => {
-            const page = await client.listTools(cursor ? { cursor } : {});
-            return { items: page.tools, ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-          })
-        : [],
+      capabilities.tools ? listAll<'tools', Tool>('tools', (params) => client.listTools(params)) : [],
       capabilities.prompts
-        ? listAll(async (cursor) => {
-            const page = await client.listPrompts(cursor ? { cursor } : {});
-            return { items: page.prompts, ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-          })
+        ? listAll<'prompts', Prompt>('prompts', (params) => client.listPrompts(params))
         : [],
       capabilities.resources
-        ? listAll(async (cursor) => {
-            const page = await client.listResources(cursor ? { cursor } : {});
-            return { items: page.resources, ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-          })
+        ? listAll<'resources', Resource>('resources', (params) => client.listResources(params))
         : [],
+      // Templates are optional even for servers with resources; some answer "method not found".
       capabilities.resources
-        ? listAll(async (cursor) => {
-            const page = await client.listResourceTemplates(cursor ? { cursor } : {});
-            return { items: page.resourceTemplates, ...(page.nextCursor && { nextCursor: page.nextCursor }) };
-          }).catch(() => [] as ResourceTemplate[])
+        ? listAll<'resourceTemplates', ResourceTemplate>('resourceTemplates', (params) =>
+            client.listResourceTemplates(params),
+          ).catch(() => [])
         : [],
     ]);
     const disabled = new Set(this.config.disabledTools);
@@ -259,6 +274,36 @@ export class Upstream extends EventEmitter {
       options,
     );
     return result as CallToolResult;
+  }
+
+  /** Subscribes `onUpdated` to changes of `uri`, asking the server on the first subscriber only. */
+  async subscribe(uri: string, onUpdated: ResourceUpdated, options: RequestOptions): Promise<void> {
+    const client = this.connected();
+    if (!this.catalog.capabilities.resources?.subscribe)
+      throw new McpError(ErrorCode.MethodNotFound, `server ${this.name} offers no resource subscriptions`);
+    const subscribers = this.subscribers.get(uri) ?? new Set();
+    if (subscribers.size === 0) await client.subscribeResource({ uri }, options);
+    subscribers.add(onUpdated);
+    this.subscribers.set(uri, subscribers);
+  }
+
+  /** The last subscriber of `uri` gone, the server is told to stop sending its updates. */
+  async unsubscribe(uri: string, onUpdated: ResourceUpdated, options: RequestOptions): Promise<void> {
+    const subscribers = this.subscribers.get(uri);
+    if (!subscribers?.delete(onUpdated) || subscribers.size > 0) return;
+    this.subscribers.delete(uri);
+    if (this.state === 'ready') await this.client?.unsubscribeResource({ uri }, options);
+  }
+
+  /** A restarted server knows no subscriptions: renew those clients still hold. */
+  private async resubscribe(client: Client): Promise<void> {
+    for (const uri of this.subscribers.keys()) {
+      await client
+        .subscribeResource({ uri })
+        .catch((error: Error) =>
+          this.log.warning(`could not renew the subscription to ${uri}: ${error.message}`),
+        );
+    }
   }
 
   /** Tells the server its client's roots changed, so it asks for them again. */

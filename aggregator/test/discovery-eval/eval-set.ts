@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ToolEntry } from '../../src/discovery/tool-entry.js';
+import type { IndexedTool } from '../../src/discovery/indexed-tool.js';
 
 const EVAL_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'eval');
 
@@ -29,7 +29,7 @@ export function exposedName(server: string, tool: string): string {
 }
 
 /** The real catalogues, merged into one registry. */
-export function evalRegistry(): ToolEntry[] {
+export function evalRegistry(): IndexedTool[] {
   const catalogs = readdirSync(path.join(EVAL_DIR, 'catalogs'))
     .filter((file) => file.endsWith('.json'))
     .sort()

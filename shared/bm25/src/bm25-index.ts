@@ -27,8 +27,8 @@ export interface SearchOptions<Id> {
   expansionWeight?: number;
   /** Only documents it accepts are ranked. */
   filter?: (id: Id) => boolean;
-  /** Extra score for some documents, added when they match the query: a prior, such as their group's. */
-  boost?: ReadonlyMap<Id, number>;
+  /** Extra score for the documents of some groups (see `add`), added to those that match the query. */
+  groupBoost?: ReadonlyMap<string, number>;
 }
 
 export interface Bm25Hit<Id> {
@@ -36,11 +36,17 @@ export interface Bm25Hit<Id> {
   score: number;
 }
 
-/** One term's documents: their slots and, per slot, the term's count in each field. */
+/**
+ * One term's occurrences: an entry per document and field holding it, keyed
+ * `slot * fieldCount + field`, with the count there. A document's entries are adjacent,
+ * which lets a search sum its fields without a lookup.
+ */
 interface Postings {
   term: string;
-  slots: number[];
+  keys: number[];
   counts: number[];
+  /** How many documents hold the term in any field. */
+  documents: number;
 }
 
 /** One way of saying a query term: its own term, or an expansion of one or more terms. */
@@ -69,7 +75,11 @@ export class Bm25Index<Id, Field extends string = string> {
   readonly #postings = new Map<string, Postings>();
   readonly #slotOf = new Map<Id, number>();
   readonly #ids: (Id | undefined)[] = [];
+  /** Per slot, the postings its document appears in. */
   readonly #postingsOf: (Postings[] | undefined)[] = [];
+  readonly #groupNumbers = new Map<string, number>();
+  /** Per slot, its document's group number + 1, or 0. */
+  #groupOf: Int32Array;
   readonly #freeSlots: number[] = [];
   readonly #totalLengths: Float64Array;
   /** Per slot and field, the field's length in terms. */
@@ -93,6 +103,7 @@ export class Bm25Index<Id, Field extends string = string> {
     this.#scores = new Float64Array(INITIAL_CAPACITY);
     this.#conceptScores = new Float64Array(INITIAL_CAPACITY);
     this.#alternativeScores = new Float64Array(INITIAL_CAPACITY);
+    this.#groupOf = new Int32Array(INITIAL_CAPACITY);
   }
 
   get size(): number {
@@ -103,37 +114,56 @@ export class Bm25Index<Id, Field extends string = string> {
     return this.#slotOf.has(id);
   }
 
-  /** Indexes a document under `id`, replacing any document already there. Missing fields are empty. */
-  add(id: Id, document: Partial<Readonly<Record<Field, string>>>): void {
+  /**
+   * Indexes a document under `id`, replacing any document already there. Missing fields are
+   * empty. A `group` (say, the server a tool comes from) lets a search favour the group.
+   */
+  add(id: Id, document: Partial<Readonly<Record<Field, string>>>, group?: string): void {
     this.remove(id);
     const fieldCount = this.#fields.length;
     const slot = this.#freeSlots.pop() ?? this.#ids.length;
     this.#reserve(slot + 1);
+    const byTerm = this.#postings;
     const own: Postings[] = [];
     for (let field = 0; field < fieldCount; field++) {
       const text = document[this.#fields[field]!];
       const terms = text ? this.#tokenize(text) : [];
-      this.#lengths[slot * fieldCount + field] = terms.length;
+      const key = slot * fieldCount + field;
+      this.#lengths[key] = terms.length;
       this.#totalLengths[field]! += terms.length;
       for (const term of terms) {
-        let postings = this.#postings.get(term);
+        let postings = byTerm.get(term);
         if (!postings) {
-          postings = { term, slots: [], counts: [] };
-          this.#postings.set(term, postings);
+          postings = { term, keys: [], counts: [], documents: 0 };
+          byTerm.set(term, postings);
         }
-        // Postings grow in slot order within one add, so this document's entry is the last.
-        const last = postings.slots.length - 1;
-        if (postings.slots[last] !== slot) {
-          postings.slots.push(slot);
-          for (let each = 0; each < fieldCount; each++) postings.counts.push(0);
+        // While this document is added, its entries are the last ones of every postings.
+        const last = postings.keys.length - 1;
+        if (postings.keys[last] === key) {
+          postings.counts[last]!++;
+          continue;
+        }
+        if (last < 0 || ((postings.keys[last]! / fieldCount) | 0) !== slot) {
+          postings.documents++;
           own.push(postings);
         }
-        postings.counts[(postings.slots.length - 1) * fieldCount + field]!++;
+        postings.keys.push(key);
+        postings.counts.push(1);
       }
     }
     this.#ids[slot] = id;
     this.#postingsOf[slot] = own;
+    this.#groupOf[slot] = group === undefined ? 0 : this.#groupNumber(group) + 1;
     this.#slotOf.set(id, slot);
+  }
+
+  #groupNumber(group: string): number {
+    let number = this.#groupNumbers.get(group);
+    if (number === undefined) {
+      number = this.#groupNumbers.size;
+      this.#groupNumbers.set(group, number);
+    }
+    return number;
   }
 
   /** Drops the document under `id`; false when there was none. */
@@ -141,20 +171,24 @@ export class Bm25Index<Id, Field extends string = string> {
     const slot = this.#slotOf.get(id);
     if (slot === undefined) return false;
     const fieldCount = this.#fields.length;
+    const first = slot * fieldCount;
     for (const postings of this.#postingsOf[slot]!) {
-      const at = postings.slots.lastIndexOf(slot);
-      const last = postings.slots.length - 1;
-      postings.slots[at] = postings.slots[last]!;
-      postings.slots.pop();
-      postings.counts.copyWithin(at * fieldCount, last * fieldCount);
-      postings.counts.length = last * fieldCount;
-      if (last === 0) this.#postings.delete(postings.term);
+      const { keys, counts } = postings;
+      const isOwn = (key: number) => key >= first && key < first + fieldCount;
+      let start = 0;
+      while (!isOwn(keys[start]!)) start++;
+      let end = start + 1;
+      while (end < keys.length && isOwn(keys[end]!)) end++;
+      keys.splice(start, end - start);
+      counts.splice(start, end - start);
+      if (--postings.documents === 0) this.#postings.delete(postings.term);
     }
     for (let field = 0; field < fieldCount; field++) {
-      this.#totalLengths[field]! -= this.#lengths[slot * fieldCount + field]!;
+      this.#totalLengths[field]! -= this.#lengths[first + field]!;
     }
     this.#ids[slot] = undefined;
     this.#postingsOf[slot] = undefined;
+    this.#groupOf[slot] = 0;
     this.#slotOf.delete(id);
     this.#freeSlots.push(slot);
     return true;
@@ -166,14 +200,20 @@ export class Bm25Index<Id, Field extends string = string> {
     if (limit <= 0 || this.size === 0) return [];
     const matched = this.#score(this.#concepts(query, options));
     const scores = this.#scores;
-    for (const [id, extra] of options.boost ?? []) {
-      const slot = this.#slotOf.get(id);
-      if (slot !== undefined && scores[slot]! > 0) scores[slot]! += extra;
-    }
+    if (options.groupBoost?.size) this.#boostGroups(matched, options.groupBoost);
     const ranked = this.#rank(matched, limit, options.filter);
     const hits = ranked.map((slot) => ({ id: this.#ids[slot]!, score: scores[slot]! }));
     for (const slot of matched) scores[slot] = 0;
     return hits;
+  }
+
+  #boostGroups(matched: number[], boosts: ReadonlyMap<string, number>): void {
+    const byNumber = new Float64Array(this.#groupNumbers.size + 1);
+    for (const [group, boost] of boosts) {
+      const number = this.#groupNumbers.get(group);
+      if (number !== undefined) byNumber[number + 1] = boost;
+    }
+    for (const slot of matched) this.#scores[slot]! += byNumber[this.#groupOf[slot]!]!;
   }
 
   #concepts(query: string, options: SearchOptions<Id>): Concept[] {
@@ -236,55 +276,70 @@ export class Bm25Index<Id, Field extends string = string> {
     const conceptScores = this.#conceptScores;
     const alternativeScores = this.#alternativeScores;
     const matched: number[] = [];
-    const matchedByConcept: number[] = [];
-    const matchedByAlternative: number[] = [];
     for (const concept of concepts) {
-      for (const alternative of concept) {
-        for (const postings of alternative.postings) {
-          this.#scoreTerm(postings, alternative.weight, alternativeScores, matchedByAlternative);
+      const only = concept.length === 1 ? concept[0]! : undefined;
+      if (only?.postings.length === 1) {
+        // Most query terms have no synonyms: their scores go straight to the totals.
+        this.#scoreTerm(only.postings[0]!, only.weight, scores, matched, false);
+        continue;
+      }
+      const inConcept: number[] = [];
+      for (const { postings, weight } of concept) {
+        if (postings.length === 1) {
+          this.#scoreTerm(postings[0]!, weight, conceptScores, inConcept, true);
+          continue;
         }
-        for (const slot of matchedByAlternative) {
-          if (conceptScores[slot] === 0) matchedByConcept.push(slot);
+        const inAlternative: number[] = [];
+        for (const termPostings of postings)
+          this.#scoreTerm(termPostings, weight, alternativeScores, inAlternative, false);
+        for (const slot of inAlternative) {
+          if (conceptScores[slot] === 0) inConcept.push(slot);
           if (alternativeScores[slot]! > conceptScores[slot]!) conceptScores[slot] = alternativeScores[slot]!;
           alternativeScores[slot] = 0;
         }
-        matchedByAlternative.length = 0;
       }
-      for (const slot of matchedByConcept) {
+      for (const slot of inConcept) {
         if (scores[slot] === 0) matched.push(slot);
         scores[slot]! += conceptScores[slot]!;
         conceptScores[slot] = 0;
       }
-      matchedByConcept.length = 0;
     }
     return matched;
   }
 
-  /** Adds one term's BM25F score, with this moment's statistics, into `into` for every slot holding it. */
-  #scoreTerm(postings: Postings, weight: number, into: Float64Array, matched: number[]): void {
-    const { slots, counts } = postings;
-    if (slots.length === 0 || weight <= 0) return;
+  /**
+   * Adds one term's BM25F score, with this moment's statistics, into `into` (or keeps the
+   * better of the two, when `best`) for every slot holding it: its field counts, each
+   * weighted and length-normalised, summed, then saturated.
+   */
+  #scoreTerm(postings: Postings, weight: number, into: Float64Array, matched: number[], best: boolean): void {
+    if (weight <= 0) return;
+    const { keys, counts } = postings;
     const fieldCount = this.#fields.length;
     const documentCount = this.size;
-    const k1 = this.#k1;
     const lengths = this.#lengths;
     const fieldWeights = this.#fieldWeights;
     const normalisation = this.#lengthNormalisation;
-    const totals = this.#totalLengths;
-    const idf = weight * Math.log(1 + (documentCount - slots.length + 0.5) / (slots.length + 0.5));
-    for (let at = 0; at < slots.length; at++) {
-      const slot = slots[at]!;
-      let weightedCount = 0;
-      for (let field = 0, offset = at * fieldCount; field < fieldCount; field++, offset++) {
-        const count = counts[offset]!;
-        if (count === 0) continue;
+    const perLength = normalisation.map((b, field) => (b * documentCount) / this.#totalLengths[field]!);
+    const k1 = this.#k1;
+    const idf =
+      weight * Math.log(1 + (documentCount - postings.documents + 0.5) / (postings.documents + 0.5));
+    let at = 0;
+    while (at < keys.length) {
+      const slot = (keys[at]! / fieldCount) | 0;
+      const first = slot * fieldCount;
+      let count = 0;
+      for (; at < keys.length && keys[at]! >= first && keys[at]! < first + fieldCount; at++) {
+        const key = keys[at]!;
+        const field = key - first;
         const b = normalisation[field]!;
-        const relativeLength = (lengths[slot * fieldCount + field]! * documentCount) / totals[field]!;
-        weightedCount += (count * fieldWeights[field]!) / (1 - b + b * relativeLength);
+        count += (counts[at]! * fieldWeights[field]!) / (1 - b + perLength[field]! * lengths[key]!);
       }
-      if (weightedCount <= 0) continue;
-      if (into[slot] === 0) matched.push(slot);
-      into[slot]! += (idf * weightedCount * (k1 + 1)) / (k1 + weightedCount);
+      if (count <= 0) continue;
+      const score = (idf * count * (k1 + 1)) / (k1 + count);
+      const previous = into[slot]!;
+      if (previous === 0) matched.push(slot);
+      into[slot] = best ? Math.max(previous, score) : previous + score;
     }
   }
 
@@ -292,9 +347,11 @@ export class Bm25Index<Id, Field extends string = string> {
     const candidates = filter ? matched.filter((slot) => filter(this.#ids[slot]!)) : matched;
     const before = (a: number, b: number) => this.#ranksBefore(a, b);
     if (candidates.length <= limit) return [...candidates].sort((a, b) => (before(a, b) ? -1 : 1));
+    const scores = this.#scores;
     const top: number[] = [];
+    let lowest = Number.NEGATIVE_INFINITY;
     for (const slot of candidates) {
-      if (top.length === limit && !before(slot, top[limit - 1]!)) continue;
+      if (scores[slot]! < lowest || (top.length === limit && !before(slot, top[limit - 1]!))) continue;
       let low = 0;
       let high = top.length;
       while (low < high) {
@@ -304,6 +361,7 @@ export class Bm25Index<Id, Field extends string = string> {
       }
       top.splice(low, 0, slot);
       if (top.length > limit) top.pop();
+      if (top.length === limit) lowest = scores[top[limit - 1]!]!;
     }
     return top;
   }
@@ -323,5 +381,8 @@ export class Bm25Index<Id, Field extends string = string> {
     this.#scores = new Float64Array(capacity);
     this.#conceptScores = new Float64Array(capacity);
     this.#alternativeScores = new Float64Array(capacity);
+    const groupOf = new Int32Array(capacity);
+    groupOf.set(this.#groupOf);
+    this.#groupOf = groupOf;
   }
 }

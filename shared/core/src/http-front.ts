@@ -13,8 +13,8 @@ import type { Logger } from './logger.js';
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
 export interface HttpFrontOptions {
-  /** The MCP server of one session on `/mcp` and on the legacy `/sse`. */
-  createServer: () => Server;
+  /** The MCP server of one session on `/mcp` and on the legacy `/sse`; without it neither is served. */
+  createServer?: () => Server;
   /** More Streamable HTTP endpoints, path → server of one session, e.g. `/mcp/discovery`. */
   endpoints?: Record<string, () => Server>;
   /** Plain HTTP routes beside MCP, e.g. a health check; they pass the Host and Origin checks too. */
@@ -123,26 +123,29 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     app.delete(endpoint, existingSession);
   };
 
-  serveEndpoint('/mcp', options.createServer);
+  const { createServer } = options;
+  if (createServer) serveEndpoint('/mcp', createServer);
   for (const [endpoint, createServer] of Object.entries(options.endpoints ?? {}))
     serveEndpoint(endpoint, createServer);
   options.routes?.(app);
 
-  app.get('/sse', async (_req, res) => {
-    const transport = new SSEServerTransport('/messages', res);
-    const server = options.createServer();
-    legacy.set(transport.sessionId, transport);
-    res.on('close', () => {
-      legacy.delete(transport.sessionId);
-      void server.close();
+  if (createServer) {
+    app.get('/sse', async (_req, res) => {
+      const transport = new SSEServerTransport('/messages', res);
+      const server = createServer();
+      legacy.set(transport.sessionId, transport);
+      res.on('close', () => {
+        legacy.delete(transport.sessionId);
+        void server.close();
+      });
+      await server.connect(transport);
     });
-    await server.connect(transport);
-  });
-  app.post('/messages', async (req, res) => {
-    const transport = legacy.get(String(req.query.sessionId ?? ''));
-    if (!transport) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
-    await transport.handlePostMessage(req, res, req.body);
-  });
+    app.post('/messages', async (req, res) => {
+      const transport = legacy.get(String(req.query.sessionId ?? ''));
+      if (!transport) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
+      await transport.handlePostMessage(req, res, req.body);
+    });
+  }
 
   // express 5 forwards rejected handlers here; answer instead of crashing the process.
   app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {

@@ -1,4 +1,5 @@
 import { toolDefiner } from '@toolmesh/core';
+import { z } from 'zod';
 import type { FsEngine } from '../workspace/engine.js';
 
 export const defineTool = toolDefiner<FsEngine>();
@@ -10,3 +11,13 @@ export const READ_ONLY = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+
+/** The per-call override of the largest file a tool reads; what it does with larger ones it says itself. */
+export const maxFileBytesArg = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(64 * 1024 * 1024)
+    .optional()
+    .describe(`${what} (default 2 MiB, at most 64 MiB).`);

@@ -14,7 +14,7 @@ import { displayPath } from '../workspace/engine.js';
 import { sha256File } from '../workspace/hash.js';
 import { readTextRange } from '../workspace/text-file.js';
 import { walkTree } from '../workspace/walk.js';
-import { defineTool, READ_ONLY } from './define.js';
+import { defineTool, maxFileBytesArg, READ_ONLY } from './define.js';
 
 const pathArg = z.string().describe('A path inside the roots: relative to the first root, or absolute.');
 const entryType = z.enum(['file', 'directory', 'symlink', 'other']);
@@ -103,13 +103,7 @@ export const readFile = defineTool({
       .optional()
       .describe('Last line to return (inclusive); default the end of the file.'),
     maxTokens: maxTokensArg,
-    maxFileBytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(64 * 1024 * 1024)
-      .optional()
-      .describe('Refuse files larger than this many bytes (default 2 MiB, at most 64 MiB).'),
+    maxFileBytes: maxFileBytesArg('Refuse files larger than this many bytes'),
     cursor: cursorArg,
   }),
   output: z.object({

@@ -14,7 +14,7 @@ import { displayPath } from '../workspace/engine.js';
 import { runInWorker } from '../workspace/search.js';
 import { compilePattern } from '../workspace/search-engine.js';
 import type { ResumePoint, SearchOutcome, SearchScope } from '../workspace/search-job.js';
-import { defineTool, READ_ONLY } from './define.js';
+import { defineTool, maxFileBytesArg, READ_ONLY } from './define.js';
 
 const timeoutArg = z
   .number()
@@ -136,13 +136,7 @@ export const searchText = defineTool({
     glob: globList.optional().describe('Only files matching these globs, e.g. "*.ts" or ["src/**", "*.md"].'),
     contextLines: z.number().int().min(0).max(5).default(0),
     includeIgnored: z.boolean().default(false),
-    maxFileBytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(64 * 1024 * 1024)
-      .optional()
-      .describe('Skip files larger than this (default 2 MiB).'),
+    maxFileBytes: maxFileBytesArg('Skip files larger than this many bytes'),
     timeoutMs: timeoutArg,
     maxTokens: maxTokensArg,
     cursor: cursorArg,

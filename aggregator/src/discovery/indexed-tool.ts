@@ -1,5 +1,5 @@
 /** What the discovery index needs to know of one tool in the registry. */
-export interface ToolEntry {
+export interface IndexedTool {
   /** The exposed name, unique in the registry, e.g. `github__create_issue`. */
   name: string;
   server: string;

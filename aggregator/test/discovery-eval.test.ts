@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ToolIndex } from '../src/discovery/tool-index.js';
+import { evalQueries, evalRegistry } from './discovery-eval/eval-set.js';
+import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/retrieval-metrics.js';
+
+/**
+ * Tool-search quality of the ToolIndex itself on real catalogues (38 public MCP servers,
+ * 737 tools) and the 80 development queries. A hit is the expected tool or any alternate;
+ * ties count in expectation. The figures are printed so they can be recorded in the docs.
+ */
+describe('tool search quality on the development set', () => {
+  const registry = evalRegistry();
+  const queries = evalQueries();
+  const index = new ToolIndex();
+  for (const entry of registry) index.upsert(entry);
+
+  const perQuery = queries.map((query) => {
+    const scores = new Map(registry.map(({ name }) => [name, 0]));
+    for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
+    return queryMetrics(scores, query.relevant);
+  });
+  const overall = meanMetrics(perQuery);
+
+  it('reports Recall@1, Recall@5 and MRR@10, overall and on each half', () => {
+    const line = (label: string, metrics: QueryMetrics, count: number) =>
+      `${label.padEnd(12)} n=${String(count).padEnd(3)} R@1 ${metrics.recallAt1.toFixed(3)}  R@5 ${metrics.recallAt5.toFixed(3)}  MRR@10 ${metrics.reciprocalRankAt10.toFixed(3)}`;
+    const even = perQuery.filter((_, at) => at % 2 === 0);
+    const odd = perQuery.filter((_, at) => at % 2 === 1);
+    console.error(
+      [
+        `tool search over ${registry.length} tools:`,
+        line('all', overall, perQuery.length),
+        line('even lines', meanMetrics(even), even.length),
+        line('odd lines', meanMetrics(odd), odd.length),
+      ].join('\n'),
+    );
+    expect(registry).toHaveLength(737);
+    expect(queries).toHaveLength(80);
+  });
+
+  it('holds the level it has reached', () => {
+    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.58);
+    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.85);
+    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.68);
+  });
+
+  // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70; lexical ranking with general
+  // techniques stops short of that here. When it gets there, this fails: make it a plain `it`.
+  it.fails('meets the issue’s targets: Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70', () => {
+    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.9);
+    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.7);
+  });
+});

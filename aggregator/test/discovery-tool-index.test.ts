@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { IndexedTool } from '../src/discovery/indexed-tool.js';
+import { parseToolQuery } from '../src/discovery/query-syntax.js';
+import { rewriteQuery } from '../src/discovery/rewrite-query.js';
+import { synonymsOf } from '../src/discovery/synonyms.js';
+import { ToolIndex } from '../src/discovery/tool-index.js';
+
+const TOOLS: IndexedTool[] = [
+  {
+    name: 'github__create_issue',
+    server: 'github',
+    tool: 'create_issue',
+    description: 'Create a new issue in a GitHub repository.',
+    inputSchema: {
+      type: 'object',
+      properties: { owner: { type: 'string', description: 'Repository owner' }, title: { type: 'string' } },
+    },
+  },
+  {
+    name: 'github__list_pull_requests',
+    server: 'github',
+    tool: 'list_pull_requests',
+    description: 'List pull requests in a GitHub repository.',
+  },
+  {
+    name: 'linear__createIssue',
+    server: 'linear',
+    tool: 'createIssue',
+    description: 'Create an issue in Linear.',
+  },
+  {
+    name: 'linear__deleteIssue',
+    server: 'linear',
+    tool: 'deleteIssue',
+    description: 'Delete a Linear issue.',
+  },
+  {
+    name: 'fs__read_file',
+    server: 'fs',
+    tool: 'read_file',
+    title: 'Read file',
+    description: 'Read the complete contents of a file.',
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Location of the file on disk' } },
+    },
+  },
+  {
+    name: 'browser__press_key',
+    server: 'browser',
+    tool: 'press_key',
+    description: 'Press a key on the keyboard.',
+    inputSchema: {
+      type: 'object',
+      properties: { key: { type: 'string', enum: ['Enter', 'Escape', 'ArrowLeft'] } },
+    },
+  },
+];
+
+function indexOf(tools: IndexedTool[] = TOOLS): ToolIndex {
+  const index = new ToolIndex();
+  for (const tool of tools) index.upsert(tool);
+  return index;
+}
+
+const names = (hits: { name: string }[]) => hits.map((hit) => hit.name);
+
+describe('ToolIndex', () => {
+  it('finds tools by the words of their name, description and parameters', () => {
+    const index = indexOf();
+    expect(names(index.search('read a file'))[0]).toBe('fs__read_file');
+    expect(names(index.search('pull requests'))[0]).toBe('github__list_pull_requests');
+    expect(names(index.search('disk location', 5))).toContain('fs__read_file');
+    expect(names(index.search('escape'))[0]).toBe('browser__press_key');
+  });
+
+  it('understands synonyms and abbreviations', () => {
+    const index = indexOf();
+    expect(names(index.search('open PRs on gh'))[0]).toBe('github__list_pull_requests');
+    expect(names(index.search('remove a ticket in linear'))[0]).toBe('linear__deleteIssue');
+    expect(names(index.search('hit enter'))[0]).toBe('browser__press_key');
+  });
+
+  it('lifts the tools of a server the request names', () => {
+    const index = indexOf();
+    expect(names(index.search('new issue in linear', 2))).toEqual([
+      'linear__createIssue',
+      'linear__deleteIssue',
+    ]);
+    expect(names(index.search('new issue on github', 1))).toEqual(['github__create_issue']);
+  });
+
+  it('puts a tool first when the query is its exposed or original name', () => {
+    const index = indexOf();
+    expect(names(index.search('linear__deleteIssue', 1))).toEqual(['linear__deleteIssue']);
+    expect(names(index.search('createIssue', 1))).toEqual(['linear__createIssue']);
+    const [exact, next] = index.search('create_issue', 2);
+    expect(exact!.name).toBe('github__create_issue');
+    expect(exact!.score).toBeGreaterThan(next!.score);
+  });
+
+  it('keeps to the servers a server: filter names, and lists them all when nothing else is asked', () => {
+    const index = indexOf();
+    expect(names(index.search('server:linear create issue'))).toEqual([
+      'linear__createIssue',
+      'linear__deleteIssue',
+    ]);
+    expect(names(index.search('create issue server:git'))).toEqual(['github__create_issue']);
+    expect(names(index.search('server:linear', 10))).toEqual(['linear__createIssue', 'linear__deleteIssue']);
+    expect(index.search('server:nowhere read file')).toEqual([]);
+  });
+
+  it('follows upserts and removals', () => {
+    const index = indexOf();
+    expect(index.size).toBe(TOOLS.length);
+    index.upsert({ ...TOOLS[4]!, description: 'Fetch the bytes of an image.' });
+    expect(index.size).toBe(TOOLS.length);
+    expect(names(index.search('image bytes'))[0]).toBe('fs__read_file');
+    expect(index.remove('fs__read_file')).toBe(true);
+    expect(index.remove('fs__read_file')).toBe(false);
+    expect(index.search('image bytes')).toEqual([]);
+    expect(index.search('read_file')).toEqual([]);
+    index.remove('linear__createIssue');
+    index.remove('linear__deleteIssue');
+    expect(index.search('server:linear')).toEqual([]);
+    expect(names(index.search('linear issue', 1))).toEqual(['github__create_issue']);
+  });
+
+  it('returns at most `limit` hits, best first', () => {
+    const hits = indexOf().search('issue', 2);
+    expect(hits).toHaveLength(2);
+    expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
+  });
+});
+
+describe('parseToolQuery', () => {
+  it('takes a server: filter out of the query wherever it stands', () => {
+    expect(parseToolQuery('server:GitHub  create issue')).toEqual({ text: 'create issue', server: 'github' });
+    expect(parseToolQuery('create server:github issue')).toEqual({ text: 'create issue', server: 'github' });
+    expect(parseToolQuery('  list files ')).toEqual({ text: 'list files' });
+    expect(parseToolQuery('myserver:x files')).toEqual({ text: 'myserver:x files' });
+  });
+});
+
+describe('rewriteQuery', () => {
+  it('drops literal values but keeps a file name’s extension', () => {
+    expect(rewriteQuery("tag the page with 'oncall'")).toBe('tag the page with  ');
+    expect(rewriteQuery('summarize https://youtu.be/x1 now')).toBe('summarize   now');
+    expect(rewriteQuery('parse invoice.pdf from docs/in/')).toBe('parse  pdf  from  ');
+  });
+
+  it('joins phrasal verbs and gives a question the action it asks for', () => {
+    expect(rewriteQuery('sign me out everywhere')).toBe('sign me out everywhere signout');
+    expect(rewriteQuery('which boards do we have?')).toBe('which boards do we have? list get');
+    expect(rewriteQuery('who made this')).toBe('who made this user');
+  });
+});
+
+describe('synonymsOf', () => {
+  it('expands tokenized terms and two-term phrases to the rest of their group', () => {
+    expect(synonymsOf('remov')).toEqual(expect.arrayContaining(['delete', 'drop']));
+    expect(synonymsOf('pr')).toContain('pull request');
+    expect(synonymsOf('pull request')).toContain('pr');
+    expect(synonymsOf('unheard')).toEqual([]);
+  });
+});

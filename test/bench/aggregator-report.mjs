@@ -1,0 +1,234 @@
+// The aggregator's section of docs/benchmarks.md.
+import { count, table } from './markdown.mjs';
+import { mib, micros, ms } from './stats.mjs';
+
+const ratio = (value) => `${value.toFixed(2)}×`;
+const added = (value) => `${value >= 0 ? '+' : '−'}${micros(Math.abs(value))}`;
+
+const warningText = (tally) =>
+  Object.entries(tally)
+    .map(([name, times]) => `${name} ×${count(times)}`)
+    .join(', ') || 'none';
+
+function overheadRows(paths) {
+  const byName = new Map(paths.map((p) => [p.name, p]));
+  return paths.map((p) => {
+    const name = p.baseline ? `**${p.label}**` : p.label;
+    if (!p.stats) return [name, p.client, p.downstream, `could not run: ${p.error}`, '', '', '', '', ''];
+    const base = byName.get(p.baseline)?.stats;
+    const compared = base
+      ? [
+          ratio(p.stats.median / base.median),
+          added(p.stats.median - base.median),
+          added(p.stats.p99 - base.p99),
+          ratio(p.stats.median / p.floorMs),
+        ]
+      : ['1×', '—', '—', '—'];
+    return [name, p.client, p.downstream, `**${micros(p.stats.median)}**`, micros(p.stats.p99), ...compared];
+  });
+}
+
+/** The sentences that say what the overhead table means, from its own figures. */
+function overheadFindings(paths) {
+  const at = (name) => paths.find((p) => p.name === name)?.stats;
+  const floorOf = (name) => paths.find((p) => p.name === name)?.floorMs;
+  const lines = [];
+  const stdio = at('toolmesh-stdio');
+  const directStdio = at('direct-stdio');
+  if (stdio && directStdio) {
+    lines.push(
+      `- **stdio:** through toolmesh a call takes **${ratio(stdio.median / directStdio.median)}** a direct one at the median (${added(stdio.median - directStdio.median)}); the floor is two stdio round trips, ${ratio(floorOf('toolmesh-stdio') / directStdio.median)}, so toolmesh is at ${ratio(stdio.median / floorOf('toolmesh-stdio'))} its floor.`,
+    );
+  }
+  const http = at('toolmesh-http-http');
+  const directHttp = at('direct-http');
+  if (http && directHttp) {
+    lines.push(
+      `- **Streamable HTTP end to end:** through toolmesh **${ratio(http.median / directHttp.median)}** a direct call (${added(http.median - directHttp.median)}), ${ratio(http.median / floorOf('toolmesh-http-http'))} its floor of two HTTP round trips.`,
+    );
+  }
+  const duels = [
+    ['Streamable HTTP', 'toolmesh-http-stdio', 'mcp-proxy'],
+    ['legacy SSE', 'toolmesh-sse-stdio', 'mcp-hub'],
+  ].filter(([, ours, theirs]) => at(ours) && at(theirs));
+  for (const [transport, ours, theirs] of duels) {
+    const difference = at(ours).median - at(theirs).median;
+    const label = paths.find((p) => p.name === theirs).label;
+    lines.push(
+      `- **Against ${label}, clients over ${transport}, the echo server over stdio:** toolmesh ${micros(at(ours).median)}, ${label} ${micros(at(theirs).median)} at the median: toolmesh is ${
+        difference < 0 ? `**faster by ${micros(-difference)}**` : `**slower by ${micros(difference)}**`
+      } (p99 ${micros(at(ours).p99)} against ${micros(at(theirs).p99)}).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function overheadSection({ overhead }) {
+  const failed = overhead.paths.filter((p) => p.error);
+  const warned = overhead.paths.filter((p) => Object.keys(p.warnings).length > 0);
+  return `### Proxy overhead
+
+A trivial tool call, \`echo\` with a 4-byte text, on the bench's own echo server (test/bench/echo-server.mjs:
+the plain SDK \`Server\` with one tool, over stdio, or on \`node:http\` with the SDK's Streamable HTTP transport in
+its default stateful mode at \`/mcp\` and the legacy HTTP+SSE transport at \`/sse\`). Every path below is open at
+once and gets ${count(overhead.calls)} timed calls after ${count(overhead.warmup)} unmeasured ones, interleaved call by call with
+the order rotating each round, so that the noise of this shared machine falls on all paths alike. Each call thus
+finds its path's processes idle, as a model's occasional tool calls do (back-to-back calls on one path come out
+faster). Each time is the wall time of the SDK client's \`callTool\` in the bench process, answer checked.
+
+- **direct**: the client talks to the echo server itself.
+- **toolmesh**: \`toolmesh serve --config …\` with the echo server as its one server, over stdio (the bench
+  spawns toolmesh, toolmesh spawns echo) or Streamable HTTP (\`--transport http --port 0\`; downstream either
+  the echo server spawned over stdio or the echo HTTP server by \`url\`); the one over stdio echo is also called
+  on its legacy HTTP+SSE endpoint (\`/sse\`), to compare with mcp-hub on the same transport. The tool is \`echo__echo\`.
+- **mcp-proxy** (npm): serves one stdio server over Streamable HTTP and SSE; run as
+  \`mcp-proxy --host 127.0.0.1 --port N -- node echo-server.mjs\` (it has no \`--port 0\`, so N is a port found free).
+- **mcp-hub** (npm): an aggregator whose MCP endpoint (\`/mcp\`) speaks only the legacy HTTP+SSE transport
+  (a GET event stream plus POST \`/messages\`), so it is compared with a direct legacy SSE call; run as
+  \`mcp-hub --port N --config hub.json\` with the echo server over stdio. At start it fetches a marketplace
+  catalogue from the internet unless its cache holds a fresh one; the bench seeds that cache in a temporary
+  home, so it stays on loopback like everything else.
+
+*× direct* and *added* compare with the direct call over the same client transport. An extra hop costs at least
+one more full round trip, so each path's **floor** is the sum of the direct medians of its hops (client → proxy,
+proxy → server); *× floor* says how close to it a path gets (1.00× is the floor itself).
+
+${table(
+  [
+    'Path',
+    'Client → proxy',
+    'Proxy → server',
+    'Median',
+    'p99',
+    '× direct',
+    'Added (median)',
+    'Added (p99)',
+    '× floor',
+  ],
+  overheadRows(overhead.paths),
+)}
+
+${overheadFindings(overhead.paths)}
+${
+  warned.length
+    ? `\nNode warnings on the stderr of the processes a path started: ${warned
+        .map((p) => `${p.label} (${p.client} → ${p.downstream}): ${warningText(p.warnings)}`)
+        .join('; ')}.\n`
+    : ''
+}${failed.length ? `\nCould not run here: ${failed.map((p) => `${p.label} (${p.error.split('\n')[0]})`).join('; ')}.\n` : ''}
+${
+  overhead.orphans.length === 0
+    ? 'Every process was stopped with SIGTERM at the end and none left a child behind.'
+    : `Left behind after SIGTERM (killed by the bench): pids ${overhead.orphans.join(', ')}.`
+}`;
+}
+
+function throughputSection({ throughput }) {
+  const first = throughput[0];
+  const rows = throughput.map((t) => [
+    t.name === 'toolmesh' ? '**toolmesh**' : t.name,
+    t.downstream,
+    `**${count(Math.round(t.callsPerSecond))}**`,
+    `${count(t.calls)} in ${ms(t.wallMs)}`,
+    micros(t.latency.median),
+    micros(t.latency.p99),
+    String(t.errors),
+    t.memory
+      ? `${mib(t.memory.rssKiB)} (+ ${mib(t.memory.childrenRssKiB)} in ${t.memory.children} children)`
+      : '—',
+    t.name === 'toolmesh' ? warningText(t.warnings) : '—',
+  ]);
+  return `### Throughput over Streamable HTTP
+
+${first.sessions} client sessions open at once (each its own SDK client and \`Mcp-Session-Id\`), each making ${count(first.calls / first.sessions)}
+\`echo\` calls back to back after one warm-up call, all sessions at the same time. toolmesh runs over Streamable
+HTTP with the echo server downstream over stdio (one shared connection for every session) or over Streamable
+HTTP; the direct row is the echo HTTP server under the same load. Any failed call fails the bench. The clients
+run in the bench process on the same two cores as the servers, so a figure is that of the whole loop on this
+machine, not of the server alone.
+
+${table(
+  [
+    'Target',
+    'Downstream',
+    'Calls/s',
+    'Calls',
+    'Median latency',
+    'p99 latency',
+    'Errors',
+    'toolmesh RSS, sessions open',
+    'Node warnings on toolmesh stderr',
+  ],
+  rows,
+)}`;
+}
+
+function searchSection({ search }) {
+  const p50Met = search.query.median < 1;
+  const buildMet = search.build.median < 200;
+  return `### search_tool_bm25 over 10,000 tools
+
+The index behind \`search_tool_bm25\` (\`ToolIndex\`, as exported by the built \`@toolmesh/aggregator\`), in
+process. The registry is the 737 real tools of the discovery-eval catalogs (aggregator/test/fixtures/eval),
+replicated as further deployments of each server (\`github\`, \`github-staging\`, \`github-eu\`, …) up to
+${count(search.tools)} tools on ${count(search.servers)} servers, indexed as the aggregator indexes them (name \`<server>__<tool>\`, title,
+description, input schema). Build time is ${search.build.runs} fresh builds of the whole index after one unmeasured;
+query time is ${count(search.query.runs)} searches (limit ${search.limit}) cycling through the ${search.distinctQueries} real requests of the
+development query set, after one unmeasured pass.
+
+${table(
+  ['Measure', 'Value', 'Target (issue 3)'],
+  [
+    [
+      `Index build, ${count(search.tools)} tools, median`,
+      `**${ms(search.build.median)}** (${ms(search.build.min)} – ${ms(search.build.max)})`,
+      `under 200 ms: ${buildMet ? 'met' : '**not met**'}`,
+    ],
+    ['Query, p50', `**${micros(search.query.median)}**`, `under 1 ms: ${p50Met ? 'met' : '**not met**'}`],
+    ['Query, p99', micros(search.query.p99), ''],
+    ['Query, slowest', micros(search.query.max), ''],
+    ['Searches with no hit', String(search.empty), ''],
+  ],
+)}`;
+}
+
+function startupSection({ startup }, fsColdStart) {
+  const total = startup.memory.rssKiB + startup.memory.childrenRssKiB;
+  return `### Start-up and memory
+
+\`toolmesh serve\` with no config, from an empty temporary folder, over stdio: it runs every installed
+first-party server package (here: ${startup.servers.join(', ')}), rooted at that folder. Time is from spawning toolmesh to
+the answer to its first \`tools/list\` (spawn → initialize → tools/list, ${startup.tools} tools listed), a fresh process
+each run, ${startup.runs} runs after one unmeasured; the fs server alone takes ${ms(fsColdStart.median)} the same way (above).
+Memory is VmRSS from /proc right after that answer, for the toolmesh process and summed over its child processes.
+
+${table(
+  ['Measure', 'Value'],
+  [
+    ['Start-up to first tools/list, median', `**${ms(startup.median)}**`],
+    ['Start-up, p95', ms(startup.p95)],
+    ['Start-up, range', `${ms(startup.min)} – ${ms(startup.max)}`],
+    ['toolmesh process RSS (VmRSS)', `**${mib(startup.memory.rssKiB)}**`],
+    [`Its ${startup.memory.children} child processes, RSS summed`, mib(startup.memory.childrenRssKiB)],
+    ['Total', mib(total)],
+  ],
+)}`;
+}
+
+export function renderAggregatorSection(run, { fsColdStart }) {
+  return `## Aggregator
+
+Every figure is measured from outside the built \`aggregator/dist/index.js\` (\`toolmesh serve\`), with real SDK
+clients, real child processes and real sockets on 127.0.0.1 only. The machine has two shared, noisy cores, so
+latencies are medians and 99th percentiles over many calls, and the paths compared run interleaved in the same
+run. This part took ${Math.ceil(run.totalMs / 1000)} s.
+
+${overheadSection(run)}
+
+${throughputSection(run)}
+
+${searchSection(run)}
+
+${startupSection(run, fsColdStart)}
+`;
+}

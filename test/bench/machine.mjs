@@ -1,0 +1,18 @@
+// The facts of the machine a bench run is made on.
+import os from 'node:os';
+import { grepVersion } from './grep.mjs';
+
+export async function machineFacts() {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} (${process.arch})`,
+    cpu: `${cpus[0]?.model.trim() ?? 'unknown'}`,
+    cores: os.availableParallelism?.() ?? cpus.length,
+    memory: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    load: os.loadavg()[0].toFixed(2),
+    grep: await grepVersion(),
+    locale: process.env.LC_ALL || process.env.LANG || 'unset',
+  };
+}

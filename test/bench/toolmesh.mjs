@@ -1,0 +1,39 @@
+// Runs the built toolmesh aggregator (`toolmesh serve`) over stdio or Streamable HTTP.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnStdioClient } from '@toolmesh/core/testing';
+import { startProcess } from './processes.mjs';
+
+/** The bin of the workspace's @toolmesh/aggregator (dist/index.js beside its dist/aggregator.js). */
+const AGGREGATOR_BIN = path.join(
+  path.dirname(fileURLToPath(import.meta.resolve('@toolmesh/aggregator'))),
+  'index.js',
+);
+
+/** Writes `{ mcpServers }` as a config file in `folder`; returns its path. */
+export function writeConfig(folder, name, mcpServers) {
+  const file = path.join(folder, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ mcpServers }, null, 2));
+  return file;
+}
+
+/** `toolmesh serve` over stdio, with `config` or (without) every installed first-party server. */
+export function startToolmeshStdio({ config, cwd, dataDir }) {
+  return spawnStdioClient(
+    process.execPath,
+    [AGGREGATOR_BIN, 'serve', ...(config ? ['--config', config] : []), '--log-level', 'warning'],
+    { cwd, env: { TOOLMESH_DATA_DIR: dataDir } },
+  );
+}
+
+/** `toolmesh serve --transport http --port 0`; resolves with its /mcp URL once it listens. */
+export function startToolmeshHttp({ config, cwd, dataDir }) {
+  return startProcess({
+    command: process.execPath,
+    args: [AGGREGATOR_BIN, 'serve', '--config', config, '--transport', 'http', '--port', '0'],
+    cwd,
+    env: { TOOLMESH_DATA_DIR: dataDir },
+    ready: /listening on (http:\/\/\S+\/mcp)\b/,
+  });
+}
