@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { cell, TOP as top, writeDocSection } from './doc-section.mjs';
 import { classify, isUnexpected, printReport, tally } from './expected-failures.mjs';
 import { runSuite, SUITE_VERSION, suiteArgs } from './run-suite.mjs';
+import { runMain } from './script-main.mjs';
 import { startServer, stopServer } from './server-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -76,12 +77,4 @@ async function main() {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    process.stderr.write(`run-conformance: ${error.message}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('run-conformance', main);

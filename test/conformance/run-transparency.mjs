@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { cell, writeDocSection } from './doc-section.mjs';
 import { classify, isUnexpected, printReport, tally } from './expected-failures.mjs';
 import { runSuite, SUITE_VERSION, suiteArgs } from './run-suite.mjs';
+import { runMain } from './script-main.mjs';
 import { stopServer } from './server-process.mjs';
 import { AGGREGATOR_BIN, startFixture, startToolmeshOver, UPSTREAM } from './toolmesh-over-fixture.mjs';
 
@@ -147,12 +148,4 @@ async function main() {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error) => {
-    process.stderr.write(`run-transparency: ${error.message}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('run-transparency', main);

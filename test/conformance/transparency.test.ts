@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,34 +9,14 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from './run-script.js';
 import { stopServer } from './server-process.mjs';
 import { startFixture, startToolmeshOver } from './toolmesh-over-fixture.mjs';
 
 const SCRIPT = fileURLToPath(new URL('./run-transparency.mjs', import.meta.url));
 
-/** Runs the script without --write-docs, so a test run never rewrites docs/conformance.md. */
-function runTransparency(): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    // SIGTERM, not SIGKILL: the script then stops the servers it started.
-    const timer = setTimeout(() => child.kill('SIGTERM'), 320_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
 it('the conformance suite gives the same result through toolmesh as against the fixture directly', async () => {
-  const { code, output } = await runTransparency();
+  const { code, output } = await runScript(SCRIPT, 320_000);
   expect(code, output).toBe(0);
   expect(output).toMatch(/\b0 lost\b/);
 }, 330_000);

@@ -87,6 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${command}"`);
   }
   if (command === 'serve') {
+    if (rest.length > 0) throw new UsageError(`serve takes flags only, not "${rest.join(' ')}"`);
     const transport = values.transport;
     if (transport !== 'stdio' && transport !== 'http')
       throw new UsageError('--transport must be stdio or http');

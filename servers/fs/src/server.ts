@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   createLogger,
   createToolServer,
@@ -72,7 +72,11 @@ export function createFsServer(options: FsServerOptions): Server {
       server
         .listRoots()
         .then(({ roots: offered }) => roots.offer(offered.map((root) => root.uri)))
-        .catch((error: Error) => log.warning(`could not read the client's roots: ${error.message}`)),
+        .catch((error: Error) => {
+          // A proxy in front may have no client with roots yet; the configured roots stand.
+          const quiet = error instanceof McpError && error.code === ErrorCode.MethodNotFound;
+          log[quiet ? 'debug' : 'warning'](`could not read the client's roots: ${error.message}`);
+        }),
     );
   };
   server.oninitialized = () => {
