@@ -48,6 +48,7 @@ export class Aggregator {
   readonly upstreams: UpstreamSet;
   private readonly sessions = new Set<FrontSession>();
   private lastReady = '';
+  private reloading: Promise<unknown> = Promise.resolve();
 
   private constructor(options: AggregatorOptions) {
     this.log = options.log ?? createLogger({ scope: 'toolmesh' });
@@ -74,14 +75,18 @@ export class Aggregator {
     await this.upstreams.stop();
   }
 
-  /** Applies a new config without dropping client sessions. */
-  async reload(next: { config: AggregatorConfig; servers: ReadonlyMap<string, ServerConfig> }) {
-    this.config = next.config;
-    this.registry.maxNameLength = next.config.toolNameMaxLength;
-    const outcome = await this.upstreams.reconcile(next.servers);
-    this.refresh();
-    this.log.info('config reloaded', outcome);
-    return outcome;
+  /** Applies a new config without dropping client sessions; reloads run one at a time. */
+  reload(next: { config: AggregatorConfig; servers: ReadonlyMap<string, ServerConfig> }) {
+    const run = this.reloading.then(async () => {
+      this.config = next.config;
+      this.registry.maxNameLength = next.config.toolNameMaxLength;
+      const outcome = await this.upstreams.reconcile(next.servers);
+      this.refresh();
+      this.log.info('config reloaded', outcome);
+      return outcome;
+    });
+    this.reloading = run.catch((error: Error) => this.log.error(`reload failed: ${error.message}`));
+    return run;
   }
 
   createSessionServer(exposure: Exposure = this.config.exposure) {

@@ -108,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
           log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
           return;
         }
-        void aggregator.reload(next);
+        aggregator.reload(next).catch(() => undefined);
       });
     }
     return -1;

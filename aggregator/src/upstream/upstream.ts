@@ -125,9 +125,15 @@ export class Upstream extends EventEmitter {
       const client = this.newClient();
       try {
         await client.connect(deliverInOrder(makeTransport()));
+        // stop() may have run while this connected (a reload removed the server): stay stopped.
+        if (this.state === 'stopped') {
+          await client.close().catch(() => undefined);
+          return;
+        }
         this.client = client;
         await this.refresh();
         await this.resubscribe(client);
+        if (this.state === 'stopped') return;
         this.attempt = 0;
         this.retryAt = undefined;
         this.lastError = undefined;
@@ -140,6 +146,7 @@ export class Upstream extends EventEmitter {
       } catch (error) {
         errors.push((error as Error).message);
         await client.close().catch(() => undefined);
+        if (this.state === 'stopped') return;
       }
     }
     this.lost(errors.join('; then: '));

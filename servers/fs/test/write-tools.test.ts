@@ -292,6 +292,11 @@ describe('checkpoints', () => {
     expect(listed.checkpoints).toHaveLength(50);
     expect(listed.checkpoints.map((c) => c.id)).not.toContain(ids[0]);
     expect(await fx.fails('checkpoint_write', { action: 'restore', id: ids[0] })).toMatch(/No checkpoint/);
+    // Restoring the oldest kept one must not let its own pre-restore checkpoint prune it away.
+    writeFileSync(path.join(fx.root, 'a.txt'), 'changed');
+    const oldest = listed.checkpoints.at(-1)?.id;
+    await fx.ok('checkpoint_write', { action: 'restore', id: oldest });
+    expect(read('a.txt')).toBe('a');
     expect(fx.checkpoints.file.startsWith(fx.root)).toBe(false);
     expect(existsSync(fx.checkpoints.file)).toBe(true);
   });

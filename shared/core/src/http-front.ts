@@ -118,6 +118,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       };
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
+      // An initialize the transport refused (a wrong Accept header, say) opened no session:
+      // close it now, or nothing ever would.
+      if (!transport.sessionId) await transport.close();
     });
     app.get(endpoint, existingSession);
     app.delete(endpoint, existingSession);

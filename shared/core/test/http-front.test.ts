@@ -96,6 +96,37 @@ describe('HTTP front', () => {
     expect((await post({ origin: 'http://localhost:5173' })).status).toBe(200);
   });
 
+  it('closes the server of an initialize it refused, so nothing is left open', async () => {
+    let open = 0;
+    const counting = await startHttpFront({
+      createServer: () => {
+        const server = createToolServer({
+          name: 'echo',
+          version: '1',
+          tools: [echo],
+          engine: undefined,
+          log: quiet,
+        });
+        open++;
+        server.onclose = () => {
+          open--;
+        };
+        return server;
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    const refused = await fetch(counting.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/plain' },
+      body: JSON.stringify(initialize),
+    });
+    expect(refused.status).toBe(406);
+    expect(open).toBe(0);
+    await counting.close();
+  });
+
   it('answers requests without a session, or with an unknown one, with a clear 4xx', async () => {
     const noSession = await post({}, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(noSession.status).toBe(400);

@@ -79,21 +79,24 @@ export async function applyChanges(
   const originals = new Map<string, PathState>();
   for (const absolute of targets.keys()) originals.set(absolute, await readPathState(absolute));
   const steps = ordered(targets);
+  const applied: string[] = [];
   let failed: ChangeFailure | undefined;
   for (const [absolute, state] of steps) {
     try {
       await applyState(absolute, state, planned.get(absolute) ?? originals.get(absolute));
+      applied.push(absolute);
     } catch (error) {
       failed = new ChangeFailure(absolute, error);
       break;
     }
   }
   if (!failed) return;
-  const created = [...originals]
-    .filter(([, s]) => s.kind === 'absent')
-    .sort(([a], [b]) => depth(b) - depth(a));
+  // Only what this change did is undone: a path whose step failed or never ran may hold
+  // somebody else's work (a file that appeared meanwhile) and is left alone.
+  const undone = new Map(applied.map((absolute) => [absolute, originals.get(absolute) as PathState]));
+  const created = [...undone].filter(([, s]) => s.kind === 'absent').sort(([a], [b]) => depth(b) - depth(a));
   for (const [absolute] of created) await removeIfPresent(absolute).catch(() => undefined);
-  for (const [absolute, state] of ordered(new Map([...originals].filter(([, s]) => s.kind !== 'absent')))) {
+  for (const [absolute, state] of ordered(new Map([...undone].filter(([, s]) => s.kind !== 'absent')))) {
     await applyState(absolute, state).catch(() => undefined);
   }
   throw failed;

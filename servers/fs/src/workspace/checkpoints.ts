@@ -105,7 +105,8 @@ export class CheckpointStore {
   async create(
     guard: PathGuard,
     paths: readonly string[],
-    options: { label?: string; reason?: 'manual' | 'pre-restore' } = {},
+    /** `protect`: a checkpoint that pruning must keep (the one being restored). */
+    options: { label?: string; reason?: 'manual' | 'pre-restore'; protect?: string } = {},
   ): Promise<CheckpointSummary> {
     if (paths.length === 0 || paths.length > CHECKPOINT_LIMITS.paths) {
       throw new ToolError(
@@ -197,19 +198,19 @@ export class CheckpointStore {
           );
         }
       }
-      this.prune(hash);
+      this.prune(hash, options.protect);
     });
     write.immediate();
     return this.get(root, id);
   }
 
-  private prune(hash: string): void {
+  private prune(hash: string, protect = ''): void {
     this.db
       .prepare(
-        `DELETE FROM checkpoints WHERE root_hash = ? AND id NOT IN
+        `DELETE FROM checkpoints WHERE root_hash = ? AND id != ? AND id NOT IN
            (SELECT id FROM checkpoints WHERE root_hash = ? ORDER BY seq DESC LIMIT ?)`,
       )
-      .run(hash, hash, CHECKPOINT_LIMITS.keep);
+      .run(hash, protect, hash, CHECKPOINT_LIMITS.keep);
     this.db
       .prepare(
         'DELETE FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM checkpoint_entries WHERE sha256 IS NOT NULL)',
@@ -284,11 +285,7 @@ export class CheckpointStore {
   ): Promise<{ restored: CheckpointSummary; preRestore: CheckpointSummary; changed: number }> {
     const restored = this.get(guard.realRoots, id);
     const root = restored.root;
-    const preRestore = await this.create(
-      guard,
-      restored.paths.map((relative) => path.join(root, relative)),
-      { label: `before restoring ${id}`, reason: 'pre-restore' },
-    );
+    // Read everything first: the pre-restore checkpoint below may prune old checkpoints.
     const recorded = new Map(this.entries(id).map((entry) => [entry.path, entry]));
     const targets = new Map<string, PathState>();
     for (const [relative, entry] of recorded) {
@@ -306,6 +303,11 @@ export class CheckpointStore {
         targets.set(absolute, { kind: 'absent' });
       }
     }
+    const preRestore = await this.create(
+      guard,
+      restored.paths.map((relative) => path.join(root, relative)),
+      { label: `before restoring ${id}`, reason: 'pre-restore', protect: id },
+    );
     // What exists now under a checkpointed (or then absent) path but was not recorded goes away.
     for (const relative of this.entries(preRestore.id).map((entry) => entry.path)) {
       if (!recorded.has(relative)) targets.set(path.join(root, relative), { kind: 'absent' });
