@@ -126,14 +126,14 @@ export class Upstream extends EventEmitter {
       try {
         await client.connect(deliverInOrder(makeTransport()));
         // stop() may have run while this connected (a reload removed the server): stay stopped.
-        if (this.state === 'stopped') {
+        if (this.stopped()) {
           await client.close().catch(() => undefined);
           return;
         }
         this.client = client;
         await this.refresh();
         await this.resubscribe(client);
-        if (this.state === 'stopped') return;
+        if (this.stopped()) return;
         this.attempt = 0;
         this.retryAt = undefined;
         this.lastError = undefined;
@@ -146,10 +146,15 @@ export class Upstream extends EventEmitter {
       } catch (error) {
         errors.push((error as Error).message);
         await client.close().catch(() => undefined);
-        if (this.state === 'stopped') return;
+        if (this.stopped()) return;
       }
     }
     this.lost(errors.join('; then: '));
+  }
+
+  /** Read through a method: TypeScript would otherwise narrow `state` across the awaits in start(). */
+  private stopped(): boolean {
+    return this.state === 'stopped';
   }
 
   async stop(): Promise<void> {
