@@ -1,3 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'], testTimeout: 20000 } });
+export default defineConfig({
+  test: { include: ['test/**/*.test.ts'], testTimeout: 20000, globalSetup: ['test/isolated-data-dir.ts'] },
+});

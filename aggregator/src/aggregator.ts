@@ -1,17 +1,26 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
+import { ApprovalPort } from './approvals/approval-port.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { createFrontServer } from './front/front-server.js';
 import type { Exposure, FrontSession } from './front/session.js';
+import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
+import type { AggregatorState } from './state/state.js';
 import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
 import { UpstreamSet } from './upstream/upstream-set.js';
+import { defaultWorkspace, type Workspace } from './workspaces/workspace.js';
+import { WorkspaceScope } from './workspaces/workspace-scope.js';
 
 export interface AggregatorOptions {
   config: AggregatorConfig;
   servers: ReadonlyMap<string, ServerConfig>;
+  /** Default: one workspace, the current folder. */
+  workspaces?: readonly Workspace[];
+  /** Sessions, modes, todo lists and approvals; the caller owns it and closes it. */
+  state: AggregatorState;
   log?: Logger;
   /** Health-check and restart timing, mostly for tests. */
   upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
@@ -46,6 +55,10 @@ export class Aggregator {
   readonly registry: Registry;
   readonly index = new ToolIndex();
   readonly upstreams: UpstreamSet;
+  readonly state: AggregatorState;
+  policy: Policy;
+  approvals: ApprovalPort;
+  workspaces: WorkspaceScope;
   private readonly sessions = new Set<FrontSession>();
   private lastReady = '';
   private reloading: Promise<unknown> = Promise.resolve();
@@ -54,6 +67,10 @@ export class Aggregator {
     this.log = options.log ?? createLogger({ scope: 'toolmesh' });
     this.config = options.config;
     this.registry = new Registry(options.config.toolNameMaxLength);
+    this.state = options.state;
+    this.policy = new Policy(options.config);
+    this.approvals = this.#approvalPort(options.config);
+    this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
     this.upstreams = new UpstreamSet(
       this.log,
       (upstream, method, params, signal) => this.relay(upstream, method, params, signal),
@@ -76,10 +93,18 @@ export class Aggregator {
   }
 
   /** Applies a new config without dropping client sessions; reloads run one at a time. */
-  reload(next: { config: AggregatorConfig; servers: ReadonlyMap<string, ServerConfig> }) {
+  reload(next: {
+    config: AggregatorConfig;
+    servers: ReadonlyMap<string, ServerConfig>;
+    workspaces?: readonly Workspace[];
+  }) {
     const run = this.reloading.then(async () => {
       this.config = next.config;
       this.registry.maxNameLength = next.config.toolNameMaxLength;
+      this.policy = new Policy(next.config);
+      this.approvals = this.#approvalPort(next.config);
+      if (next.workspaces) this.workspaces = new WorkspaceScope(next.workspaces);
+      for (const session of this.sessions) void session.server.sendToolListChanged().catch(() => undefined);
       const outcome = await this.upstreams.reconcile(next.servers);
       this.refresh();
       this.log.info('config reloaded', outcome);
@@ -89,16 +114,85 @@ export class Aggregator {
     return run;
   }
 
-  createSessionServer(exposure: Exposure = this.config.exposure) {
-    return createFrontServer(this, exposure);
+  /** A front server for one client session, in a mode the operator chose (the config's default otherwise). */
+  createSessionServer(
+    options: { exposure?: Exposure; mode?: string; workspace?: string; transport?: 'stdio' | 'http' } = {},
+  ) {
+    const mode = options.mode ?? this.config.defaultMode;
+    if (!this.policy.table.has(mode)) {
+      throw new Error(
+        `mode ${mode} is not configured; the modes are ${this.policy.table.names().join(', ')}`,
+      );
+    }
+    if (options.workspace !== undefined && !this.workspaces.get(options.workspace)) {
+      throw new Error(
+        `workspace ${options.workspace} is not configured; the workspaces are ${this.workspaces.workspaces.map((workspace) => workspace.id).join(', ')}`,
+      );
+    }
+    const workspace = this.workspaces.binding(options.workspace);
+    return createFrontServer(this, {
+      exposure: options.exposure ?? this.config.exposure,
+      mode,
+      ...(workspace && { workspace }),
+      transport: options.transport ?? 'stdio',
+    });
   }
 
-  attach(session: FrontSession): void {
+  /** Whether a tool's calls name a workspace: those of per-workspace servers, and those marked so. */
+  isWorkspaceScoped(entry: ToolEntry): boolean {
+    return entry.instances !== undefined || this.policy.factsOf(entry).workspaceScoped;
+  }
+
+  /** A tool as one session sees it: its exposed name, and `workspace_id` as the session needs it. */
+  listedTool(session: FrontSession, entry: ToolEntry) {
+    const inputSchema = this.workspaces.presentedSchema(
+      entry,
+      this.isWorkspaceScoped(entry),
+      session.workspace,
+    );
+    return { ...this.registry.listed(entry), inputSchema };
+  }
+
+  attach(session: FrontSession, transport: 'stdio' | 'http' = 'stdio'): void {
     this.sessions.add(session);
+    void this.state
+      .saveSession({ id: session.id, mode: session.mode, transport, startedAt: Date.now() })
+      .catch((error: Error) => this.log.warning(`could not record session: ${error.message}`));
+  }
+
+  /** Whether exit_plan_mode can take a session out of `mode`. */
+  canExitMode(mode: string): boolean {
+    return this.policy.table.definition(mode)?.exitTo !== undefined;
+  }
+
+  /** Changes a session's mode (after an approved exit_plan_mode) and tells its client the tool list changed. */
+  async setSessionMode(session: FrontSession, mode: string): Promise<void> {
+    session.mode = mode;
+    await this.state.setSessionMode(session.id, mode);
+    await session.server.sendToolListChanged().catch(() => undefined);
+  }
+
+  /**
+   * Whether a session can call a tool now, and if not, why; `approval` says why a person will be
+   * asked first. Being allowed by the mode is not enough: the server must be up too.
+   */
+  callability(
+    session: FrontSession,
+    entry: ToolEntry,
+  ): { callable: boolean; reason?: string; approval?: string } {
+    const decision = this.policy.decide(session.mode, entry);
+    if (decision.verdict === 'deny')
+      return { callable: false, reason: `blocked in ${decision.mode} mode: ${decision.rule}` };
+    const availability = this.#toolAvailability(entry, session.workspace);
+    if (!availability.callable) return availability;
+    return decision.verdict === 'confirm'
+      ? { callable: true, approval: decision.approvalReason ?? decision.rule }
+      : { callable: true };
   }
 
   detach(session: FrontSession): void {
     this.sessions.delete(session);
+    void this.state.endSession(session.id, Date.now()).catch(() => undefined);
   }
 
   /** A client's roots appeared or changed: downstream servers ask again (and reach that client). */
@@ -116,6 +210,23 @@ export class Aggregator {
     if (!upstream) return { callable: false, reason: `server ${server} is not configured` };
     if (upstream.state === 'ready') return { callable: true };
     return { callable: false, reason: new UpstreamUnavailable(upstream).message };
+  }
+
+  /** A per-workspace tool is up where its workspace's instance is (any instance, for an unbound session). */
+  #toolAvailability(entry: ToolEntry, workspace: string | undefined): { callable: boolean; reason?: string } {
+    if (!entry.instances) return this.availability(entry.server);
+    const candidates =
+      workspace !== undefined ? [entry.instances.get(workspace)] : [...entry.instances.values()];
+    const checked = candidates.map((upstream) =>
+      upstream
+        ? this.availability(upstream)
+        : { callable: false, reason: `${entry.server} does not serve workspace ${workspace}` },
+    );
+    return checked.find((availability) => availability.callable) ?? checked[0] ?? { callable: false };
+  }
+
+  #approvalPort(config: AggregatorConfig): ApprovalPort {
+    return new ApprovalPort({ state: this.state, timeoutMs: config.approvalTimeoutMs, log: this.log });
   }
 
   /**

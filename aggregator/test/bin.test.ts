@@ -3,12 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_SERVER, FS_BIN, fixture, type Harness, startHarness, until } from './harness.js';
+import {
+  TOOLMESH_BIN as BIN,
+  FIXTURE_SERVER,
+  FS_BIN,
+  fixture,
+  type Harness,
+  serveToolmesh,
+  startHarness,
+  until,
+} from './harness.js';
 
-const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const EVERYTHING = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
@@ -42,23 +49,6 @@ function processesTagged(tag: string): number[] {
     .map(Number);
 }
 
-function startServing(args: string[]): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    cwd: folder,
-  });
-  let stderr = '';
-  const url = new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (chunk) => {
-      stderr += chunk;
-      const found = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (found) resolve(found[1] as string);
-    });
-    child.once('exit', () => reject(new Error(`toolmesh exited early:\n${stderr}`)));
-  });
-  return { child, url, stderr: () => stderr };
-}
-
 describe('toolmesh serve over stdio', () => {
   it('serves our fs server and a third-party server from npm as one registry', async () => {
     const config = writeConfig('stdio.json', {
@@ -85,7 +75,7 @@ describe('toolmesh serve over stdio', () => {
 
 describe('toolmesh serve over HTTP', () => {
   let remote: ChildProcess;
-  let serving: ReturnType<typeof startServing>;
+  let serving: ReturnType<typeof serveToolmesh>;
   let url: string;
   let configFile: string;
   let remoteUrl_: string;
@@ -109,7 +99,7 @@ describe('toolmesh serve over HTTP', () => {
       remote: { url: remoteUrl },
       local: fixture('local'),
     });
-    serving = startServing(['--config', configFile, '--transport', 'http', '--port', '0']);
+    serving = serveToolmesh(['--config', configFile, '--transport', 'http', '--port', '0'], folder);
     url = await serving.url;
   });
   afterAll(() => {
@@ -131,6 +121,9 @@ describe('toolmesh serve over HTTP', () => {
       'search_tool_bm25',
       'list_my_tools',
       'call_tool',
+      'todo_write',
+      'todo_read',
+      'list_workspaces',
     ]);
     await client.close();
   });

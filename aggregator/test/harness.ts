@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { type ConnectedClient, connectInMemory } from '@toolmesh/core/testing';
 import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/front/session.js';
+import { SqliteState } from '../src/state/sqlite-state.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
 export const FS_BIN = path.join(
@@ -16,6 +18,30 @@ export const FS_BIN = path.join(
   'dist',
   'index.js',
 );
+
+/** The built `toolmesh` bin. */
+export const TOOLMESH_BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+/** `toolmesh serve …` as a child process, with the URL it announces once it listens over HTTP. */
+export function serveToolmesh(
+  args: string[],
+  cwd: string,
+): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
+  const child = spawn(process.execPath, [TOOLMESH_BIN, 'serve', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd,
+  });
+  let stderr = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+      const found = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', () => reject(new Error(`toolmesh exited early:\n${stderr}`)));
+  });
+  return { child, url, stderr: () => stderr };
+}
 
 export function fixture(name: string, extra: Record<string, unknown> = {}) {
   return { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: name }, ...extra };
@@ -25,7 +51,9 @@ export interface Harness {
   aggregator: Aggregator;
   folder: string;
   logs: string[];
-  connect(options?: ClientOptions & { exposure?: Exposure }): Promise<ConnectedClient>;
+  connect(
+    options?: ClientOptions & { exposure?: Exposure; mode?: string; workspace?: string },
+  ): Promise<ConnectedClient>;
   close(): Promise<void>;
 }
 
@@ -34,9 +62,12 @@ export async function startHarness(raw: Record<string, unknown>): Promise<Harnes
   const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-agg-')));
   const logs: string[] = [];
   const loaded = parseConfig(raw);
+  const state = SqliteState.open(path.join(folder, 'state.sqlite'));
   const aggregator = await Aggregator.start({
     config: loaded.config,
     servers: loaded.servers,
+    workspaces: loaded.workspaces,
+    state,
     log: createLogger({ level: 'debug', sink: (line) => logs.push(line) }),
     upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400 },
   });
@@ -46,14 +77,20 @@ export async function startHarness(raw: Record<string, unknown>): Promise<Harnes
     folder,
     logs,
     async connect(options = {}) {
-      const { exposure, ...clientOptions } = options;
-      const client = await connectInMemory(aggregator.createSessionServer(exposure), clientOptions);
+      const { exposure, mode, workspace, ...clientOptions } = options;
+      const server = aggregator.createSessionServer({
+        ...(exposure && { exposure }),
+        ...(mode && { mode }),
+        ...(workspace && { workspace }),
+      });
+      const client = await connectInMemory(server, clientOptions);
       clients.push(client);
       return client;
     },
     async close() {
       await Promise.allSettled(clients.map((client) => client.close()));
       await aggregator.stop();
+      await state.close();
       rmSync(folder, { recursive: true, force: true });
     },
   };

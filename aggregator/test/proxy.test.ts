@@ -73,6 +73,9 @@ describe('the merged registry', () => {
       'search_tool_bm25',
       'list_my_tools',
       'call_tool',
+      'todo_write',
+      'todo_read',
+      'list_workspaces',
     ]);
     expect(
       resultText(await call('call_tool', { name: 'fixture__echo', arguments: { text: 'via call_tool' } })),

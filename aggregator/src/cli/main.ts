@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, LOG_LEVELS, type LogLevel } from '@toolmesh/core';
@@ -6,6 +7,8 @@ import { connectInMemory, resultText } from '@toolmesh/core/testing';
 import { Aggregator } from '../aggregator.js';
 import { ConfigError, loadConfigFile } from '../config/load.js';
 import { isStdioServer } from '../config/schema.js';
+import { openState } from '../state/open-state.js';
+import { approvalsCommand } from './approvals.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
 import { serveAggregator } from './serve.js';
 import { watchConfig } from './watch-config.js';
@@ -14,11 +17,17 @@ const USAGE = `toolmesh — one MCP endpoint over many MCP servers
 
 Usage:
   toolmesh serve [--config FILE] [--transport stdio|http] [--host H] [--port N] [--root DIR]
-  toolmesh tools [--json]               list every tool of the registry
-  toolmesh search "<query>" [--limit N] [--json]
-  toolmesh call <tool> '<json arguments>'
+                 [--mode MODE]          stdio: the session's mode (HTTP: the path, /mcp/<mode>)
+                 [--workspace ID]       stdio: bind the session to one workspace (HTTP: ?workspace=ID)
+  toolmesh tools [--json] [--mode MODE] list the tools of the registry (as MODE sees them)
+  toolmesh search "<query>" [--limit N] [--json] [--mode MODE]
+  toolmesh call <tool> '<json arguments>' [--mode MODE]
   toolmesh doctor                       start each server and say which fail, and how to fix it
   toolmesh init [--force]               write a starter ${DEFAULT_CONFIG_FILE}
+  toolmesh approvals [--watch] [--json] the calls waiting for a person's approval
+  toolmesh approvals approve|deny <id> [--reason TEXT]
+
+Modes: chat (everything), plan, review, orchestrate, and those the config defines.
 
 Without --config, ./${DEFAULT_CONFIG_FILE} is used when it exists; otherwise every installed
 first-party server (@toolmesh/server-*) runs, rooted at --root (default: this folder).
@@ -54,6 +63,10 @@ export async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       limit: { type: 'string', default: '10' },
       force: { type: 'boolean', default: false },
+      mode: { type: 'string' },
+      workspace: { type: 'string' },
+      watch: { type: 'boolean', default: false },
+      reason: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -79,6 +92,26 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
 
+  if (command === 'approvals') {
+    const state = openState({});
+    const watching = new AbortController();
+    process.once('SIGINT', () => watching.abort());
+    process.once('SIGTERM', () => watching.abort());
+    try {
+      return await approvalsCommand(
+        [
+          ...rest,
+          ...(values.watch ? ['--watch'] : []),
+          ...(values.json ? ['--json'] : []),
+          ...(values.reason !== undefined ? ['--reason', values.reason] : []),
+        ],
+        { state, print, signal: watching.signal },
+      );
+    } finally {
+      await state.close();
+    }
+  }
+
   const loaded = resolveConfig({
     ...(values.config && { config: values.config }),
     root: values.root as string,
@@ -95,15 +128,30 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError('--port must be a whole number from 0 to 65535');
     if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
-    const aggregator = await Aggregator.start({ config: loaded.config, servers: loaded.servers, log });
-    await serveAggregator(aggregator, { transport, host: values.host as string, port, log });
+    const aggregator = await Aggregator.start({
+      config: loaded.config,
+      servers: loaded.servers,
+      workspaces: loaded.workspaces,
+      state: openState({}),
+      log,
+    });
+    checkMode(aggregator, values.mode);
+    checkWorkspace(aggregator, values.workspace);
+    await serveAggregator(aggregator, {
+      transport,
+      host: values.host as string,
+      port,
+      ...(values.mode && { mode: values.mode }),
+      ...(values.workspace && { workspace: values.workspace }),
+      log,
+    });
     if (loaded.file) {
       const file = loaded.file;
       watchConfig(file, (why) => {
         // A broken edit keeps the running config: the error says what to fix.
         let next: ReturnType<typeof loadConfigFile>;
         try {
-          next = loadConfigFile(file);
+          next = loadConfigFile(file, { defaultRoot: path.resolve(values.root as string) });
         } catch (error) {
           log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
           return;
@@ -117,12 +165,22 @@ export async function main(argv: string[]): Promise<number> {
   const aggregator = await Aggregator.start({
     config: loaded.config,
     servers: loaded.servers,
+    workspaces: loaded.workspaces,
+    state: openState({}),
     log,
     upstream: { pingIntervalMs: 0 },
   });
   try {
     if (command === 'doctor') return doctor(aggregator);
-    const connected = await connectInMemory(aggregator.createSessionServer('all'));
+    checkMode(aggregator, values.mode);
+    checkWorkspace(aggregator, values.workspace);
+    const connected = await connectInMemory(
+      aggregator.createSessionServer({
+        exposure: 'all',
+        ...(values.mode && { mode: values.mode }),
+        ...(values.workspace && { workspace: values.workspace }),
+      }),
+    );
     try {
       if (command === 'tools') {
         const { tools } = await connected.client.listTools();
@@ -158,7 +216,22 @@ export async function main(argv: string[]): Promise<number> {
     }
   } finally {
     await aggregator.stop();
+    await aggregator.state.close();
   }
+}
+
+function checkWorkspace(aggregator: Aggregator, workspace: string | undefined): void {
+  if (workspace !== undefined && !aggregator.workspaces.get(workspace))
+    throw new UsageError(
+      `--workspace: no workspace named ${workspace}; the workspaces are ${aggregator.workspaces.workspaces.map((known) => known.id).join(', ')}`,
+    );
+}
+
+function checkMode(aggregator: Aggregator, mode: string | undefined): void {
+  if (mode !== undefined && !aggregator.policy.table.has(mode))
+    throw new UsageError(
+      `--mode: no mode named ${mode}; the modes are ${aggregator.policy.table.names().join(', ')}`,
+    );
 }
 
 function doctor(aggregator: Aggregator): number {

@@ -7,12 +7,11 @@ export const DEFAULT_CONFIG_FILE = 'toolmesh.json';
 
 /**
  * The config to run: the file named by --config, else ./toolmesh.json, else every installed
- * first-party server rooted at `root`.
+ * first-party server. `root` is the folder of the one workspace of a config that names none.
  */
 export function resolveConfig(options: { config?: string; root: string }): LoadedConfig {
   const file = options.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
-  if (file) return loadConfigFile(path.resolve(file));
-  const loaded = parseConfig({});
-  loaded.servers = installedFirstPartyServers(path.resolve(options.root));
-  return loaded;
+  const defaultRoot = path.resolve(options.root);
+  if (file) return loadConfigFile(path.resolve(file), { defaultRoot });
+  return parseConfig({ mcpServers: Object.fromEntries(installedFirstPartyServers()) }, { defaultRoot });
 }

@@ -7,6 +7,9 @@ import type { StdioServerConfig } from './schema.js';
 /** The first-party server packages, by the short name their tools are exposed under. */
 export const FIRST_PARTY_SERVERS = ['fs', 'git', 'code-graph', 'tickets', 'memory', 'feeds', 'rigs'] as const;
 
+/** The servers that work on a workspace's folders, so each workspace gets its own instance. */
+const PER_WORKSPACE = new Set<string>(['fs', 'git', 'code-graph']);
+
 const require = createRequire(import.meta.url);
 
 /** The bin of an installed package, or undefined when the package is not installed. */
@@ -26,16 +29,18 @@ function installedBin(packageName: string): string | undefined {
 
 /**
  * The servers `toolmesh serve` runs with no config: every first-party package that is installed,
- * rooted at `root`, run with this same Node. A user who installed only some servers gets those.
+ * run with this same Node; fs, git and code-graph once per workspace, on its roots. A user who
+ * installed only some servers gets those.
  */
-export function installedFirstPartyServers(root: string): Map<string, StdioServerConfig> {
+export function installedFirstPartyServers(): Map<string, StdioServerConfig> {
   const servers = new Map<string, StdioServerConfig>();
   for (const name of FIRST_PARTY_SERVERS) {
     const bin = installedBin(`@toolmesh/server-${name}`);
     if (!bin) continue;
     servers.set(name, {
       command: process.execPath,
-      args: [bin, '--root', root],
+      args: [bin],
+      perWorkspace: PER_WORKSPACE.has(name),
       // Children get a minimal environment; the data directory must still be the aggregator's.
       env: { TOOLMESH_DATA_DIR: dataDirectory() },
       disabled: false,

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { BUILT_IN_MODES } from '../policy/modes.js';
+import { upstreamConfigs } from '../workspaces/instances.js';
+import { defaultWorkspace, type Workspace } from '../workspaces/workspace.js';
 import { type AggregatorConfig, configSchema, isStdioServer, type ServerConfig } from './schema.js';
 
 export class ConfigError extends Error {
@@ -39,7 +42,9 @@ function describeIssues(file: string, error: z.ZodError, raw: unknown): string {
     .flatMap((issue) =>
       issue.code === 'invalid_union'
         ? describeServerIssue(raw, issue)
-        : [`${keyPath(issue.path)}: ${issue.message}`],
+        : issue.code === 'invalid_key'
+          ? issue.issues.map((inner) => `${keyPath(issue.path)}: ${inner.message}`)
+          : [`${keyPath(issue.path)}: ${issue.message}`],
     );
   return `${file} is not a valid toolmesh config:\n  ${lines.join('\n  ')}`;
 }
@@ -68,22 +73,69 @@ function expandEnv(value: unknown, where: string, env: NodeJS.ProcessEnv): unkno
   return value;
 }
 
+/** Mode references must name a mode: the built-ins plus the config's own. */
+function checkModeReferences(file: string, config: AggregatorConfig): void {
+  const modes = [...new Set([...Object.keys(BUILT_IN_MODES), ...Object.keys(config.modes)])];
+  const known = `the modes are ${modes.join(', ')}`;
+  if (!modes.includes(config.defaultMode))
+    throw new ConfigError(`${file}: defaultMode: "${config.defaultMode}" is not a mode; ${known}`);
+  for (const [name, mode] of Object.entries(config.modes)) {
+    if (mode.exitTo !== undefined && !modes.includes(mode.exitTo))
+      throw new ConfigError(`${file}: modes.${name}.exitTo: "${mode.exitTo}" is not a mode; ${known}`);
+  }
+}
+
+/** The config's workspaces, roots resolved; a server they name must be configured. */
+function workspacesOf(
+  file: string,
+  config: AggregatorConfig,
+  configured: ReadonlySet<string>,
+  options: { baseDir?: string; defaultRoot?: string },
+): Workspace[] {
+  if (!config.workspaces) return [defaultWorkspace(options.defaultRoot ?? '.')];
+  const entries = Object.entries(config.workspaces);
+  if (entries.length === 0)
+    throw new ConfigError(`${file}: workspaces: name at least one, or leave the key out`);
+  return entries.map(([id, workspace]) => {
+    for (const server of workspace.servers ?? []) {
+      if (!configured.has(server))
+        throw new ConfigError(
+          `${file}: workspaces.${id}.servers: "${server}" is not a configured server; the servers are ${[...configured].join(', ') || '(none)'}`,
+        );
+    }
+    return {
+      id,
+      name: workspace.name ?? id,
+      roots: workspace.roots.map((root) => path.resolve(options.baseDir ?? '.', root)),
+      ...(workspace.servers && { servers: workspace.servers }),
+    };
+  });
+}
+
 export interface LoadedConfig {
   config: AggregatorConfig;
-  /** Enabled servers by name: mcpServers and VS Code's servers merged, env references expanded. */
+  /**
+   * The upstreams to run, by name: mcpServers and VS Code's servers merged, env references
+   * expanded, per-workspace servers as one instance per workspace (`fs@web`).
+   */
   servers: Map<string, ServerConfig>;
+  workspaces: Workspace[];
   file?: string;
 }
 
-/** Validates parsed JSON. `baseDir` anchors relative `cwd` values. */
+/**
+ * Validates parsed JSON. `baseDir` anchors relative `cwd` values and workspace roots;
+ * `defaultRoot` is the root of the one workspace of a config that names none.
+ */
 export function parseConfig(
   raw: unknown,
-  options: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; defaultRoot?: string } = {},
 ): LoadedConfig {
   const file = options.file ?? 'config';
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(describeIssues(file, parsed.error, raw));
   const config = parsed.data;
+  checkModeReferences(file, config);
   const servers = new Map<string, ServerConfig>();
   const entries = [
     ...Object.entries(config.mcpServers).map(([name, server]) => ['mcpServers', name, server] as const),
@@ -104,10 +156,20 @@ export function parseConfig(
     }
     servers.set(name, expanded);
   }
-  return { config, servers, ...(options.file && { file: options.file }) };
+  const configured = new Set(entries.map(([, name]) => name));
+  const workspaces = workspacesOf(file, config, configured, options);
+  return {
+    config,
+    servers: upstreamConfigs(servers, workspaces),
+    workspaces,
+    ...(options.file && { file: options.file }),
+  };
 }
 
-export function loadConfigFile(file: string, env?: NodeJS.ProcessEnv): LoadedConfig {
+export function loadConfigFile(
+  file: string,
+  options: { env?: NodeJS.ProcessEnv; defaultRoot?: string } = {},
+): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -120,5 +182,5 @@ export function loadConfigFile(file: string, env?: NodeJS.ProcessEnv): LoadedCon
   } catch (error) {
     throw new ConfigError(`${file} is not JSON: ${(error as Error).message}`);
   }
-  return parseConfig(raw, { file, baseDir: path.dirname(path.resolve(file)), ...(env && { env }) });
+  return parseConfig(raw, { file, baseDir: path.dirname(path.resolve(file)), ...options });
 }

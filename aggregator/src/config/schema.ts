@@ -1,3 +1,4 @@
+import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
 
 const serverCommon = {
@@ -26,6 +27,12 @@ export const stdioServerSchema = z.looseObject({
     .default({})
     .describe('Environment added to a minimal safe one (PATH, HOME, …).'),
   cwd: z.string().optional(),
+  perWorkspace: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Run one instance per workspace it serves, with --root <dir> appended to args for each of the workspace's roots (as fs, git and code-graph take them).",
+    ),
   ...serverCommon,
 });
 
@@ -41,6 +48,52 @@ export const remoteServerSchema = z.looseObject({
 
 export const serverSchema = z.union([stdioServerSchema, remoteServerSchema]);
 
+const ruleSetSchema = z.strictObject({
+  tools: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'Tool-name globs (* and ?), matched against the exposed name (fs__write_file) and the own name (write_file).',
+    ),
+  actions: z
+    .array(z.enum(ACTION_CLASSES))
+    .default([])
+    .describe('Action classes, as tools declare them in _meta toolmesh/actions.'),
+});
+
+const modeSchema = z.strictObject({
+  description: z.string().optional(),
+  allow: ruleSetSchema
+    .optional()
+    .describe('When given, the mode is an allowlist: only these tools and classes are allowed.'),
+  deny: ruleSetSchema.default({ tools: [], actions: [] }),
+  confirm: ruleSetSchema
+    .default({ tools: [], actions: [] })
+    .describe('Calls that run only once a person approves them.'),
+  exitTo: z.string().optional().describe('The mode an approved exit_plan_mode switches to.'),
+});
+
+/** Names that are endpoint paths (/mcp/all, /mcp/discovery), so no mode may take them. */
+const RESERVED_MODE_NAMES = ['all', 'discovery'];
+
+const workspaceSchema = z.strictObject({
+  name: z.string().min(1).optional().describe('A readable name (default: the id).'),
+  roots: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe('Folders of the workspace; relative ones are relative to the config file.'),
+  servers: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('The servers that serve it (default: every server).'),
+});
+
+const toolFactsSchema = z.strictObject({
+  actions: z.array(z.enum(ACTION_CLASSES)).min(1).optional(),
+  requiresApproval: z.boolean().optional(),
+  workspaceScoped: z.boolean().optional(),
+});
+
 export const configSchema = z.looseObject({
   $schema: z.string().optional(),
   mcpServers: z
@@ -55,7 +108,7 @@ export const configSchema = z.looseObject({
     .enum(['all', 'discovery'])
     .default('all')
     .describe(
-      'all: list every tool plus the discovery tools; discovery: list only search_tool_bm25, list_my_tools and call_tool.',
+      "all: list every tool plus toolmesh's own; discovery: list only toolmesh's own tools (search_tool_bm25, list_my_tools, call_tool, the todo and workspace tools).",
     ),
   toolNameMaxLength: z
     .number()
@@ -76,6 +129,45 @@ export const configSchema = z.looseObject({
     .min(1024)
     .default(256_000)
     .describe('Largest tool result passed to a client; bigger ones are cut and marked truncated.'),
+  modes: z
+    .record(
+      z
+        .string()
+        .regex(
+          /^[a-z][a-z0-9-]{0,31}$/,
+          'a mode name is lowercase letters, digits and -, starting with a letter',
+        )
+        .refine(
+          (name) => !RESERVED_MODE_NAMES.includes(name),
+          'all and discovery are endpoint names, not modes',
+        ),
+      modeSchema,
+    )
+    .default({})
+    .describe('Modes by name; one named chat, plan, review or orchestrate replaces that built-in mode.'),
+  alwaysAllowed: ruleSetSchema
+    .optional()
+    .describe(
+      'Tools allowed in every mode (default: the discovery, todo and memory tools and the code-graph read tools).',
+    ),
+  defaultMode: z.string().default('chat').describe('The mode of a session that does not choose one.'),
+  toolPolicy: z
+    .record(z.string().min(1), toolFactsSchema)
+    .default({})
+    .describe("Tool-name glob → policy facts that replace what the tool's server declares."),
+  workspaces: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a workspace id takes letters, digits, _ and - (1-64)'),
+      workspaceSchema,
+    )
+    .optional()
+    .describe('Workspaces by id. Without it there is one, "default", rooted at the folder toolmesh runs in.'),
+  approvalTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(60_000)
+    .describe('How long a call waits for a person to approve it; no answer counts as a denial.'),
 });
 
 export type StdioServerConfig = z.infer<typeof stdioServerSchema>;

@@ -9,6 +9,7 @@ import {
 import { errorResult } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
+import { approvalRefusal, blockedMessage } from './authorize.js';
 import { capResult } from './result-budget.js';
 import type { FrontSession } from './session.js';
 
@@ -71,16 +72,33 @@ export async function forwardToolCall(
       `Unknown tool "${exposed}": find tools with search_tool_bm25 or list_my_tools.`,
     );
   }
-  const upstream = aggregator.upstreams.get(entry.server);
+  // Mode first, then the workspace, and only a call that can run is put to a person.
+  const decision = aggregator.policy.decide(session.mode, entry);
+  if (decision.verdict === 'deny') return errorResult(blockedMessage(exposed, decision));
+  const route = aggregator.workspaces.route(
+    entry,
+    aggregator.isWorkspaceScoped(entry),
+    session.workspace,
+    args ?? {},
+  );
+  if ('refusal' in route) return errorResult(route.refusal);
+  const upstream = aggregator.upstreams.get(route.upstream);
   if (!upstream) return errorResult(`server ${entry.server} is no longer configured.`);
+  const refusal = await approvalRefusal(
+    aggregator,
+    session,
+    { exposed, server: entry.server, arguments: route.arguments, signal: extra.signal },
+    decision,
+  );
+  if (refusal) return errorResult(refusal);
   const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
   const relayLog = logRelay(session, upstream, extra, notifications);
-  session.begin(entry.server, extra);
+  session.begin(upstream.name, extra);
   upstream.on('log', relayLog);
   try {
-    const result = await upstream.callTool(entry.tool.name, args, {
+    const result = await upstream.callTool(entry.tool.name, route.arguments, {
       signal: extra.signal,
       timeout,
       ...(onprogress && { onprogress, resetTimeoutOnProgress: true, maxTotalTimeout: timeout * 4 }),
@@ -101,7 +119,7 @@ export async function forwardToolCall(
     );
   } finally {
     upstream.off('log', relayLog);
-    session.end(entry.server, extra);
+    session.end(upstream.name, extra);
     await notifications.flushed();
   }
 }

@@ -13,15 +13,19 @@ import {
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
+  type Tool,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { runTool, toolListEntry } from '@toolmesh/core';
+import { errorResult, runTool, toolListEntry } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
-import { DISCOVERY_TOOLS } from '../tools/discovery.js';
+import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import { AGGREGATOR_TOOLS } from '../tools/index.js';
+import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
 import { type Exposure, FrontSession } from './session.js';
 
-const discoveryByName = new Map(DISCOVERY_TOOLS.map((tool) => [tool.name, tool]));
+const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
+const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
 
 function upstreamFor(aggregator: Aggregator, server: string | undefined, what: string) {
   const upstream = server ? aggregator.upstreams.get(server) : undefined;
@@ -37,7 +41,15 @@ function requestOptions(extra: Extra) {
  * The MCP server one client session talks to: the merged tools (or only the discovery tools),
  * prompts and resources of every upstream, each request forwarded to the server that owns it.
  */
-export function createFrontServer(aggregator: Aggregator, exposure: Exposure): Server {
+export function createFrontServer(
+  aggregator: Aggregator,
+  {
+    exposure,
+    mode,
+    workspace,
+    transport,
+  }: { exposure: Exposure; mode: string; workspace?: string; transport: 'stdio' | 'http' },
+): Server {
   const server = new Server(
     { name: 'toolmesh', version: '0.1.0', title: 'toolmesh' },
     {
@@ -52,8 +64,8 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
         'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
-  const session = new FrontSession(server, exposure);
-  aggregator.attach(session);
+  const session = new FrontSession(server, exposure, mode, workspace);
+  aggregator.attach(session, transport);
   server.onclose = () => {
     aggregator.detach(session);
     void session.unsubscribeAll();
@@ -68,20 +80,35 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
     return {};
   });
 
+  // The mode decides what is listed as well as what may run: what it denies is not offered.
+  const offered = (named: { exposed: string; tool: Tool }) =>
+    aggregator.policy.decide(session.mode, named).verdict !== 'deny';
   server.setRequestHandler(ListToolsRequestSchema, () => {
     session.lastActive = Date.now();
-    const own = DISCOVERY_TOOLS.map(toolListEntry);
+    const own = ownTools
+      .filter(({ listed }) => offered({ exposed: listed.name, tool: listed }))
+      .filter(
+        ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || aggregator.canExitMode(session.mode),
+      )
+      .map(({ listed }) => listed);
     if (exposure === 'discovery') return { tools: own };
-    return {
-      tools: [...aggregator.registry.tools().map((entry) => aggregator.registry.listed(entry)), ...own],
-    };
+    const registered = aggregator.registry.tools().filter(offered);
+    return { tools: [...registered.map((entry) => aggregator.listedTool(session, entry)), ...own] };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     session.lastActive = Date.now();
-    const own = discoveryByName.get(request.params.name);
+    const own = ownByName.get(request.params.name);
     if (own) {
-      return runTool(own, request.params.arguments, {
+      const refusal = await refusalOf(aggregator, session, {
+        exposed: own.listed.name,
+        tool: own.listed,
+        server: 'toolmesh',
+        arguments: request.params.arguments ?? {},
+        signal: extra.signal,
+      });
+      if (refusal) return errorResult(refusal);
+      return runTool(own.definition, request.params.arguments, {
         engine: { aggregator, session, extra },
         signal: extra.signal,
         progress: async () => undefined,
@@ -103,7 +130,7 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
     const entry = aggregator.registry.prompt(request.params.name);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
-    return upstreamFor(aggregator, entry.server, `prompt ${entry.exposed}`).request(
+    return upstreamFor(aggregator, entry.upstream, `prompt ${entry.exposed}`).request(
       'prompts/get',
       { ...request.params, name: entry.prompt.name },
       requestOptions(extra),
@@ -141,7 +168,7 @@ export function createFrontServer(aggregator: Aggregator, exposure: Exposure): S
     if (ref.type === 'ref/prompt') {
       const entry = aggregator.registry.prompt(ref.name);
       if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-      return upstreamFor(aggregator, entry.server, `prompt ${ref.name}`).request(
+      return upstreamFor(aggregator, entry.upstream, `prompt ${ref.name}`).request(
         'completion/complete',
         { ...request.params, ref: { ...ref, name: entry.prompt.name } },
         requestOptions(extra),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
@@ -8,6 +9,8 @@ const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(lev
 
 /** One connected client: its MCP server object and what it is doing now. */
 export class FrontSession {
+  /** toolmesh's own id for the session, the key of its todo list and approvals in the state. */
+  readonly id = randomUUID();
   lastActive = Date.now();
   /** Set by the client's `logging/setLevel`; downstream log messages below it are dropped. */
   logLevel: LoggingLevel | undefined;
@@ -21,6 +24,10 @@ export class FrontSession {
   constructor(
     readonly server: Server,
     readonly exposure: Exposure,
+    /** Set by the operator when the session starts; only an approved exit_plan_mode changes it. */
+    public mode: string,
+    /** The one workspace this session works in, when it is bound to one. */
+    readonly workspace?: string,
   ) {}
 
   begin(upstream: string, call: object): void {

@@ -5,10 +5,14 @@ export const SEPARATOR = '__';
 const HASH_LENGTH = 6;
 
 /** The aggregator's own tools: no server's tool is exposed under one of these names. */
-export const DISCOVERY_TOOL_NAMES = {
+export const OWN_TOOL_NAMES = {
   search: 'search_tool_bm25',
   list: 'list_my_tools',
   call: 'call_tool',
+  todoWrite: 'todo_write',
+  todoRead: 'todo_read',
+  exitPlanMode: 'exit_plan_mode',
+  listWorkspaces: 'list_workspaces',
 } as const;
 
 export function sanitizeName(name: string): string {

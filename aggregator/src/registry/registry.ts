@@ -1,19 +1,58 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { assignNames, DISCOVERY_TOOL_NAMES, type NameCollision } from './naming.js';
+import { instanceOf } from '../workspaces/instances.js';
+import { assignNames, type NameCollision, OWN_TOOL_NAMES } from './naming.js';
 
 /** `_meta` keys that tell a client (and toolmesh's CLI) where an exposed tool comes from. */
 export const ORIGIN_META = { server: 'toolmesh/server', name: 'toolmesh/name' } as const;
 
 export interface ToolEntry {
   exposed: string;
+  /** The configured server name, which the policy, the index and clients see. */
   server: string;
   tool: Tool;
+  /** For a per-workspace server: the upstream that serves each workspace. */
+  instances?: ReadonlyMap<string, string>;
+}
+
+/** One server as the registry lists it, and the upstream its catalogue is read from. */
+interface ListedServer {
+  server: string;
+  upstream: Upstream;
+  instances?: Map<string, string>;
+}
+
+/**
+ * The instances of a per-workspace server run the same program, so they are one server whose
+ * catalogue is read from an instance that is up; the others stay reachable by workspace.
+ */
+function listedServers(upstreams: readonly Upstream[]): ListedServer[] {
+  const listed: ListedServer[] = [];
+  const perWorkspace = new Map<string, ListedServer>();
+  for (const upstream of upstreams) {
+    const { server, workspace } = instanceOf(upstream.name);
+    if (workspace === undefined) {
+      listed.push({ server, upstream });
+      continue;
+    }
+    const known = perWorkspace.get(server);
+    if (!known) {
+      const entry = { server, upstream, instances: new Map([[workspace, upstream.name]]) };
+      perWorkspace.set(server, entry);
+      listed.push(entry);
+      continue;
+    }
+    known.instances?.set(workspace, upstream.name);
+    if (known.upstream.state !== 'ready' && upstream.state === 'ready') known.upstream = upstream;
+  }
+  return listed;
 }
 
 export interface PromptEntry {
   exposed: string;
   server: string;
+  /** The upstream that answers for it (an instance, for a per-workspace server). */
+  upstream: string;
   prompt: Prompt;
 }
 
@@ -48,22 +87,30 @@ export class Registry {
   /** Rebuilds from the upstreams (in config order) and says what changed in the tool list. */
   rebuild(upstreams: readonly Upstream[]): RegistryChange {
     const ownName = (upstream: Upstream) => upstream.config.prefix === false;
-    const tools = upstreams.flatMap((upstream) =>
+    const servers = listedServers(upstreams);
+    const tools = servers.flatMap(({ server, upstream, instances }) =>
       upstream.catalog.tools.map((tool) => ({
-        server: upstream.name,
+        server,
         name: tool.name,
         ownName: ownName(upstream),
         tool,
+        instances,
       })),
     );
-    const namedTools = assignNames(tools, this.maxNameLength, Object.values(DISCOVERY_TOOL_NAMES));
+    const namedTools = assignNames(tools, this.maxNameLength, Object.values(OWN_TOOL_NAMES));
     const next = new Map<string, ToolEntry>();
     for (const [exposed, item] of namedTools.named)
-      next.set(exposed, { exposed, server: item.server, tool: item.tool });
+      next.set(exposed, {
+        exposed,
+        server: item.server,
+        tool: item.tool,
+        ...(item.instances && { instances: item.instances }),
+      });
 
-    const prompts = upstreams.flatMap((upstream) =>
+    const prompts = servers.flatMap(({ server, upstream }) =>
       upstream.catalog.prompts.map((prompt) => ({
-        server: upstream.name,
+        server,
+        upstream: upstream.name,
         name: prompt.name,
         ownName: ownName(upstream),
         prompt,
@@ -73,7 +120,7 @@ export class Registry {
     this.promptsByName = new Map(
       [...namedPrompts.named].map(([exposed, item]) => [
         exposed,
-        { exposed, server: item.server, prompt: item.prompt },
+        { exposed, server: item.server, upstream: item.upstream, prompt: item.prompt },
       ]),
     );
     this.collisions = [...namedTools.collisions, ...namedPrompts.collisions];
@@ -81,7 +128,7 @@ export class Registry {
     this.resourceOwners = new Map();
     this.resourceList = [];
     this.uriConflicts = [];
-    for (const upstream of upstreams) {
+    for (const { upstream } of servers) {
       for (const resource of upstream.catalog.resources) {
         const owner = this.resourceOwners.get(resource.uri);
         if (owner) {
@@ -92,7 +139,7 @@ export class Registry {
         this.resourceList.push(resource);
       }
     }
-    this.templates = upstreams.flatMap((upstream) =>
+    this.templates = servers.flatMap(({ upstream }) =>
       upstream.catalog.resourceTemplates.map((template) => ({ server: upstream.name, template })),
     );
 

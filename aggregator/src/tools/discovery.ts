@@ -2,7 +2,7 @@ import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { forwardToolCall } from '../front/forward.js';
 import { closestNames } from '../registry/closest-names.js';
-import { DISCOVERY_TOOL_NAMES } from '../registry/naming.js';
+import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { defineTool } from './define.js';
 
 const READS_REGISTRY = {
@@ -13,7 +13,7 @@ const READS_REGISTRY = {
 } as const;
 
 export const searchToolBm25 = defineTool({
-  name: DISCOVERY_TOOL_NAMES.search,
+  name: OWN_TOOL_NAMES.search,
   title: 'Search the tool registry',
   description:
     'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns each hit with its input schema, so it can be called right away with call_tool.',
@@ -31,8 +31,9 @@ export const searchToolBm25 = defineTool({
         description: z.string().optional(),
         inputSchema: z.record(z.string(), z.unknown()),
         score: z.number(),
-        callable: z.boolean(),
+        callable: z.boolean().describe("Whether this session can call it now, under the session's mode."),
         reason: z.string().optional().describe('Why it cannot be called now.'),
+        approval: z.string().optional().describe('Why a call will first ask a person to approve it.'),
       }),
     ),
   }),
@@ -44,25 +45,26 @@ export const searchToolBm25 = defineTool({
       : output.results
           .map(
             (hit) =>
-              `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`})\n  ${hit.description ?? ''}`,
+              `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`}${hit.approval ? `, needs approval: ${hit.approval}` : ''})\n  ${hit.description ?? ''}`,
           )
           .join('\n'),
   async handle({ query, limit }, { engine }) {
-    const { aggregator } = engine;
+    const { aggregator, session } = engine;
     const results = aggregator.index.search(query, limit).flatMap((hit) => {
       const entry = aggregator.registry.tool(hit.name);
       if (!entry) return [];
-      const availability = aggregator.availability(entry.server);
+      const { callable, reason, approval } = aggregator.callability(session, entry);
       return [
         {
           name: entry.exposed,
           server: entry.server,
           ...(entry.tool.title && { title: entry.tool.title }),
           ...(entry.tool.description && { description: entry.tool.description }),
-          inputSchema: entry.tool.inputSchema,
+          inputSchema: aggregator.listedTool(session, entry).inputSchema,
           score: hit.score,
-          callable: availability.callable,
-          ...(availability.reason && { reason: availability.reason }),
+          callable,
+          ...(reason && { reason }),
+          ...(approval && { approval }),
         },
       ];
     });
@@ -71,17 +73,24 @@ export const searchToolBm25 = defineTool({
 });
 
 export const listMyTools = defineTool({
-  name: DISCOVERY_TOOL_NAMES.list,
+  name: OWN_TOOL_NAMES.list,
   title: 'List callable tools',
   description:
-    'A compact list of the tools that can be called now, grouped by server: name, title and one line each. Use search_tool_bm25 to get a tool with its input schema.',
+    'A compact list of the tools this session can call now (its mode allows them and their server is up), grouped by server: name, title and one line each. Use search_tool_bm25 to get a tool with its input schema.',
   capability: 'discovery',
   input: z.object({ server: z.string().optional().describe('Only this server.') }),
   output: z.object({
     servers: z.array(
       z.object({
         server: z.string(),
-        tools: z.array(z.object({ name: z.string(), title: z.string().optional(), summary: z.string() })),
+        tools: z.array(
+          z.object({
+            name: z.string(),
+            title: z.string().optional(),
+            summary: z.string(),
+            approval: z.string().optional().describe('Why a call will first ask a person to approve it.'),
+          }),
+        ),
       }),
     ),
   }),
@@ -90,11 +99,16 @@ export const listMyTools = defineTool({
   render: (output) =>
     output.servers
       .map((group) =>
-        [`${group.server}:`, ...group.tools.map((tool) => `  ${tool.name} — ${tool.summary}`)].join('\n'),
+        [
+          `${group.server}:`,
+          ...group.tools.map(
+            (tool) => `  ${tool.name} — ${tool.summary}${tool.approval ? ' (needs approval)' : ''}`,
+          ),
+        ].join('\n'),
       )
       .join('\n') || 'No tool is callable now.',
   async handle({ server }, { engine }) {
-    const { aggregator } = engine;
+    const { aggregator, session } = engine;
     if (server !== undefined && !aggregator.upstreams.get(server)) {
       throw new ToolError(
         `No server named ${server}. Servers: ${aggregator.upstreams
@@ -104,14 +118,20 @@ export const listMyTools = defineTool({
         'not_found',
       );
     }
-    const groups = new Map<string, { name: string; title?: string; summary: string }[]>();
+    const groups = new Map<string, { name: string; title?: string; summary: string; approval?: string }[]>();
     for (const entry of aggregator.registry.tools()) {
       if (server !== undefined && entry.server !== server) continue;
-      if (!aggregator.availability(entry.server).callable) continue;
+      const { callable, approval } = aggregator.callability(session, entry);
+      if (!callable) continue;
       const summary =
         (entry.tool.description ?? entry.tool.title ?? '').split(/(?<=\.)\s|\n/)[0]?.slice(0, 160) ?? '';
       const list = groups.get(entry.server) ?? [];
-      list.push({ name: entry.exposed, ...(entry.tool.title && { title: entry.tool.title }), summary });
+      list.push({
+        name: entry.exposed,
+        ...(entry.tool.title && { title: entry.tool.title }),
+        summary,
+        ...(approval && { approval }),
+      });
       groups.set(entry.server, list);
     }
     return { servers: [...groups].map(([name, tools]) => ({ server: name, tools })) };
@@ -119,7 +139,7 @@ export const listMyTools = defineTool({
 });
 
 export const callTool = defineTool({
-  name: DISCOVERY_TOOL_NAMES.call,
+  name: OWN_TOOL_NAMES.call,
   title: 'Call a tool by name',
   description:
     'Calls any tool of the registry by the name search_tool_bm25 or list_my_tools gave, with its arguments. Works whether or not the tool is in your tool list.',

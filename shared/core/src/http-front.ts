@@ -12,11 +12,27 @@ import type { Logger } from './logger.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
+/** Thrown by a session factory that will not open a session for this request, e.g. an unknown mode in its path. */
+export class SessionRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Makes the MCP server of one new session; it may read the request (path parameters, query). */
+export type SessionFactory = (request: Request) => Server;
+
 export interface HttpFrontOptions {
   /** The MCP server of one session on `/mcp` and on the legacy `/sse`; without it neither is served. */
-  createServer?: () => Server;
-  /** More Streamable HTTP endpoints, path → server of one session, e.g. `/mcp/discovery`. */
-  endpoints?: Record<string, () => Server>;
+  createServer?: SessionFactory;
+  /**
+   * More Streamable HTTP endpoints, express path → server of one session, e.g. `/mcp/discovery`
+   * or `/mcp/:mode`; earlier entries win.
+   */
+  endpoints?: Record<string, SessionFactory>;
   /** Plain HTTP routes beside MCP, e.g. a health check; they pass the Host and Origin checks too. */
   routes?: (app: express.Express) => void;
   host: string;
@@ -85,7 +101,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, SSEServerTransport>();
 
-  const serveEndpoint = (endpoint: string, createServer: () => Server) => {
+  const serveEndpoint = (endpoint: string, createServer: SessionFactory) => {
     // Sessions belong to the endpoint that opened them.
     const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
     tables.push(sessions);
@@ -107,11 +123,17 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       if (!messages.some((message) => isInitializeRequest(message))) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
       }
+      let server: Server;
+      try {
+        server = createServer(req);
+      } catch (error) {
+        if (error instanceof SessionRefusal) return jsonRpcError(res, error.status, error.message);
+        throw error;
+      }
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => sessions.add(id, transport),
       });
-      const server = createServer();
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
         void server.close();
@@ -133,9 +155,9 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   options.routes?.(app);
 
   if (createServer) {
-    app.get('/sse', async (_req, res) => {
+    app.get('/sse', async (req, res) => {
       const transport = new SSEServerTransport('/messages', res);
-      const server = createServer();
+      const server = createServer(req);
       legacy.set(transport.sessionId, transport);
       res.on('close', () => {
         legacy.delete(transport.sessionId);

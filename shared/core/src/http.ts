@@ -1,3 +1,10 @@
 // The HTTP front lives behind its own entry point, so that a server speaking stdio never loads
 // express or the HTTP transports.
-export { type HttpFront, type HttpFrontOptions, LOOPBACK_HOSTS, startHttpFront } from './http-front.js';
+export {
+  type HttpFront,
+  type HttpFrontOptions,
+  LOOPBACK_HOSTS,
+  type SessionFactory,
+  SessionRefusal,
+  startHttpFront,
+} from './http-front.js';

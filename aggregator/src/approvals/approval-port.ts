@@ -1,0 +1,146 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@toolmesh/core';
+import type { AggregatorState, ApprovalRecord, ApprovalStatus, NewApproval } from '../state/state.js';
+import { waitForDecision } from '../state/wait-for-decision.js';
+import { redactArguments, renderArguments } from './render-arguments.js';
+
+/** A call that waits on a person. */
+export interface ApprovalAsk {
+  /** The session's client, asked first when it supports elicitation. */
+  client: Server;
+  session: string;
+  mode: string;
+  tool: string;
+  server: string;
+  arguments: Record<string, unknown>;
+  reason: string;
+  signal: AbortSignal;
+}
+
+export type ApprovalOutcome = { approved: true; by: string } | { approved: false; message: string };
+
+export interface ApprovalPortOptions {
+  state: AggregatorState;
+  timeoutMs: number;
+  /** An approver counts as connected when it was seen this recently. */
+  approverFreshMs?: number;
+  log: Logger;
+  now?: () => number;
+}
+
+function supportsFormElicitation(client: Server): boolean {
+  const elicitation = client.getClientCapabilities()?.elicitation as
+    | { form?: object; url?: object }
+    | undefined;
+  // A bare `elicitation: {}` (protocol revisions before URL mode) means forms.
+  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+}
+
+function approvalMessage(ask: ApprovalAsk): string {
+  return [
+    `toolmesh: ${ask.tool} (server ${ask.server}) wants to run in ${ask.mode} mode.`,
+    `Why approval is needed: ${ask.reason}.`,
+    'Arguments:',
+    renderArguments(ask.arguments),
+    'Accept to run it; decline to refuse.',
+  ].join('\n');
+}
+
+/**
+ * The one way a call gets a person's approval: the client's own elicitation when it has it,
+ * else an approver connected to toolmesh (`toolmesh approvals --watch` or the HTTP approvals
+ * API), else a refusal. No answer within the timeout is a denial; every decision is kept.
+ */
+export class ApprovalPort {
+  readonly #options: Required<Omit<ApprovalPortOptions, 'now'>> & { now: () => number };
+
+  constructor(options: ApprovalPortOptions) {
+    this.#options = { approverFreshMs: 15_000, now: Date.now, ...options };
+  }
+
+  async ask(ask: ApprovalAsk): Promise<ApprovalOutcome> {
+    if (supportsFormElicitation(ask.client)) return this.#elicit(ask);
+    const { state, now, approverFreshMs } = this.#options;
+    const approvers = await state.approversSeenSince(now() - approverFreshMs);
+    if (approvers.length > 0) {
+      const record = await this.#open(ask, 'approver');
+      this.#options.log.info(`approval ${record.id} pending: ${ask.tool} (${ask.reason})`);
+      return this.#outcome(await waitForDecision(state, record.id, { signal: ask.signal, now }), ask);
+    }
+    const record = await this.#open(ask, 'none');
+    await state.decideApproval(
+      record.id,
+      { status: 'refused', decidedBy: 'toolmesh', reason: 'no approver connected' },
+      now(),
+    );
+    return {
+      approved: false,
+      message: `${ask.tool} needs approval (${ask.reason}) but no approver is connected, so it did not run. Use a client that supports elicitation, or have a person run \`toolmesh approvals --watch\` or use the HTTP approvals API, then retry.`,
+    };
+  }
+
+  async #elicit(ask: ApprovalAsk): Promise<ApprovalOutcome> {
+    const { state, now, timeoutMs } = this.#options;
+    const record = await this.#open(ask, 'elicitation');
+    let status: Exclude<ApprovalStatus, 'pending'>;
+    let reason: string | undefined;
+    try {
+      const answer = await ask.client.elicitInput(
+        { message: approvalMessage(ask), requestedSchema: { type: 'object', properties: {} } },
+        { signal: ask.signal, timeout: timeoutMs },
+      );
+      status = answer.action === 'accept' ? 'approved' : 'declined';
+    } catch (error) {
+      const timedOut =
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout && !ask.signal.aborted;
+      status = timedOut ? 'timedOut' : 'declined';
+      reason = timedOut
+        ? undefined
+        : ask.signal.aborted
+          ? 'the call was cancelled'
+          : (error as Error).message;
+    }
+    const decided = await state.decideApproval(
+      record.id,
+      { status, decidedBy: 'user (elicitation)', ...(reason && { reason }) },
+      now(),
+    );
+    return this.#outcome(decided ?? { ...record, status, decidedBy: 'user (elicitation)' }, ask);
+  }
+
+  #open(ask: ApprovalAsk, channel: NewApproval['channel']): Promise<ApprovalRecord> {
+    const { state, now, timeoutMs } = this.#options;
+    return state.openApproval({
+      session: ask.session,
+      mode: ask.mode,
+      tool: ask.tool,
+      server: ask.server,
+      arguments: redactArguments(ask.arguments),
+      reason: ask.reason,
+      channel,
+      expiresAt: now() + timeoutMs,
+    });
+  }
+
+  #outcome(record: ApprovalRecord, ask: ApprovalAsk): ApprovalOutcome {
+    const by = record.decidedBy ?? 'toolmesh';
+    const why = record.decisionReason ? `: ${record.decisionReason}` : '';
+    switch (record.status) {
+      case 'approved':
+        return { approved: true, by };
+      case 'declined':
+        return { approved: false, message: `${ask.tool} was declined by the user${why}; it did not run.` };
+      case 'timedOut':
+        return {
+          approved: false,
+          message: `${ask.tool} was not approved within ${Math.round(this.#options.timeoutMs / 1000)} s, so it did not run.`,
+        };
+      default:
+        return {
+          approved: false,
+          message: `${ask.tool} was ${record.status} by ${by}${why}; it did not run.`,
+        };
+    }
+  }
+}

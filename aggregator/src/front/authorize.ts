@@ -1,0 +1,48 @@
+import type { Aggregator } from '../aggregator.js';
+import type { PolicyDecision } from '../policy/mode-table.js';
+import type { NamedTool } from '../policy/policy.js';
+import type { FrontSession } from './session.js';
+
+export interface CallToAuthorize {
+  exposed: string;
+  server: string;
+  arguments: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** What a model reads when the session's mode denies a call: the mode, the rule, the way out. */
+export function blockedMessage(exposed: string, decision: PolicyDecision): string {
+  return `${exposed} is blocked in ${decision.mode} mode: ${decision.rule}. ${decision.remedy ?? ''}`.trim();
+}
+
+/** For a call its mode lets through only with approval: undefined once approved, else why not. */
+export async function approvalRefusal(
+  aggregator: Aggregator,
+  session: FrontSession,
+  call: CallToAuthorize,
+  decision: PolicyDecision,
+): Promise<string | undefined> {
+  if (decision.verdict !== 'confirm') return undefined;
+  const outcome = await aggregator.approvals.ask({
+    client: session.server,
+    session: session.id,
+    mode: session.mode,
+    tool: call.exposed,
+    server: call.server,
+    arguments: call.arguments,
+    reason: decision.approvalReason ?? decision.rule,
+    signal: call.signal,
+  });
+  return outcome.approved ? undefined : outcome.message;
+}
+
+/** The whole policy of one call of toolmesh's own tools: the mode, then approval. */
+export async function refusalOf(
+  aggregator: Aggregator,
+  session: FrontSession,
+  call: CallToAuthorize & NamedTool,
+): Promise<string | undefined> {
+  const decision = aggregator.policy.decide(session.mode, call);
+  if (decision.verdict === 'deny') return blockedMessage(call.exposed, decision);
+  return approvalRefusal(aggregator, session, call, decision);
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
+import type {
+  AggregatorState,
+  ApprovalDecision,
+  ApprovalRecord,
+  NewApproval,
+  SessionRecord,
+  TodoItem,
+} from './state.js';
+
+const MIGRATIONS = [
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY,
+     mode TEXT NOT NULL,
+     workspace TEXT,
+     transport TEXT NOT NULL,
+     started_at INTEGER NOT NULL,
+     ended_at INTEGER
+   );
+   CREATE TABLE todos (
+     session TEXT PRIMARY KEY,
+     items TEXT NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     session TEXT NOT NULL,
+     mode TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     server TEXT NOT NULL,
+     arguments TEXT NOT NULL,
+     reason TEXT NOT NULL,
+     channel TEXT NOT NULL,
+     status TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     decided_at INTEGER,
+     decided_by TEXT,
+     decision_reason TEXT
+   );
+   CREATE INDEX approvals_pending ON approvals (status, created_at);
+   CREATE INDEX approvals_created ON approvals (created_at);
+   CREATE TABLE approvers (
+     name TEXT PRIMARY KEY,
+     seen_at INTEGER NOT NULL
+   );`,
+];
+
+interface ApprovalRow {
+  id: string;
+  session: string;
+  mode: string;
+  tool: string;
+  server: string;
+  arguments: string;
+  reason: string;
+  channel: ApprovalRecord['channel'];
+  status: ApprovalRecord['status'];
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+}
+
+interface SessionRow {
+  id: string;
+  mode: string;
+  workspace: string | null;
+  transport: SessionRecord['transport'];
+  started_at: number;
+  ended_at: number | null;
+}
+
+function approvalOf(row: ApprovalRow): ApprovalRecord {
+  return {
+    id: row.id,
+    session: row.session,
+    mode: row.mode,
+    tool: row.tool,
+    server: row.server,
+    arguments: JSON.parse(row.arguments) as Record<string, unknown>,
+    reason: row.reason,
+    channel: row.channel,
+    status: row.status,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    ...(row.decided_at !== null && { decidedAt: row.decided_at }),
+    ...(row.decided_by !== null && { decidedBy: row.decided_by }),
+    ...(row.decision_reason !== null && { decisionReason: row.decision_reason }),
+  };
+}
+
+function sessionOf(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    mode: row.mode,
+    transport: row.transport,
+    startedAt: row.started_at,
+    ...(row.workspace !== null && { workspace: row.workspace }),
+    ...(row.ended_at !== null && { endedAt: row.ended_at }),
+  };
+}
+
+/** A person's verdict needs the approval still open; toolmesh's own outcomes close it whenever. */
+const NEEDS_UNEXPIRED = new Set(['approved', 'denied']);
+
+/** The aggregator's state in one SQLite file (WAL), which several processes may open at once. */
+export class SqliteState implements AggregatorState {
+  readonly #db: SqliteDatabase;
+  readonly #statements;
+
+  private constructor(db: SqliteDatabase) {
+    this.#db = db;
+    this.#statements = {
+      saveSession: db.prepare(
+        `INSERT INTO sessions (id, mode, workspace, transport, started_at, ended_at)
+         VALUES (@id, @mode, @workspace, @transport, @startedAt, @endedAt)
+         ON CONFLICT (id) DO UPDATE SET mode = excluded.mode, workspace = excluded.workspace,
+           transport = excluded.transport, started_at = excluded.started_at, ended_at = excluded.ended_at`,
+      ),
+      session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
+      setMode: db.prepare('UPDATE sessions SET mode = ? WHERE id = ?'),
+      endSession: db.prepare('UPDATE sessions SET ended_at = ? WHERE id = ?'),
+      readTodos: db.prepare<[string], { items: string }>('SELECT items FROM todos WHERE session = ?'),
+      writeTodos: db.prepare(
+        `INSERT INTO todos (session, items, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (session) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`,
+      ),
+      openApproval: db.prepare(
+        `INSERT INTO approvals (id, session, mode, tool, server, arguments, reason, channel, status, created_at, expires_at)
+         VALUES (@id, @session, @mode, @tool, @server, @arguments, @reason, @channel, 'pending', @createdAt, @expiresAt)`,
+      ),
+      approval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
+      pending: db.prepare<[number], ApprovalRow>(
+        `SELECT * FROM approvals WHERE status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
+      ),
+      decide: db.prepare(
+        `UPDATE approvals SET status = @status, decided_at = @now, decided_by = @decidedBy, decision_reason = @reason
+         WHERE id = @id AND status = 'pending' AND (expires_at > @now OR @anyTime = 1)`,
+      ),
+      history: db.prepare<[number, number], ApprovalRow>(
+        'SELECT * FROM approvals WHERE created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
+      ),
+      touchApprover: db.prepare(
+        `INSERT INTO approvers (name, seen_at) VALUES (?, ?)
+         ON CONFLICT (name) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)`,
+      ),
+      approversSince: db.prepare<[number], { name: string }>(
+        'SELECT name FROM approvers WHERE seen_at >= ? ORDER BY seen_at DESC',
+      ),
+    };
+  }
+
+  /** Opens (creating if needed) the state file; an unreadable one says which file and what to do. */
+  static open(file: string): SqliteState {
+    try {
+      return new SqliteState(openDatabase(file, MIGRATIONS));
+    } catch (error) {
+      throw new Error(
+        `cannot open toolmesh's state at ${file}: ${(error as Error).message}. Move the file aside (toolmesh starts a new one) or set TOOLMESH_DATA_DIR to another folder.`,
+      );
+    }
+  }
+
+  async saveSession(record: SessionRecord): Promise<void> {
+    this.#statements.saveSession.run({
+      ...record,
+      workspace: record.workspace ?? null,
+      endedAt: record.endedAt ?? null,
+    });
+  }
+
+  async session(id: string): Promise<SessionRecord | undefined> {
+    const row = this.#statements.session.get(id);
+    return row && sessionOf(row);
+  }
+
+  async setSessionMode(id: string, mode: string): Promise<void> {
+    this.#statements.setMode.run(mode, id);
+  }
+
+  async endSession(id: string, at: number): Promise<void> {
+    this.#statements.endSession.run(at, id);
+  }
+
+  async readTodos(session: string): Promise<TodoItem[]> {
+    const row = this.#statements.readTodos.get(session);
+    return row ? (JSON.parse(row.items) as TodoItem[]) : [];
+  }
+
+  async writeTodos(session: string, todos: TodoItem[]): Promise<void> {
+    this.#statements.writeTodos.run(session, JSON.stringify(todos), Date.now());
+  }
+
+  async openApproval(request: NewApproval): Promise<ApprovalRecord> {
+    const id = randomUUID();
+    this.#statements.openApproval.run({
+      ...request,
+      id,
+      arguments: JSON.stringify(request.arguments),
+      createdAt: Date.now(),
+      expiresAt: request.expiresAt,
+    });
+    return approvalOf(this.#statements.approval.get(id) as ApprovalRow);
+  }
+
+  async approval(id: string): Promise<ApprovalRecord | undefined> {
+    const row = this.#statements.approval.get(id);
+    return row && approvalOf(row);
+  }
+
+  async pendingApprovals(now: number): Promise<ApprovalRecord[]> {
+    return this.#statements.pending.all(now).map(approvalOf);
+  }
+
+  async decideApproval(
+    id: string,
+    decision: ApprovalDecision,
+    now: number,
+  ): Promise<ApprovalRecord | undefined> {
+    const changed = this.#statements.decide.run({
+      id,
+      now,
+      status: decision.status,
+      decidedBy: decision.decidedBy,
+      reason: decision.reason ?? null,
+      anyTime: NEEDS_UNEXPIRED.has(decision.status) ? 0 : 1,
+    }).changes;
+    return changed === 1 ? this.approval(id) : undefined;
+  }
+
+  async approvalHistory({ since = 0, limit }: { since?: number; limit: number }): Promise<ApprovalRecord[]> {
+    return this.#statements.history.all(since, limit).map(approvalOf);
+  }
+
+  async touchApprover(name: string, now: number): Promise<void> {
+    this.#statements.touchApprover.run(name, now);
+  }
+
+  async approversSeenSince(since: number): Promise<string[]> {
+    return this.#statements.approversSince.all(since).map((row) => row.name);
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,40 @@
+import { ToolError } from '@toolmesh/core';
+import { z } from 'zod';
+import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import { defineTool } from './define.js';
+
+export const exitPlanMode = defineTool({
+  name: OWN_TOOL_NAMES.exitPlanMode,
+  title: 'Ask to leave plan mode',
+  description:
+    'Asks a person to end plan mode so the plan can be carried out. Give the plan; the mode changes only if the person approves.',
+  capability: 'modes',
+  input: z.object({
+    plan: z.string().min(1).max(20_000).describe('The plan to carry out, for the person who decides.'),
+  }),
+  output: z.object({ mode: z.string(), changed: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  actions: ['read'],
+  render: (output) =>
+    output.changed ? `Approved: the session is now in ${output.mode} mode.` : `Still in ${output.mode} mode.`,
+  async handle({ plan }, { engine, signal }) {
+    const { aggregator, session } = engine;
+    const from = session.mode;
+    const to = aggregator.policy.table.definition(from)?.exitTo;
+    if (!to)
+      throw new ToolError(`This session is in ${from} mode, which exit_plan_mode does not leave.`, 'refused');
+    const outcome = await aggregator.approvals.ask({
+      client: session.server,
+      session: session.id,
+      mode: from,
+      tool: OWN_TOOL_NAMES.exitPlanMode,
+      server: 'toolmesh',
+      arguments: { plan, switchTo: to },
+      reason: `leaving ${from} mode for ${to} mode lets the session change things`,
+      signal,
+    });
+    if (!outcome.approved) throw new ToolError(outcome.message, 'refused');
+    await aggregator.setSessionMode(session, to);
+    return { mode: to, changed: true };
+  },
+});
