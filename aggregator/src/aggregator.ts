@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
@@ -11,6 +13,7 @@ import { Registry, type ToolEntry } from './registry/registry.js';
 import type { AggregatorState } from './state/state.js';
 import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
 import { UpstreamSet } from './upstream/upstream-set.js';
+import { instanceOf } from './workspaces/instances.js';
 import { defaultWorkspace, type Workspace } from './workspaces/workspace.js';
 import { WorkspaceScope } from './workspaces/workspace-scope.js';
 
@@ -225,6 +228,11 @@ export class Aggregator {
     return checked.find((availability) => availability.callable) ?? checked[0] ?? { callable: false };
   }
 
+  #rootsOf(workspace: string): { uri: string; name: string }[] {
+    const roots = this.workspaces.get(workspace)?.roots ?? [];
+    return roots.map((root) => ({ uri: pathToFileURL(root).href, name: path.basename(root) || root }));
+  }
+
   #approvalPort(config: AggregatorConfig): ApprovalPort {
     return new ApprovalPort({ state: this.state, timeoutMs: config.approvalTimeoutMs, log: this.log });
   }
@@ -264,6 +272,9 @@ export class Aggregator {
     params: Record<string, unknown> | undefined,
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
+    const { workspace } = instanceOf(upstream);
+    // A workspace's instance works on that workspace's roots, whatever folders a client has open.
+    if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
     const capability = RELAY_CAPABILITY[method];
     const capable = [...this.sessions]
       .filter((session) => session.server.getClientCapabilities()?.[capability])

@@ -30,7 +30,8 @@ beforeAll(async () => {
 afterAll(() => scratch.close());
 
 function toolmesh(...args: string[]) {
-  return exec(process.execPath, [BIN, ...args], { cwd: folder, timeout: 30_000 }).catch(
+  return exec(process.execPath, [BIN, ...args], { cwd: folder, timeout: 30_000 }).then(
+    (result) => ({ ...result, code: 0 }),
     (error: { code: number; stdout: string; stderr: string }) => error,
   );
 }
@@ -76,6 +77,28 @@ describe('the toolmesh CLI', () => {
     const again = await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere }).catch((error) => error);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/exists; pass --force/);
+  });
+
+  it('lists tools as a mode sees them, and refuses calls the mode blocks', async () => {
+    const planned = await toolmesh('tools', '--mode', 'plan');
+    expect(planned.stdout).toMatch(/^fs__read_file\s/m);
+    expect(planned.stdout).not.toMatch(/^fs__copy_file\s/m);
+    const blocked = await toolmesh(
+      'call',
+      'fs__copy_file',
+      '{"source":"hello.txt","destination":"again.txt"}',
+      '--mode',
+      'plan',
+    );
+    expect(blocked.code).toBe(1);
+    expect(blocked.stdout).toMatch(/blocked in plan mode/);
+  });
+
+  it('approvals lists, decides, and says when an id is not pending', async () => {
+    expect((await toolmesh('approvals')).stdout).toBe('no approval is pending\n');
+    const unknown = await toolmesh('approvals', 'approve', 'no-such-id', '--reason', 'sure');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(/approval no-such-id is not pending/);
   });
 
   it('refuses an invalid config naming the key', async () => {

@@ -26,6 +26,10 @@ beforeAll(async () => {
         fixture: fixture('fixture'),
       },
       toolPolicy: { fixture__echo: { requiresApproval: true } },
+      modes: {
+        orchestrate: { deny: { tools: ['fs__read_file'] } },
+        careful: { confirm: { actions: ['worktreeWrite'] } },
+      },
       approvalTimeoutMs: 5000,
     }),
   );
@@ -213,6 +217,37 @@ describe('a tool that requires approval', () => {
     } finally {
       await approver.close();
     }
+  });
+});
+
+describe('modes from the config', () => {
+  it('replace the built-in mode of the same name, whole', async () => {
+    const { call } = await harness.connect({ mode: 'orchestrate' });
+    const blocked = await call('fs__read_file', { path: 'notes.txt' });
+    expect(resultText(blocked)).toMatch(
+      /^fs__read_file is blocked in orchestrate mode: mode orchestrate denies tools matching "fs__read_file"/,
+    );
+    // The built-in orchestrate denied work-tree writes; this one does not.
+    const copied = await call('fs__copy_file', { source: 'notes.txt', destination: 'by-orchestrate.txt' });
+    expect(copied.isError).toBeFalsy();
+  });
+
+  it('add modes whose confirm rules put calls to a person', async () => {
+    const declining = await elicitingClient('careful', 'decline');
+    const declined = await declining.call('fs__copy_file', {
+      source: 'notes.txt',
+      destination: 'careful.txt',
+    });
+    expect(resultText(declined)).toBe('fs__copy_file was declined by the user; it did not run.');
+    expect(declining.asked[0]).toMatch(/mode careful asks for approval of the action class worktreeWrite/);
+    expect(existsSync(path.join(root, 'careful.txt'))).toBe(false);
+    const accepting = await elicitingClient('careful', 'accept');
+    expect((await accepting.call('fs__read_file', { path: 'notes.txt' })).isError).toBeFalsy();
+    expect(accepting.asked).toHaveLength(0);
+    expect(
+      (await accepting.call('fs__copy_file', { source: 'notes.txt', destination: 'careful.txt' })).isError,
+    ).toBeFalsy();
+    expect(existsSync(path.join(root, 'careful.txt'))).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
@@ -96,6 +97,18 @@ describe('workspaces', () => {
     expect(resultText(await call('fs__read_file', { path: 'where.txt', workspace_id: 'beta' }))).toContain(
       'in beta',
     );
+  });
+
+  it("keep each instance on its workspace's roots, whatever roots a client has open", async () => {
+    const { client, call } = await harness.connect({ capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: 'file:///srv/client-project', name: 'client-project' }],
+    }));
+    await client.sendRootsListChanged();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const read = await call('fs__read_file', { path: 'where.txt', workspace_id: 'alpha' });
+    expect(read.isError).toBeFalsy();
+    expect(resultText(read)).toContain('in alpha');
   });
 
   it('leave tools that are not workspace-scoped alone', async () => {

@@ -92,21 +92,26 @@ export class ApprovalPort {
       );
       status = answer.action === 'accept' ? 'approved' : 'declined';
     } catch (error) {
-      const timedOut =
-        error instanceof McpError && error.code === ErrorCode.RequestTimeout && !ask.signal.aborted;
-      status = timedOut ? 'timedOut' : 'declined';
-      reason = timedOut
-        ? undefined
-        : ask.signal.aborted
-          ? 'the call was cancelled'
-          : (error as Error).message;
+      if (ask.signal.aborted) {
+        status = 'declined';
+        reason = 'the call was cancelled';
+      } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        status = 'timedOut';
+      } else {
+        status = 'refused';
+        reason = `the client could not ask the user (${(error as Error).message})`;
+      }
     }
+    const decidedBy = status === 'refused' ? 'toolmesh' : 'user (elicitation)';
     const decided = await state.decideApproval(
       record.id,
-      { status, decidedBy: 'user (elicitation)', ...(reason && { reason }) },
+      { status, decidedBy, ...(reason && { reason }) },
       now(),
     );
-    return this.#outcome(decided ?? { ...record, status, decidedBy: 'user (elicitation)' }, ask);
+    return this.#outcome(
+      decided ?? { ...record, status, decidedBy, ...(reason && { decisionReason: reason }) },
+      ask,
+    );
   }
 
   #open(ask: ApprovalAsk, channel: NewApproval['channel']): Promise<ApprovalRecord> {
