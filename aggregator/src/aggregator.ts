@@ -45,6 +45,7 @@ function entryDocument(entry: ToolEntry) {
     ...(entry.tool.title && { title: entry.tool.title }),
     ...(entry.tool.description && { description: entry.tool.description }),
     inputSchema: entry.tool.inputSchema,
+    ...(entry.tool.annotations && { annotations: entry.tool.annotations }),
   };
 }
 

@@ -164,3 +164,32 @@ describe('synonymsOf', () => {
     expect(synonymsOf('unheard')).toEqual([]);
   });
 });
+
+describe('questions', () => {
+  const index = new ToolIndex();
+  index.upsert({ name: 'b__open_tab', server: 'b', tool: 'open_tab', description: 'Open a tab at a URL.' });
+  index.upsert({
+    name: 'b__close_tab',
+    server: 'b',
+    tool: 'close_tab',
+    description: 'Close the tab.',
+    annotations: { readOnlyHint: false },
+  });
+  index.upsert({
+    name: 'b__tab_state',
+    server: 'b',
+    tool: 'tab_state',
+    description: 'The state of each tab.',
+    annotations: { readOnlyHint: true },
+  });
+
+  it('rank a tool that reads above ones that change things, as annotations or name verbs tell', () => {
+    expect(index.search('which tab?', 3).map((hit) => hit.name)).toEqual([
+      'b__tab_state',
+      'b__open_tab',
+      'b__close_tab',
+    ]);
+    // The same words as an order are not a question.
+    expect(index.search('tab', 3)[0]?.name).not.toBe('b__tab_state');
+  });
+});

@@ -8,4 +8,6 @@ export interface IndexedTool {
   title?: string;
   description?: string;
   inputSchema?: object;
+  /** The tool's MCP annotations; `readOnlyHint` tells a reading tool from a changing one. */
+  annotations?: { readOnlyHint?: boolean };
 }

@@ -1,6 +1,7 @@
 import { Bm25Index } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
 import { parseToolQuery } from './query-syntax.js';
+import { asksToFindOut, changesThings } from './read-intent.js';
 import { rewriteQuery } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
 import { serverWords, type ToolField, toolFields } from './tool-fields.js';
@@ -30,6 +31,14 @@ const SYNONYM_WEIGHT = 0.7;
 const SERVER_MENTION_WEIGHT = 2;
 
 /**
+ * How far a question pushes down tools that change things, as a share of the best score: a
+ * request that asks what, which or who wants a tool that reads, though both match its words.
+ */
+const QUESTION_CHANGE_PENALTY = 0.2;
+/** How many hits beyond the limit a question re-ranks, so a reading tool can climb into it. */
+const QUESTION_RERANK_DEPTH = 20;
+
+/**
  * Ranks the registry's tools for a request written by a model or a person: BM25F over each
  * tool's name, title, description, parameters and server, with synonyms, plus a lift for
  * the tools of a server the request names. A query that is exactly a tool's name ranks that
@@ -39,6 +48,8 @@ export class ToolIndex {
   readonly #tools = new Bm25Index<string, ToolField>({ fields: FIELD_WEIGHTS });
   readonly #servers = new Bm25Index<string, 'name'>({ fields: { name: 1 }, b: 0 });
   readonly #entries = new Map<string, IndexedTool>();
+  /** Tools that change things, which a question ranks lower. */
+  readonly #changing = new Set<string>();
   readonly #toolsOf = new Map<string, Set<string>>();
   /** Lowercased exposed and original names → the exposed names they denote. */
   readonly #named = new Map<string, string[]>();
@@ -50,6 +61,7 @@ export class ToolIndex {
   upsert(entry: IndexedTool): void {
     this.remove(entry.name);
     this.#entries.set(entry.name, entry);
+    if (changesThings(entry)) this.#changing.add(entry.name);
     this.#tools.add(entry.name, toolFields(entry), entry.server);
     const siblings = this.#toolsOf.get(entry.server) ?? new Set();
     if (siblings.size === 0) this.#servers.add(entry.server, { name: serverWords(entry.server).join(' ') });
@@ -65,6 +77,7 @@ export class ToolIndex {
     const entry = this.#entries.get(name);
     if (!entry) return false;
     this.#entries.delete(name);
+    this.#changing.delete(name);
     this.#tools.remove(name);
     const siblings = this.#toolsOf.get(entry.server)!;
     siblings.delete(name);
@@ -87,19 +100,30 @@ export class ToolIndex {
     const named = this.#named.get(text.toLowerCase()) ?? [];
     const exact = (accept ? named.filter(accept) : [...named]).sort();
     const request = rewriteQuery(text);
-    const hits = this.#tools
+    const question = asksToFindOut(text);
+    const found = this.#tools
       .search(request, {
-        limit: limit + exact.length,
+        limit: limit + exact.length + (question ? QUESTION_RERANK_DEPTH : 0),
         expand: synonymsOf,
         expansionWeight: SYNONYM_WEIGHT,
         ...(accept && { filter: accept }),
         groupBoost: this.#mentionLift(request),
       })
       .map(({ id, score }) => ({ name: id, score }));
+    const hits = question ? this.#readersFirst(found) : found;
     if (exact.length === 0) return hits.slice(0, limit);
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
     return [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit);
+  }
+
+  #readersFirst(hits: ToolHit[]): ToolHit[] {
+    const penalty = QUESTION_CHANGE_PENALTY * (hits[0]?.score ?? 0);
+    return hits
+      .map((hit) =>
+        this.#changing.has(hit.name) ? { ...hit, score: Math.max(0, hit.score - penalty) } : hit,
+      )
+      .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /** Each server the request names, with the lift its tools get. */

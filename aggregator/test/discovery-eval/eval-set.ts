@@ -10,6 +10,7 @@ interface CatalogTool {
   title?: string;
   description?: string;
   inputSchema?: object;
+  annotations?: { readOnlyHint?: boolean };
 }
 
 interface Catalog {
@@ -35,13 +36,14 @@ export function evalRegistry(): IndexedTool[] {
     .sort()
     .map((file) => JSON.parse(readFileSync(path.join(EVAL_DIR, 'catalogs', file), 'utf8')) as Catalog);
   return catalogs.flatMap(({ server, tools }) =>
-    tools.map(({ name, title, description, inputSchema }) => ({
+    tools.map(({ name, title, description, inputSchema, annotations }) => ({
       name: exposedName(server, name),
       server,
       tool: name,
       ...(title !== undefined && { title }),
       ...(description !== undefined && { description }),
       ...(inputSchema !== undefined && { inputSchema }),
+      ...(annotations !== undefined && { annotations }),
     })),
   );
 }
