@@ -39,9 +39,9 @@ describe('tool search quality on the development set', () => {
   });
 
   it('holds the level it has reached', () => {
-    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.58);
+    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.61);
     expect(overall.recallAt5).toBeGreaterThanOrEqual(0.85);
-    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.68);
+    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.7);
   });
 
   // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70; lexical ranking with general

@@ -3,6 +3,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
+import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 
 /** Every transport to try, in order: a remote `http` server may still speak only legacy SSE. */
 export function transportsFor(config: ServerConfig, onStderr: (line: string) => void): (() => Transport)[] {
@@ -31,15 +32,20 @@ export function transportsFor(config: ServerConfig, onStderr: (line: string) => 
   const remote = config as RemoteServerConfig;
   const url = new URL(remote.url);
   const requestInit = { headers: remote.headers };
-  const streamable = () => new StreamableHTTPClientTransport(url, { requestInit });
+  const fetch = fetchWithOwnSignal();
+  const streamable = () => new StreamableHTTPClientTransport(url, { requestInit, fetch });
   const sse = () =>
-    new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(remote.headers) } });
+    new SSEClientTransport(url, {
+      requestInit,
+      fetch,
+      eventSourceInit: { fetch: withHeaders(remote.headers, fetch) },
+    });
   if (remote.type === 'sse') return [sse];
   if (remote.type === 'streamable-http') return [streamable];
   return [streamable, sse];
 }
 
-function withHeaders(headers: Record<string, string>) {
+function withHeaders(headers: Record<string, string>, base: typeof fetch) {
   return (input: string | URL | Request, init?: RequestInit) =>
-    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+    base(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
 }
