@@ -108,10 +108,20 @@ export class ApprovalPort {
       { status, decidedBy, ...(reason && { reason }) },
       now(),
     );
-    return this.#outcome(
-      decided ?? { ...record, status, decidedBy, ...(reason && { decisionReason: reason }) },
-      ask,
-    );
+    return this.#outcome(decided ?? (await this.#settledElsewhere(record.id)), ask);
+  }
+
+  /**
+   * The answer did not land: someone else decided first (what they decided stands), or the user
+   * approved after expiry, which must not run the call, so it is closed as timed out.
+   */
+  async #settledElsewhere(id: string): Promise<ApprovalRecord> {
+    const { state, now } = this.#options;
+    const record = await state.approval(id);
+    if (!record) throw new Error(`approval ${id} is not in toolmesh's state any more; retry the call.`);
+    if (record.status !== 'pending') return record;
+    const closed = await state.decideApproval(id, { status: 'timedOut', decidedBy: 'toolmesh' }, now());
+    return closed ?? ((await state.approval(id)) as ApprovalRecord);
   }
 
   #open(ask: ApprovalAsk, channel: NewApproval['channel']): Promise<ApprovalRecord> {

@@ -1,5 +1,7 @@
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { redactArguments } from '../approvals/render-arguments.js';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
 
 export interface ApprovalsCommandOptions {
@@ -8,9 +10,13 @@ export interface ApprovalsCommandOptions {
   /** Ends --watch. */
   signal?: AbortSignal;
   now?: () => number;
-  /** How often --watch looks again and says it is still there. */
+  /** How often --watch looks for new approvals. */
+  pollMs?: number;
+  /** How often --watch says it is still there; the aggregator counts an approver connected for 15 s. */
   heartbeatMs?: number;
 }
+
+const SHOWN_ARGUMENT_CHARACTERS = 160;
 
 function ageOf(record: ApprovalRecord, now: number): string {
   const seconds = Math.max(0, Math.round((now - record.createdAt) / 1000));
@@ -18,25 +24,104 @@ function ageOf(record: ApprovalRecord, now: number): string {
 }
 
 function argumentsLine(record: ApprovalRecord): string {
-  const text = JSON.stringify(record.arguments);
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  // Stored arguments are redacted already; this guards against a writer that did not.
+  const text = JSON.stringify(redactArguments(record.arguments));
+  return text.length > SHOWN_ARGUMENT_CHARACTERS ? `${text.slice(0, SHOWN_ARGUMENT_CHARACTERS)}…` : text;
 }
 
-function describe(record: ApprovalRecord, now: number): string {
-  return `${record.id}  ${ageOf(record, now).padStart(4)}  ${record.tool} (${record.server}, ${record.mode} mode): ${record.reason}\n    ${argumentsLine(record)}`;
+function printApproval(record: ApprovalRecord, now: number, print: (line: string) => void): void {
+  print(
+    `${record.id}  ${ageOf(record, now).padStart(4)}  ${record.tool} (${record.server}, ${record.mode} mode): ${record.reason}`,
+  );
+  print(`    ${argumentsLine(record)}`);
 }
 
-function person(): string {
-  return `cli:${os.userInfo().username}`;
+/** The login name, or $USER where the system has no entry for this uid (some containers). */
+function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? 'unknown';
+  }
+}
+
+/** Why a decision did not land, and what to do instead. */
+function notPendingMessage(id: string, record: ApprovalRecord | undefined, now: number): string {
+  const next = 'Run toolmesh approvals to list the pending ones.';
+  if (!record) return `approval ${id} is not pending: no approval has that id, check it for typos. ${next}`;
+  if (record.status === 'pending' && now >= record.expiresAt)
+    return `approval ${id} is not pending: it expired, so ${record.tool} will not run; the caller can retry the call. ${next}`;
+  const by = record.decidedBy ? ` by ${record.decidedBy}` : '';
+  return `approval ${id} is not pending: it was already ${record.status}${by} and cannot be decided again. ${next}`;
+}
+
+async function decide(
+  verb: 'approve' | 'deny',
+  id: string,
+  reason: string | undefined,
+  { state, print, now = Date.now }: ApprovalsCommandOptions,
+): Promise<number> {
+  const decided = await state.decideApproval(
+    id,
+    {
+      status: verb === 'approve' ? 'approved' : 'denied',
+      decidedBy: `cli:${userName()}`,
+      ...(reason !== undefined && { reason }),
+    },
+    now(),
+  );
+  if (!decided) {
+    print(notPendingMessage(id, await state.approval(id), now()));
+    return 1;
+  }
+  print(`${decided.status}: ${decided.tool} (${decided.server})`);
+  return 0;
+}
+
+async function list(
+  json: boolean,
+  { state, print, now = Date.now }: ApprovalsCommandOptions,
+): Promise<number> {
+  const pending = await state.pendingApprovals(now());
+  if (json) print(JSON.stringify(pending, null, 2));
+  else if (pending.length === 0) print('no approval is pending');
+  else for (const record of pending) printApproval(record, now(), print);
+  return 0;
+}
+
+/** Heartbeats as an approver and prints each new pending approval once, until the signal aborts. */
+async function watch({
+  state,
+  print,
+  signal,
+  now = Date.now,
+  pollMs = 1000,
+  heartbeatMs = 5000,
+}: ApprovalsCommandOptions): Promise<number> {
+  const name = `cli:${userName()}@${os.hostname()}`;
+  let shown = new Set<string>();
+  let lastHeartbeat = Number.NEGATIVE_INFINITY;
+  print(`watching for approvals as ${name}; decide with: toolmesh approvals approve|deny <id>`);
+  while (!signal?.aborted) {
+    if (now() - lastHeartbeat >= heartbeatMs) {
+      lastHeartbeat = now();
+      await state.touchApprover(name, lastHeartbeat);
+    }
+    const pending = await state.pendingApprovals(now());
+    for (const record of pending) if (!shown.has(record.id)) printApproval(record, now(), print);
+    // An approval never returns to pending, so only the current ones need remembering.
+    shown = new Set(pending.map((record) => record.id));
+    await sleep(pollMs, undefined, signal && { signal }).catch(() => undefined);
+  }
+  return 0;
 }
 
 /**
  * `toolmesh approvals`: what waits for a person, `--watch` to keep watching as a connected
  * approver, `approve|deny <id>` to decide. It works on the state directly, so it decides for a
- * toolmesh served over stdio as well as over HTTP.
+ * toolmesh served over stdio as well as over HTTP. Exit codes: 0 done, 1 not decided, 2 misuse.
  */
 export async function approvalsCommand(args: string[], options: ApprovalsCommandOptions): Promise<number> {
-  const { state, print, now = Date.now } = options;
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -49,64 +134,16 @@ export async function approvalsCommand(args: string[], options: ApprovalsCommand
   const [verb, id, ...extra] = positionals;
   if (verb === 'approve' || verb === 'deny') {
     if (!id || extra.length > 0) {
-      print(`usage: toolmesh approvals ${verb} <id> [--reason TEXT]; toolmesh approvals lists the ids`);
+      options.print(
+        `usage: toolmesh approvals ${verb} <id> [--reason TEXT]; toolmesh approvals lists the ids`,
+      );
       return 2;
     }
-    const decided = await state.decideApproval(
-      id,
-      {
-        status: verb === 'approve' ? 'approved' : 'denied',
-        decidedBy: person(),
-        ...(values.reason !== undefined && { reason: values.reason }),
-      },
-      now(),
-    );
-    if (!decided) {
-      print(
-        `approval ${id} is not pending: it was decided already, it expired, or the id is wrong. Run toolmesh approvals to list the pending ones.`,
-      );
-      return 1;
-    }
-    print(`${verb === 'approve' ? 'approved' : 'denied'}: ${decided.tool} (${decided.server})`);
-    return 0;
+    return decide(verb, id, values.reason, options);
   }
   if (verb !== undefined) {
-    print(`unknown approvals command "${verb}": use approve <id>, deny <id>, or no command to list`);
+    options.print(`unknown approvals command "${verb}": use approve <id>, deny <id>, or no command to list`);
     return 2;
   }
-  if (!values.watch) {
-    const pending = await state.pendingApprovals(now());
-    if (values.json) print(JSON.stringify(pending, null, 2));
-    else if (pending.length === 0) print('no approval is pending');
-    else for (const record of pending) print(describe(record, now()));
-    return 0;
-  }
-  await watch(options);
-  return 0;
-}
-
-/** Heartbeats as an approver and prints each new pending approval until the signal aborts. */
-async function watch({ state, print, signal, now = Date.now, heartbeatMs = 5000 }: ApprovalsCommandOptions) {
-  const name = `${person()}@${os.hostname()}`;
-  const shown = new Set<string>();
-  print(`watching for approvals as ${name}; decide with: toolmesh approvals approve|deny <id>`);
-  while (!signal?.aborted) {
-    await state.touchApprover(name, now());
-    for (const record of await state.pendingApprovals(now())) {
-      if (shown.has(record.id)) continue;
-      shown.add(record.id);
-      print(describe(record, now()));
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, heartbeatMs);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
-  }
+  return values.watch ? watch(options) : list(values.json, options);
 }

@@ -4,9 +4,12 @@ import { dataDirectory } from '@toolmesh/core';
 import { SqliteState } from './sqlite-state.js';
 import type { AggregatorState } from './state.js';
 
-/** The state toolmesh keeps by default: one SQLite file in the data directory, private to the user. */
+/**
+ * The state toolmesh keeps: a SQLite file, by default in the data directory, in a folder only
+ * the user can read (it holds tool arguments). A shared store for several processes plugs in here.
+ */
 export function openState(options: { dataDir?: string; file?: string } = {}): AggregatorState {
-  const folder = path.join(options.dataDir ?? dataDirectory(), 'aggregator');
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  return SqliteState.open(options.file ?? path.join(folder, 'state.sqlite'));
+  const file = options.file ?? path.join(options.dataDir ?? dataDirectory(), 'aggregator', 'state.sqlite');
+  if (!options.file) mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  return SqliteState.open(file);
 }

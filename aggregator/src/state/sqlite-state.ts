@@ -103,16 +103,26 @@ function sessionOf(row: SessionRow): SessionRecord {
   };
 }
 
-/** A person's verdict needs the approval still open; toolmesh's own outcomes close it whenever. */
+/**
+ * A person's verdict counts only before expiry. The closings that mean "it did not run" (timedOut,
+ * declined, refused) must land after it too, or an expired approval would stay pending forever.
+ */
 const NEEDS_UNEXPIRED = new Set(['approved', 'denied']);
+
+export interface SqliteStateOptions {
+  /** The clock that stamps what the store dates itself (an approval's `createdAt`); tests pass their own. */
+  now?: () => number;
+}
 
 /** The aggregator's state in one SQLite file (WAL), which several processes may open at once. */
 export class SqliteState implements AggregatorState {
   readonly #db: SqliteDatabase;
+  readonly #now: () => number;
   readonly #statements;
 
-  private constructor(db: SqliteDatabase) {
+  private constructor(db: SqliteDatabase, now: () => number) {
     this.#db = db;
+    this.#now = now;
     this.#statements = {
       saveSession: db.prepare(
         `INSERT INTO sessions (id, mode, workspace, transport, started_at, ended_at)
@@ -128,17 +138,20 @@ export class SqliteState implements AggregatorState {
         `INSERT INTO todos (session, items, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (session) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`,
       ),
-      openApproval: db.prepare(
+      openApproval: db.prepare<[Record<string, unknown>], ApprovalRow>(
         `INSERT INTO approvals (id, session, mode, tool, server, arguments, reason, channel, status, created_at, expires_at)
-         VALUES (@id, @session, @mode, @tool, @server, @arguments, @reason, @channel, 'pending', @createdAt, @expiresAt)`,
+         VALUES (@id, @session, @mode, @tool, @server, @arguments, @reason, @channel, 'pending', @createdAt, @expiresAt)
+         RETURNING *`,
       ),
       approval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
       pending: db.prepare<[number], ApprovalRow>(
         `SELECT * FROM approvals WHERE status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
       ),
-      decide: db.prepare(
+      // One guarded UPDATE: SQLite lets one writer at a time, so only the first decider finds it pending.
+      decide: db.prepare<[Record<string, unknown>], ApprovalRow>(
         `UPDATE approvals SET status = @status, decided_at = @now, decided_by = @decidedBy, decision_reason = @reason
-         WHERE id = @id AND status = 'pending' AND (expires_at > @now OR @anyTime = 1)`,
+         WHERE id = @id AND status = 'pending' AND (expires_at > @now OR @anyTime = 1)
+         RETURNING *`,
       ),
       history: db.prepare<[number, number], ApprovalRow>(
         'SELECT * FROM approvals WHERE created_at >= ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
@@ -154,9 +167,9 @@ export class SqliteState implements AggregatorState {
   }
 
   /** Opens (creating if needed) the state file; an unreadable one says which file and what to do. */
-  static open(file: string): SqliteState {
+  static open(file: string, options: SqliteStateOptions = {}): SqliteState {
     try {
-      return new SqliteState(openDatabase(file, MIGRATIONS));
+      return new SqliteState(openDatabase(file, MIGRATIONS), options.now ?? Date.now);
     } catch (error) {
       throw new Error(
         `cannot open toolmesh's state at ${file}: ${(error as Error).message}. Move the file aside (toolmesh starts a new one) or set TOOLMESH_DATA_DIR to another folder.`,
@@ -191,19 +204,17 @@ export class SqliteState implements AggregatorState {
   }
 
   async writeTodos(session: string, todos: TodoItem[]): Promise<void> {
-    this.#statements.writeTodos.run(session, JSON.stringify(todos), Date.now());
+    this.#statements.writeTodos.run(session, JSON.stringify(todos), this.#now());
   }
 
   async openApproval(request: NewApproval): Promise<ApprovalRecord> {
-    const id = randomUUID();
-    this.#statements.openApproval.run({
+    const row = this.#statements.openApproval.get({
       ...request,
-      id,
+      id: randomUUID(),
       arguments: JSON.stringify(request.arguments),
-      createdAt: Date.now(),
-      expiresAt: request.expiresAt,
-    });
-    return approvalOf(this.#statements.approval.get(id) as ApprovalRow);
+      createdAt: this.#now(),
+    }) as ApprovalRow;
+    return approvalOf(row);
   }
 
   async approval(id: string): Promise<ApprovalRecord | undefined> {
@@ -220,15 +231,15 @@ export class SqliteState implements AggregatorState {
     decision: ApprovalDecision,
     now: number,
   ): Promise<ApprovalRecord | undefined> {
-    const changed = this.#statements.decide.run({
+    const row = this.#statements.decide.get({
       id,
       now,
       status: decision.status,
       decidedBy: decision.decidedBy,
       reason: decision.reason ?? null,
       anyTime: NEEDS_UNEXPIRED.has(decision.status) ? 0 : 1,
-    }).changes;
-    return changed === 1 ? this.approval(id) : undefined;
+    });
+    return row && approvalOf(row);
   }
 
   async approvalHistory({ since = 0, limit }: { since?: number; limit: number }): Promise<ApprovalRecord[]> {

@@ -49,31 +49,40 @@ export interface ApprovalDecision {
 /**
  * Everything the aggregator keeps beyond one process's life, behind one narrow interface so
  * that a shared store (Redis) can stand in for the embedded one. Times are epoch milliseconds
- * passed by the caller, so the clock is the caller's.
+ * passed by the caller, so the clock is the caller's (the one exception: `createdAt`, stamped by
+ * the store when an approval opens).
  */
 export interface AggregatorState {
+  /** Records a session as it starts; saving the same id again replaces it. */
   saveSession(record: SessionRecord): Promise<void>;
+  /** The session as last saved, undefined for an id never saved. */
   session(id: string): Promise<SessionRecord | undefined>;
+  /** Keeps a mode switch, so the session's mode survives a restart and is seen by every process. */
   setSessionMode(id: string, mode: string): Promise<void>;
+  /** Marks the session over; its todos and approvals stay for the history. */
   endSession(id: string, at: number): Promise<void>;
   /** The session's todo list, empty when it never wrote one. */
   readTodos(session: string): Promise<TodoItem[]>;
-  /** Replaces the whole list at once: a reader sees the old list or the new one, never a mix. */
+  /** Replaces the whole list atomically: a reader sees the old list or the new one, never a mix. */
   writeTodos(session: string, todos: TodoItem[]): Promise<void>;
-  /** Opens a pending approval under a random, unguessable id. */
+  /** Opens a pending approval under a random, unguessable id (crypto.randomUUID), as the one to decide by. */
   openApproval(request: NewApproval): Promise<ApprovalRecord>;
+  /** One approval, decided or not; undefined for an unknown id. */
   approval(id: string): Promise<ApprovalRecord | undefined>;
-  /** Pending and unexpired approvals, oldest first. */
+  /** What waits for a person: pending and not expired at `now`, oldest first. */
   pendingApprovals(now: number): Promise<ApprovalRecord[]>;
   /**
-   * Decides a pending, unexpired approval, atomically: of two deciders racing, exactly one wins.
-   * Undefined when it was not pending (decided already, expired, unknown).
+   * Decides a pending approval atomically, so of two deciders racing exactly one wins; a person's
+   * verdict (approved, denied) needs it unexpired at `now`, toolmesh's own closing (timedOut,
+   * declined, refused) does not. Undefined when it was not pending (decided, expired, unknown).
    */
   decideApproval(id: string, decision: ApprovalDecision, now: number): Promise<ApprovalRecord | undefined>;
-  /** Every approval with its decision, newest first. */
+  /** Every approval opened since `since` with its decision, newest first, for the audit. */
   approvalHistory(options: { since?: number; limit: number }): Promise<ApprovalRecord[]>;
-  /** A connected approver says it is still there. */
+  /** Heartbeat of a connected approver: approvals go to approvers seen recently, else are refused. */
   touchApprover(name: string, now: number): Promise<void>;
+  /** Names of the approvers whose last heartbeat is at or after `since`. */
   approversSeenSince(since: number): Promise<string[]>;
+  /** Releases the store; closing twice is harmless. */
   close(): Promise<void>;
 }

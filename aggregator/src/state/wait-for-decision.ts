@@ -1,42 +1,41 @@
-import type { AggregatorState, ApprovalRecord } from './state.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AggregatorState, ApprovalDecision, ApprovalRecord } from './state.js';
+
+export interface WaitForDecisionOptions {
+  /** The call's signal: when it aborts, the approval is closed as declined and the wait ends. */
+  signal: AbortSignal;
+  pollMs?: number;
+  now?: () => number;
+}
 
 /**
- * Waits until an approval is decided, by this process or another sharing the state. Expiry is a
- * denial, recorded as `timedOut`; a cancelled call records `declined`. SQLite has no
- * notifications, so this polls.
+ * Waits until an approval is decided, by this process or another sharing the state (the
+ * `toolmesh approvals` CLI, the HTTP API). Expiry closes it as `timedOut`, a cancelled call as
+ * `declined`. SQLite has no notifications, so this polls.
  */
 export async function waitForDecision(
   state: AggregatorState,
   id: string,
-  options: { signal: AbortSignal; pollMs?: number; now?: () => number },
+  { signal, pollMs = 200, now = Date.now }: WaitForDecisionOptions,
 ): Promise<ApprovalRecord> {
-  const { signal, pollMs = 200, now = Date.now } = options;
   for (;;) {
     const record = await state.approval(id);
-    if (!record) throw new Error(`approval ${id} disappeared from toolmesh's state`);
+    if (!record)
+      throw new Error(
+        `approval ${id} is not in toolmesh's state: was the state file replaced or deleted while the call waited? Retry the call.`,
+      );
     if (record.status !== 'pending') return record;
-    const closing = signal.aborted
-      ? { status: 'declined' as const, reason: 'the call was cancelled' }
+    const closing: ApprovalDecision | undefined = signal.aborted
+      ? { status: 'declined', decidedBy: 'toolmesh', reason: 'the call was cancelled' }
       : now() >= record.expiresAt
-        ? { status: 'timedOut' as const }
+        ? { status: 'timedOut', decidedBy: 'toolmesh' }
         : undefined;
     if (closing) {
-      const decided = await state.decideApproval(id, { ...closing, decidedBy: 'toolmesh' }, now());
-      // Lost a race with a decider: what they decided stands.
-      return decided ?? ((await state.approval(id)) as ApprovalRecord);
+      const closed = await state.decideApproval(id, closing, now());
+      // A decider got there first: what they decided stands.
+      return closed ?? ((await state.approval(id)) as ApprovalRecord);
     }
-    await pause(pollMs, signal);
+    // An abort ends the sleep early (rejecting it); the next round records the cancellation.
+    await sleep(pollMs, undefined, { signal }).catch(() => undefined);
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ConnectedClient, connectHttpClient, resultText } from '@toolmesh/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SERVER, serveToolmesh } from './harness.js';
+
+// Enough calls in flight over one downstream connection that anything added per request to a
+// long-lived signal or emitter passes Node's listener limits (the old client reached 1,500).
+const SESSIONS = 50;
+const CALLS_PER_SESSION = 40;
+
+let folder: string;
+let downstream: ChildProcess;
+let toolmesh: ReturnType<typeof serveToolmesh>;
+let url: string;
+
+function startDownstream(): Promise<string> {
+  downstream = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
+    env: { ...process.env, FIXTURE_NAME: 'remote' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    downstream.stderr?.on('data', (chunk: Buffer) => {
+      const found = /listening on (\S+)/.exec(chunk.toString());
+      if (found) resolve(found[1] as string);
+    });
+    downstream.once('exit', () => reject(new Error('the fixture server exited')));
+  });
+}
+
+beforeAll(async () => {
+  folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-http-load-'));
+  const config = path.join(folder, 'config.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: await startDownstream() } } }));
+  toolmesh = serveToolmesh(['--config', config, '--transport', 'http', '--port', '0'], folder);
+  url = await toolmesh.url;
+});
+afterAll(() => {
+  toolmesh?.child.kill('SIGKILL');
+  downstream?.kill('SIGKILL');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function callsInARow(client: ConnectedClient, session: number): Promise<string[]> {
+  const answers: string[] = [];
+  for (let call = 0; call < CALLS_PER_SESSION; call++)
+    answers.push(resultText(await client.call('remote__echo', { text: `${session}.${call}` })));
+  return answers;
+}
+
+describe('many client sessions over HTTP into one Streamable HTTP downstream', () => {
+  it('answers every call and raises no listener warnings', { timeout: 120_000 }, async () => {
+    const clients = await Promise.all(Array.from({ length: SESSIONS }, () => connectHttpClient(url)));
+    try {
+      const answers = await Promise.all(clients.map((client, session) => callsInARow(client, session)));
+      answers.forEach((ofSession, session) => {
+        expect(ofSession).toEqual(
+          Array.from({ length: CALLS_PER_SESSION }, (_, call) => `remote: ${session}.${call}`),
+        );
+      });
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+    }
+    expect(toolmesh.stderr()).not.toContain('MaxListenersExceededWarning');
+  });
+});
