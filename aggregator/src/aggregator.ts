@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -47,6 +48,15 @@ function entryDocument(entry: ToolEntry) {
     inputSchema: entry.tool.inputSchema,
     ...(entry.tool.annotations && { annotations: entry.tool.annotations }),
   };
+}
+
+/** The person running toolmesh, for sessions no token names: `local:<login>`. */
+function localIdentity(): string {
+  try {
+    return `local:${os.userInfo().username}`;
+  } catch {
+    return `local:${process.env.USER ?? 'user'}`;
+  }
 }
 
 /**
@@ -120,7 +130,14 @@ export class Aggregator {
 
   /** A front server for one client session, in a mode the operator chose (the config's default otherwise). */
   createSessionServer(
-    options: { exposure?: Exposure; mode?: string; workspace?: string; transport?: 'stdio' | 'http' } = {},
+    options: {
+      exposure?: Exposure;
+      mode?: string;
+      workspace?: string;
+      transport?: 'stdio' | 'http';
+      /** Who the session acts for; default: the local user. */
+      identity?: string;
+    } = {},
   ) {
     const mode = options.mode ?? this.config.defaultMode;
     if (!this.policy.table.has(mode)) {
@@ -137,6 +154,7 @@ export class Aggregator {
     return createFrontServer(this, {
       exposure: options.exposure ?? this.config.exposure,
       mode,
+      identity: options.identity ?? localIdentity(),
       ...(workspace && { workspace }),
       transport: options.transport ?? 'stdio',
     });

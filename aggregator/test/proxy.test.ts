@@ -67,6 +67,11 @@ describe('the merged registry', () => {
     expect(resultText(await call('other__echo', { text: 'hi' }))).toBe('other: hi');
   });
 
+  it("tells the server who is calling, in the request's _meta", async () => {
+    const { call } = await harness.connect();
+    expect(resultText(await call('fixture__whoami'))).toMatch(/^local:.+/);
+  });
+
   it('shows only the discovery tools on a discovery endpoint, and calls through call_tool', async () => {
     const { client, call } = await harness.connect({ exposure: 'discovery' });
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([

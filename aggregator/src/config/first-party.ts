@@ -10,6 +10,12 @@ export const FIRST_PARTY_SERVERS = ['fs', 'git', 'code-graph', 'tickets', 'memor
 /** The servers that work on a workspace's folders, so each workspace gets its own instance. */
 const PER_WORKSPACE = new Set<string>(['fs', 'git', 'code-graph']);
 
+/** The servers that reach beyond this machine (feeds fetch, rigs drive remote machines). */
+const NEEDS_NETWORK = new Set<string>(['feeds', 'rigs']);
+
+/** The servers whose tools change files under their roots; the rest keep state in the data directory. */
+const WRITES_ROOTS = new Set<string>(['fs', 'git']);
+
 const require = createRequire(import.meta.url);
 
 /** The bin of an installed package, or undefined when the package is not installed. */
@@ -43,6 +49,9 @@ export function installedFirstPartyServers(): Map<string, StdioServerConfig> {
       perWorkspace: PER_WORKSPACE.has(name),
       // Children get a minimal environment; the data directory must still be the aggregator's.
       env: { TOOLMESH_DATA_DIR: dataDirectory() },
+      sandbox: 'off',
+      network: NEEDS_NETWORK.has(name),
+      writableRoots: WRITES_ROOTS.has(name),
       disabled: false,
       disabledTools: [],
       prefix: true,

@@ -27,6 +27,28 @@ export const stdioServerSchema = z.looseObject({
     .default({})
     .describe('Environment added to a minimal safe one (PATH, HOME, …).'),
   cwd: z.string().optional(),
+  sandbox: z
+    .enum(['required', 'preferred', 'off'])
+    .default('off')
+    .describe(
+      'Run the server in a bubblewrap sandbox (Linux): required refuses to start it without bwrap; preferred starts it unsandboxed with a warning.',
+    ),
+  network: z
+    .boolean()
+    .default(false)
+    .describe('In a sandbox, whether the server may use the network (feeds and rigs need it).'),
+  roots: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "In a sandbox, the folders the server may see (default: its --root arguments, else the workspace's roots).",
+    ),
+  writableRoots: z
+    .boolean()
+    .default(false)
+    .describe(
+      'In a sandbox, whether the server may write to its roots (only for servers whose tools write).',
+    ),
   perWorkspace: z
     .boolean()
     .default(false)
@@ -86,6 +108,57 @@ const workspaceSchema = z.strictObject({
     .array(z.string().min(1))
     .optional()
     .describe('The servers that serve it (default: every server).'),
+});
+
+const tokenEntrySchema = z.strictObject({
+  name: z.string().min(1).describe('The identity the token stands for; servers see it as toolmesh/agent.'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'the sha256 of the token, 64 lowercase hex digits')
+    .describe('Hash of the token (toolmesh token create prints it); the token itself is never stored.'),
+  workspaces: z.array(z.string().min(1)).optional().describe('The workspaces it may use (default: all).'),
+  modes: z.array(z.string().min(1)).optional().describe('The modes it may use (default: all).'),
+  approver: z.boolean().default(false).describe('Whether it may decide approvals.'),
+});
+
+const authSchema = z.strictObject({
+  required: z
+    .boolean()
+    .default(true)
+    .describe(
+      'false turns HTTP authentication off; allowed only when listening on loopback, where every local program can then call toolmesh.',
+    ),
+  tokens: z
+    .array(tokenEntrySchema)
+    .default([])
+    .describe('Tokens by hash, beside those `toolmesh token create` keeps in the data directory.'),
+  requestsPerMinute: z
+    .number()
+    .int()
+    .positive()
+    .default(1200)
+    .describe('Requests each token may make per minute; over it, 429 with Retry-After.'),
+});
+
+const httpSchema = z.strictObject({
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024)
+    .describe('Largest request body; a bigger one gets 413 before it is read.'),
+  allowedOrigins: z
+    .array(z.string().regex(/^https?:\/\/[^/]+$/, 'an origin is scheme://host[:port]'))
+    .default([])
+    .describe('Browser origins allowed besides loopback ones; any other Origin gets 403.'),
+});
+
+const auditSchema = z.strictObject({
+  retentionDays: z
+    .number()
+    .positive()
+    .default(30)
+    .describe('How long audit records are kept; older ones are deleted.'),
 });
 
 const toolFactsSchema = z.strictObject({
@@ -168,6 +241,13 @@ export const configSchema = z.looseObject({
     .positive()
     .default(60_000)
     .describe('How long a call waits for a person to approve it; no answer counts as a denial.'),
+  auth: authSchema
+    .default({ required: true, tokens: [], requestsPerMinute: 1200 })
+    .describe(
+      'Who may use the HTTP endpoint: bearer tokens with their workspaces, modes and approver right.',
+    ),
+  http: httpSchema.default({ maxBodyBytes: 16 * 1024 * 1024, allowedOrigins: [] }),
+  audit: auditSchema.default({ retentionDays: 30 }).describe('The log of every tools/call.'),
 });
 
 export type StdioServerConfig = z.infer<typeof stdioServerSchema>;

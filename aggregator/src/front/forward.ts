@@ -6,7 +6,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorResult } from '@toolmesh/core';
+import { errorResult, META_KEYS } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
@@ -98,11 +98,16 @@ export async function forwardToolCall(
   session.begin(upstream.name, extra);
   upstream.on('log', relayLog);
   try {
-    const result = await upstream.callTool(entry.tool.name, route.arguments, {
-      signal: extra.signal,
-      timeout,
-      ...(onprogress && { onprogress, resetTimeoutOnProgress: true, maxTotalTimeout: timeout * 4 }),
-    });
+    const result = await upstream.callTool(
+      entry.tool.name,
+      route.arguments,
+      {
+        signal: extra.signal,
+        timeout,
+        ...(onprogress && { onprogress, resetTimeoutOnProgress: true, maxTotalTimeout: timeout * 4 }),
+      },
+      { [META_KEYS.agent]: session.identity },
+    );
     return capResult(result, aggregator.config.resultMaxBytes, exposed);
   } catch (error) {
     if (error instanceof UpstreamUnavailable)

@@ -46,9 +46,10 @@ export function createFrontServer(
   {
     exposure,
     mode,
+    identity,
     workspace,
     transport,
-  }: { exposure: Exposure; mode: string; workspace?: string; transport: 'stdio' | 'http' },
+  }: { exposure: Exposure; mode: string; identity: string; workspace?: string; transport: 'stdio' | 'http' },
 ): Server {
   const server = new Server(
     { name: 'toolmesh', version: '0.1.0', title: 'toolmesh' },
@@ -64,7 +65,7 @@ export function createFrontServer(
         'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
-  const session = new FrontSession(server, exposure, mode, workspace);
+  const session = new FrontSession(server, exposure, mode, identity, workspace);
   aggregator.attach(session, transport);
   server.onclose = () => {
     aggregator.detach(session);

@@ -26,6 +26,8 @@ export class FrontSession {
     readonly exposure: Exposure,
     /** Set by the operator when the session starts; only an approved exit_plan_mode changes it. */
     public mode: string,
+    /** Who is calling: a token's name over HTTP, the local user over stdio. Servers get it in `_meta`. */
+    readonly identity: string,
     /** The one workspace this session works in, when it is bound to one. */
     readonly workspace?: string,
   ) {}

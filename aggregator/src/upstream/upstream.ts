@@ -279,9 +279,13 @@ export class Upstream extends EventEmitter {
     name: string,
     args: Record<string, unknown> | undefined,
     options: RequestOptions,
+    meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     const result = await this.connected().request(
-      { method: 'tools/call', params: { name, ...(args && { arguments: args }) } },
+      {
+        method: 'tools/call',
+        params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
+      },
       CallToolResultSchema,
       options,
     );

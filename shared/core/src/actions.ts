@@ -25,4 +25,6 @@ export const META_KEYS = {
   actions: 'toolmesh/actions',
   requiresApproval: 'toolmesh/requiresApproval',
   workspaceScoped: 'toolmesh/workspaceScoped',
+  /** In a forwarded call's request `_meta`: who is calling, as the aggregator authenticated them. */
+  agent: 'toolmesh/agent',
 } as const;
