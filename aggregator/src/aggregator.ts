@@ -5,6 +5,8 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
+import { AuditLog } from './audit/audit-log.js';
+import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { createFrontServer } from './front/front-server.js';
@@ -70,6 +72,9 @@ export class Aggregator {
   readonly index = new ToolIndex();
   readonly upstreams: UpstreamSet;
   readonly state: AggregatorState;
+  /** Every tools/call that reached policy; it fails closed when it cannot be written. */
+  readonly audit: AuditLog;
+  readonly #auditRetention: AuditRetention;
   policy: Policy;
   approvals: ApprovalPort;
   workspaces: WorkspaceScope;
@@ -82,6 +87,12 @@ export class Aggregator {
     this.config = options.config;
     this.registry = new Registry(options.config.toolNameMaxLength);
     this.state = options.state;
+    this.audit = new AuditLog({ state: this.state, log: this.log, settings: () => this.config.audit });
+    this.#auditRetention = new AuditRetention({
+      state: this.state,
+      log: this.log,
+      retentionDays: () => this.config.audit.retentionDays,
+    });
     this.policy = new Policy(options.config);
     this.approvals = this.#approvalPort(options.config);
     this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
@@ -96,12 +107,14 @@ export class Aggregator {
   /** Connects to every server in parallel; servers that fail keep retrying in the background. */
   static async start(options: AggregatorOptions): Promise<Aggregator> {
     const aggregator = new Aggregator(options);
+    aggregator.#auditRetention.start();
     await aggregator.upstreams.start(options.servers);
     aggregator.refresh();
     return aggregator;
   }
 
   async stop(): Promise<void> {
+    this.#auditRetention.stop();
     await Promise.allSettled([...this.sessions].map((session) => session.server.close()));
     await this.upstreams.stop();
   }
@@ -317,3 +330,4 @@ export { ConfigError, loadConfigFile, parseConfig } from './config/load.js';
 export type { AggregatorConfig, ServerConfig } from './config/schema.js';
 export { configJsonSchema, configSchema } from './config/schema.js';
 export { ToolIndex } from './discovery/tool-index.js';
+export { SqliteState } from './state/sqlite-state.js';

@@ -66,7 +66,7 @@ afterEach(async () => {
 describe('the approval port over elicitation', () => {
   it('runs the call the user accepts, and keeps the decision', async () => {
     await connect({ action: 'accept', content: {} });
-    expect(await port().ask(ask())).toEqual({ approved: true, by: 'user (elicitation)' });
+    expect(await port().ask(ask())).toEqual({ approved: true, status: 'approved', by: 'user (elicitation)' });
     const [record] = await state.approvalHistory({ limit: 5 });
     expect(record).toMatchObject({ status: 'approved', channel: 'elicitation', tool: 'fs__write_file' });
   });

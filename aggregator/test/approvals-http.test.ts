@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
+import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, type Harness, serveToolmesh, startHarness, TOOLMESH_BIN, until } from './harness.js';
 
@@ -32,11 +32,15 @@ afterAll(async () => {
 });
 
 const base = () => url.replace(/\/mcp$/, '');
+const authorized = async (headers: Record<string, string> = {}) => ({
+  ...headers,
+  authorization: `Bearer ${await serving.token}`,
+});
 
 async function pendingApprovals(): Promise<
   { id: string; tool: string; arguments: Record<string, unknown> }[]
 > {
-  const response = await fetch(`${base()}/approvals`);
+  const response = await fetch(`${base()}/approvals`, { headers: await authorized() });
   expect(response.status).toBe(200);
   return ((await response.json()) as { approvals: never[] }).approvals;
 }
@@ -54,14 +58,14 @@ async function nextPending() {
 describe('the HTTP approvals API', () => {
   it('lets a connected approver approve a call that then runs, and deny one that then does not', async () => {
     await pendingApprovals(); // being seen makes this test an approver
-    const { call, close } = await connectHttpClient(url);
+    const { call, close } = await serving.connect();
     try {
       const approvedCall = call('fixture__echo', { text: 'approved over HTTP' });
       const first = await nextPending();
       expect(first).toMatchObject({ tool: 'fixture__echo', arguments: { text: 'approved over HTTP' } });
       const decided = await fetch(`${base()}/approvals/${first.id}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: await authorized({ 'content-type': 'application/json' }),
         body: JSON.stringify({ decision: 'approve', by: 'reviewer' }),
       });
       expect(decided.status).toBe(200);
@@ -73,26 +77,26 @@ describe('the HTTP approvals API', () => {
       const second = await nextPending();
       await fetch(`${base()}/approvals/${second.id}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: await authorized({ 'content-type': 'application/json' }),
         body: JSON.stringify({ decision: 'deny', reason: 'not on a Friday', by: 'reviewer' }),
       });
       const denied = await deniedCall;
       expect(denied.isError).toBe(true);
       expect(resultText(denied)).toBe(
-        'fixture__echo was denied by reviewer: not on a Friday; it did not run.',
+        'fixture__echo was denied by local (reviewer): not on a Friday; it did not run.',
       );
 
       // A decision is final: deciding again is refused, and so is a malformed body.
       const again = await fetch(`${base()}/approvals/${second.id}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: await authorized({ 'content-type': 'application/json' }),
         body: JSON.stringify({ decision: 'approve' }),
       });
       expect(again.status).toBe(404);
       expect(((await again.json()) as { error: string }).error).toMatch(/is not pending/);
       const malformed = await fetch(`${base()}/approvals/whatever`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: await authorized({ 'content-type': 'application/json' }),
         body: JSON.stringify({ decision: 'maybe' }),
       });
       expect(malformed.status).toBe(400);
@@ -107,8 +111,8 @@ describe('the HTTP approvals API', () => {
 
 describe('the mode of an HTTP session', () => {
   it('is set by the endpoint path', async () => {
-    const plan = await connectHttpClient(`${url}/plan`);
-    const chat = await connectHttpClient(url);
+    const plan = await serving.connect('/plan');
+    const chat = await serving.connect();
     try {
       const planned = (await plan.client.listTools()).tools.map((tool) => tool.name);
       const chatted = (await chat.client.listTools()).tools.map((tool) => tool.name);
@@ -125,7 +129,7 @@ describe('the mode of an HTTP session', () => {
   });
 
   it('must be a configured mode', async () => {
-    await expect(connectHttpClient(`${url}/yolo`)).rejects.toThrow(/No mode named yolo/);
+    await expect(serving.connect('/yolo')).rejects.toThrow(/No mode named yolo/);
   });
 });
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
+import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   TOOLMESH_BIN as BIN,
@@ -108,7 +108,7 @@ describe('toolmesh serve over HTTP', () => {
   });
 
   it('proxies a remote Streamable HTTP server and a local one, and prints client snippets', async () => {
-    const client = await connectHttpClient(url);
+    const client = await serving.connect();
     expect(resultText(await client.call('remote__echo', { text: 'over http' }))).toBe('remote: over http');
     expect(resultText(await client.call('local__echo', { text: 'over stdio' }))).toBe('local: over stdio');
     await client.close();
@@ -116,7 +116,7 @@ describe('toolmesh serve over HTTP', () => {
   });
 
   it('serves only the discovery tools on /mcp/discovery', async () => {
-    const client = await connectHttpClient(`${url}/discovery`);
+    const client = await serving.connect('/discovery');
     expect((await client.client.listTools()).tools.map((tool) => tool.name)).toEqual([
       'search_tool_bm25',
       'list_my_tools',
@@ -129,7 +129,7 @@ describe('toolmesh serve over HTTP', () => {
   });
 
   it('reloads when the config file changes or on SIGHUP, and keeps running on a broken edit', async () => {
-    const client = await connectHttpClient(url);
+    const client = await serving.connect();
     writeFileSync(
       configFile,
       JSON.stringify({

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory } from '@toolmesh/core/testing';
+import { type ConnectedClient, connectHttpClient, connectInMemory } from '@toolmesh/core/testing';
 import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/front/session.js';
@@ -22,25 +22,44 @@ export const FS_BIN = path.join(
 /** The built `toolmesh` bin. */
 export const TOOLMESH_BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
-/** `toolmesh serve …` as a child process, with the URL it announces once it listens over HTTP. */
-export function serveToolmesh(
-  args: string[],
-  cwd: string,
-): { child: ChildProcess; url: Promise<string>; stderr: () => string } {
+export interface ServedToolmesh {
+  child: ChildProcess;
+  /** The /mcp URL, once it listens. */
+  url: Promise<string>;
+  /** The token printed in the client config snippet. */
+  token: Promise<string>;
+  stderr: () => string;
+  /** A client of `url + suffix` (e.g. `/plan`), with the printed token. */
+  connect: (suffix?: string, options?: ClientOptions) => Promise<ConnectedClient>;
+}
+
+/** `toolmesh serve` from the built bin, as a user starts it. */
+export function serveToolmesh(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): ServedToolmesh {
   const child = spawn(process.execPath, [TOOLMESH_BIN, 'serve', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
     cwd,
+    env: { ...process.env, ...env },
   });
   let stderr = '';
-  const url = new Promise<string>((resolve, reject) => {
+  const printed = new Promise<{ url: string; token: string }>((resolve, reject) => {
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
-      const found = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (found) resolve(found[1] as string);
+      const url = /listening on (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
+      if (url) resolve({ url, token: /Bearer (tm_[\w-]+)/.exec(stderr)?.[1] ?? '' });
     });
     child.once('exit', () => reject(new Error(`toolmesh exited early:\n${stderr}`)));
   });
-  return { child, url, stderr: () => stderr };
+  const url = printed.then((found) => found.url);
+  const token = printed.then((found) => found.token);
+  url.catch(() => undefined);
+  return {
+    child,
+    url,
+    token,
+    stderr: () => stderr,
+    connect: async (suffix = '', options = {}) =>
+      connectHttpClient(`${await url}${suffix}`, { ...options, token: await token }),
+  };
 }
 
 export function fixture(name: string, extra: Record<string, unknown> = {}) {

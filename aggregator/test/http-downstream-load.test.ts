@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type ConnectedClient, connectHttpClient, resultText } from '@toolmesh/core/testing';
+import { type ConnectedClient, resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SERVER, serveToolmesh } from './harness.js';
 
@@ -14,7 +14,6 @@ const CALLS_PER_SESSION = 40;
 let folder: string;
 let downstream: ChildProcess;
 let toolmesh: ReturnType<typeof serveToolmesh>;
-let url: string;
 
 function startDownstream(): Promise<string> {
   downstream = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
@@ -33,9 +32,16 @@ function startDownstream(): Promise<string> {
 beforeAll(async () => {
   folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-http-load-'));
   const config = path.join(folder, 'config.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: await startDownstream() } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { remote: { url: await startDownstream() } },
+      // One token makes every call here; the default allowance is for one agent, not fifty.
+      auth: { requestsPerMinute: 1_000_000 },
+    }),
+  );
   toolmesh = serveToolmesh(['--config', config, '--transport', 'http', '--port', '0'], folder);
-  url = await toolmesh.url;
+  await toolmesh.url;
 });
 afterAll(() => {
   toolmesh?.child.kill('SIGKILL');
@@ -52,7 +58,7 @@ async function callsInARow(client: ConnectedClient, session: number): Promise<st
 
 describe('many client sessions over HTTP into one Streamable HTTP downstream', () => {
   it('answers every call and raises no listener warnings', { timeout: 120_000 }, async () => {
-    const clients = await Promise.all(Array.from({ length: SESSIONS }, () => connectHttpClient(url)));
+    const clients = await Promise.all(Array.from({ length: SESSIONS }, () => toolmesh.connect()));
     try {
       const answers = await Promise.all(clients.map((client, session) => callsInARow(client, session)));
       answers.forEach((ofSession, session) => {

@@ -28,7 +28,9 @@ function childrenOf(pid: number): number {
 }
 
 async function session(url: string): Promise<void> {
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   const client = new Client({ name: 'soak', version: '1' });
   await client.connect(transport);
   await client.callTool({ name: 'one__echo', arguments: { text: 'x' } });
@@ -51,10 +53,17 @@ async function sessions(url: string, count: number, concurrency: number): Promis
 let scratch: Harness;
 let child: ChildProcess;
 let url: string;
+let token: string;
 beforeAll(async () => {
   scratch = await startHarness({});
   const config = path.join(scratch.folder, 'soak.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { one: fixture('one'), two: fixture('two') } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { one: fixture('one'), two: fixture('two') },
+      auth: { requestsPerMinute: 1_000_000 },
+    }),
+  );
   child = spawn(
     process.execPath,
     [BIN, 'serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'],
@@ -66,8 +75,11 @@ beforeAll(async () => {
   url = await new Promise<string>((resolve, reject) => {
     child.stderr?.on('data', (chunk) => {
       stderr += chunk;
-      const found = /toolmesh is serving MCP at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (found) resolve(found[1] as string);
+      const found = /toolmesh is serving MCP at (http:\/\/\S+\/mcp)[\s\S]*Bearer (tm_[\w-]+)/.exec(stderr);
+      if (found) {
+        token = found[2] as string;
+        resolve(found[1] as string);
+      }
     });
     child.once('exit', () => reject(new Error(stderr)));
   });

@@ -1,8 +1,10 @@
 // The aggregator's benchmarks: proxy overhead against direct calls and the public proxies,
-// throughput with many sessions, search over a 10,000-tool registry, and start-up with memory.
+// throughput with many sessions, search over a 10,000-tool registry, start-up with memory, and
+// what the audit log costs a call.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { benchmarkAudit } from './aggregator-audit.mjs';
 import { benchmarkOverhead } from './aggregator-overhead.mjs';
 import { benchmarkSearch } from './aggregator-search.mjs';
 import { benchmarkStartup } from './aggregator-startup.mjs';
@@ -18,7 +20,22 @@ const AGGREGATOR_RUNS = {
   searches: 2000,
   searchLimit: 5,
   startups: 10,
+  auditRecords: 10_000,
+  auditCalls: 2000,
 };
+
+/** The audit log's part alone, for `run.mjs --only audit`. */
+export function benchmarkAggregatorAudit({ folder, log }) {
+  mkdirSync(folder, { recursive: true });
+  const runs = AGGREGATOR_RUNS;
+  return benchmarkAudit({
+    folder,
+    records: runs.auditRecords,
+    calls: runs.auditCalls,
+    warmup: runs.warmup,
+    log,
+  });
+}
 
 export async function benchmarkAggregator({ base, log }) {
   const began = performance.now();
@@ -42,5 +59,6 @@ export async function benchmarkAggregator({ base, log }) {
     log,
   });
   const startup = await benchmarkStartup({ folder, dataDir, runs: runs.startups, log });
-  return { overhead, throughput, search, startup, totalMs: performance.now() - began };
+  const audit = await benchmarkAggregatorAudit({ folder: path.join(folder, 'audit'), log });
+  return { overhead, throughput, search, startup, audit, totalMs: performance.now() - began };
 }

@@ -215,6 +215,53 @@ ${table(
 )}`;
 }
 
+/** The audit log's section; `node test/bench/run.mjs --only audit` rewrites it alone. */
+export function renderAuditSection({ audit }) {
+  const added = audit.on.median - audit.off.median;
+  return `### Audit log
+
+What recording each \`tools/call\` costs, in process, with the built \`@toolmesh/aggregator\` and a state file
+on this machine's disk (SQLite, WAL, the default \`synchronous = FULL\`). One record is a file read by a local
+user, allowed, ok, with three arguments, one of them a token the writer redacts. **INSERT alone** is
+\`SqliteState.recordAudit\` (one prepared INSERT); **whole writer** is what a call pays after it ran: the record
+finished (secret redaction, canonical JSON, sha256) and written through the audit log. Each is timed
+${count(audit.records)} times after ${count(audit.warmup)} unmeasured.
+
+The call is \`echo__echo\` on the bench's echo server over stdio, from an in-memory SDK client, through two
+aggregators in this one process: one with the audit on (the default), one with \`"audit": { "enabled": false }\`,
+the documented way to turn it off. ${count(audit.calls)} timed calls each after ${count(audit.warmup)} unmeasured, interleaved call by call;
+the bench checks that the first kept a record of every call and the second none.
+
+${table(
+  ['Measure', 'p50', 'p99', 'Slowest'],
+  [
+    [
+      'Writing one record: INSERT alone',
+      `**${micros(audit.insert.median)}**`,
+      micros(audit.insert.p99),
+      micros(audit.insert.max),
+    ],
+    [
+      'Writing one record: whole writer',
+      `**${micros(audit.writer.median)}**`,
+      micros(audit.writer.p99),
+      micros(audit.writer.max),
+    ],
+    ['Proxied call, audit on', `**${micros(audit.on.median)}**`, micros(audit.on.p99), micros(audit.on.max)],
+    [
+      'Proxied call, audit off',
+      `**${micros(audit.off.median)}**`,
+      micros(audit.off.p99),
+      micros(audit.off.max),
+    ],
+  ],
+)}
+
+The audit adds **${added >= 0 ? '+' : '−'}${micros(Math.abs(added))}** to the median call (p99 ${micros(audit.on.p99)} against ${micros(audit.off.p99)}).
+
+Reproduce this section alone, after \`pnpm build\`: \`node test/bench/run.mjs --only audit\` (it rewrites only this section).`;
+}
+
 export function renderAggregatorSection(run, { fsColdStart }) {
   return `## Aggregator
 
@@ -230,5 +277,7 @@ ${throughputSection(run)}
 ${searchSection(run)}
 
 ${startupSection(run, fsColdStart)}
+
+${renderAuditSection(run)}
 `;
 }

@@ -1,11 +1,13 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { benchmarkAggregator } from './aggregator-bench.mjs';
+import { benchmarkAggregator, benchmarkAggregatorAudit } from './aggregator-bench.mjs';
+import { renderAuditSection } from './aggregator-report.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { machineFacts } from './machine.mjs';
 import { stopAll } from './processes.mjs';
@@ -17,6 +19,26 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const OUTPUT = path.join(REPO, 'docs', 'benchmarks.md');
 
 const log = (line) => process.stderr.write(`${line}\n`);
+
+/** The page with one `### ` section replaced (or added at the end of the aggregator's part). */
+function withSection(page, section) {
+  const heading = section.slice(0, section.indexOf('\n'));
+  const start = page.indexOf(`${heading}\n`);
+  if (start < 0) {
+    const warnings = page.indexOf('\n## Warnings in the bench process');
+    const at = warnings < 0 ? page.length : warnings;
+    return `${page.slice(0, at).trimEnd()}\n\n${section}\n${page.slice(at)}`;
+  }
+  const next = page.slice(start + heading.length).search(/\n##+ /);
+  const end = next < 0 ? page.length : start + heading.length + next;
+  return `${page.slice(0, start)}${section}\n${page.slice(end)}`;
+}
+
+async function auditOnly(base) {
+  const audit = await benchmarkAggregatorAudit({ folder: path.join(base, 'audit'), log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderAuditSection({ audit })));
+  log(`bench: rewrote the audit log section of ${path.relative(REPO, OUTPUT)}`);
+}
 
 async function main() {
   printEachWarningOnce();
@@ -36,6 +58,12 @@ async function main() {
   process.once('SIGTERM', onSignal);
 
   try {
+    const only = process.argv.indexOf('--only');
+    if (only >= 0) {
+      if (process.argv[only + 1] !== 'audit') throw new Error('--only takes one part: audit');
+      await auditOnly(base);
+      return;
+    }
     const facts = await machineFacts();
     const fs = await benchmarkFs({ base: path.join(base, 'fs'), open, log });
     const aggregator = await benchmarkAggregator({ base, log });

@@ -11,10 +11,13 @@ const AGGREGATOR_BIN = path.join(
   'index.js',
 );
 
-/** Writes `{ mcpServers }` as a config file in `folder`; returns its path. */
+/**
+ * Writes `{ mcpServers }` as a config file in `folder`; returns its path. HTTP authentication is
+ * off (loopback only): the peers measured beside toolmesh have none, so like is compared with like.
+ */
 export function writeConfig(folder, name, mcpServers) {
   const file = path.join(folder, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ mcpServers }, null, 2));
+  writeFileSync(file, JSON.stringify({ mcpServers, auth: { required: false } }, null, 2));
   return file;
 }
 

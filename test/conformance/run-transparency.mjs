@@ -83,7 +83,8 @@ function renderDocs(directRows, pairs) {
 resource template, prompt and completion the server scenarios ask for, under the names they call.
 The suite runs against it twice over Streamable HTTP on 127.0.0.1: directly, and through
 \`toolmesh serve --transport http\` with the fixture as a remote upstream
-(\`{"mcpServers": {"${UPSTREAM}": {"url": "<fixture url>", "prefix": false}}}\`).
+(\`{"mcpServers": {"${UPSTREAM}": {"url": "<fixture url>", "prefix": false}}, "auth": {"required": false}}\`:
+the suite's client sends no bearer token).
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Suite: @modelcontextprotocol/conformance ${SUITE_VERSION}, Node ${process.version}

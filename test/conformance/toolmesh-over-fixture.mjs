@@ -17,7 +17,14 @@ export function startFixture() {
 /** Writes its config and data directory into `folder`; listens on a free loopback port. */
 export function startToolmeshOver(fixtureUrl, folder) {
   const config = path.join(folder, 'toolmesh.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { [UPSTREAM]: { url: fixtureUrl, prefix: false } } }));
+  // The conformance client sends no token, so authentication is off (allowed on loopback only).
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { [UPSTREAM]: { url: fixtureUrl, prefix: false } },
+      auth: { required: false },
+    }),
+  );
   const dataDir = path.join(folder, 'data');
   mkdirSync(dataDir, { recursive: true });
   return startServer(

@@ -18,7 +18,10 @@ export interface ApprovalAsk {
   signal: AbortSignal;
 }
 
-export type ApprovalOutcome = { approved: true; by: string } | { approved: false; message: string };
+/** How an approval ended, with the decided status for the audit. */
+export type ApprovalOutcome =
+  | { approved: true; status: 'approved'; by: string }
+  | { approved: false; status: Exclude<ApprovalStatus, 'pending' | 'approved'>; message: string };
 
 export interface ApprovalPortOptions {
   state: AggregatorState;
@@ -76,6 +79,7 @@ export class ApprovalPort {
     );
     return {
       approved: false,
+      status: 'refused',
       message: `${ask.tool} needs approval (${ask.reason}) but no approver is connected, so it did not run. Use a client that supports elicitation, or have a person run \`toolmesh approvals --watch\` or use the HTTP approvals API, then retry.`,
     };
   }
@@ -143,17 +147,25 @@ export class ApprovalPort {
     const why = record.decisionReason ? `: ${record.decisionReason}` : '';
     switch (record.status) {
       case 'approved':
-        return { approved: true, by };
+        return { approved: true, status: 'approved', by };
       case 'declined':
-        return { approved: false, message: `${ask.tool} was declined by the user${why}; it did not run.` };
+        return {
+          approved: false,
+          status: 'declined',
+          message: `${ask.tool} was declined by the user${why}; it did not run.`,
+        };
       case 'timedOut':
         return {
           approved: false,
+          status: 'timedOut',
           message: `${ask.tool} was not approved within ${Math.round(this.#options.timeoutMs / 1000)} s, so it did not run.`,
         };
+      case 'pending':
+        throw new Error(`approval ${record.id} is still pending; only a decided approval has an outcome`);
       default:
         return {
           approved: false,
+          status: record.status,
           message: `${ask.tool} was ${record.status} by ${by}${why}; it did not run.`,
         };
     }

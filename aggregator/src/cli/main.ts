@@ -2,15 +2,19 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, LOG_LEVELS, type LogLevel } from '@toolmesh/core';
+import { createLogger, dataDirectory, LOG_LEVELS, type LogLevel } from '@toolmesh/core';
 import { connectInMemory, resultText } from '@toolmesh/core/testing';
 import { Aggregator } from '../aggregator.js';
-import { ConfigError, loadConfigFile } from '../config/load.js';
+import { tokenStoreFile } from '../auth/token-store.js';
+import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
 import { isStdioServer } from '../config/schema.js';
 import { openState } from '../state/open-state.js';
 import { approvalsCommand } from './approvals.js';
+import { auditCommand } from './audit.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
+import { sandboxCommand } from './sandbox.js';
 import { serveAggregator } from './serve.js';
+import { tokenCommand } from './token.js';
 import { watchConfig } from './watch-config.js';
 
 const USAGE = `toolmesh — one MCP endpoint over many MCP servers
@@ -26,6 +30,13 @@ Usage:
   toolmesh init [--force]               write a starter ${DEFAULT_CONFIG_FILE}
   toolmesh approvals [--watch] [--json] the calls waiting for a person's approval
   toolmesh approvals approve|deny <id> [--reason TEXT]
+  toolmesh audit [--since 30m|2h|7d] [--tool GLOB] [--identity NAME] [--limit N] [--json]
+                                        the calls that reached policy, newest first
+  toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver]
+  toolmesh token list [--json] | toolmesh token revoke NAME
+                                        bearer tokens for the HTTP endpoint (shown once, kept as hashes)
+  toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
+                                        run any command (an MCP server) in a bubblewrap sandbox
 
 Modes: chat (everything), plan, review, orchestrate, and those the config defines.
 
@@ -44,11 +55,39 @@ const STARTER_CONFIG = {
 
 class UsageError extends Error {}
 
+/** --config FILE (or --config=FILE) among a subcommand's own flags. */
+function configFlag(argv: string[]): { config?: string } {
+  const at = argv.indexOf('--config');
+  const value = at >= 0 ? argv[at + 1] : argv.find((arg) => arg.startsWith('--config='))?.slice(9);
+  return value ? { config: value } : {};
+}
+
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Commands with flags of their own parse them themselves.
+  if (argv[0] === 'sandbox') return sandboxCommand(argv.slice(1));
+  if (argv[0] === 'audit') {
+    const state = openState({});
+    try {
+      return await auditCommand(argv.slice(1), {
+        state,
+        print,
+        printError: (line) => process.stderr.write(`${line}\n`),
+      });
+    } finally {
+      await state.close();
+    }
+  }
+  if (argv[0] === 'token') {
+    return tokenCommand(argv.slice(1), {
+      storeFile: tokenStoreFile(dataDirectory()),
+      config: () => resolveConfig({ ...configFlag(argv), root: '.' }),
+      print,
+    });
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -128,6 +167,10 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError('--port must be a whole number from 0 to 65535');
     if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
+    // Who may call is settled before any server starts, so a refused start leaves nothing running.
+    let started: Aggregator | undefined;
+    const access =
+      transport === 'http' ? await httpAccess(loaded, values.host as string, () => started) : undefined;
     const aggregator = await Aggregator.start({
       config: loaded.config,
       servers: loaded.servers,
@@ -135,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
       state: openState({}),
       log,
     });
+    started = aggregator;
     checkMode(aggregator, values.mode);
     checkWorkspace(aggregator, values.workspace);
     await serveAggregator(aggregator, {
@@ -143,6 +187,7 @@ export async function main(argv: string[]): Promise<number> {
       port,
       ...(values.mode && { mode: values.mode }),
       ...(values.workspace && { workspace: values.workspace }),
+      ...(access && { access }),
       log,
     });
     if (loaded.file) {
@@ -239,6 +284,7 @@ function doctor(aggregator: Aggregator): number {
   for (const upstream of aggregator.upstreams.list()) {
     if (upstream.state === 'ready') {
       print(`ok      ${upstream.name}: ${upstream.catalog.tools.length} tools`);
+      if (upstream.sandboxWarning) print(`warning ${upstream.name}: ${upstream.sandboxWarning}`);
       continue;
     }
     failed++;
@@ -258,6 +304,23 @@ function doctor(aggregator: Aggregator): number {
   if (aggregator.upstreams.list().length === 0)
     print('no server configured: run toolmesh init, or install @toolmesh/server-* packages');
   return failed > 0 ? 1 : 0;
+}
+
+/** The HTTP endpoint's authentication; a setup toolmesh refuses is a config error (exit 2). */
+async function httpAccess(loaded: LoadedConfig, host: string, running: () => Aggregator | undefined) {
+  const { HttpAccessError, prepareHttpAccess } = await import('../auth/http-access.js');
+  try {
+    return await prepareHttpAccess({
+      auth: loaded.config.auth,
+      host,
+      dataDir: dataDirectory(),
+      // After a reload the config's tokens are the new file's.
+      configuredTokens: () => (running()?.config ?? loaded.config).auth.tokens,
+    });
+  } catch (error) {
+    if (error instanceof HttpAccessError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 export async function run(argv: string[]): Promise<void> {

@@ -1,19 +1,33 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
+import { AuthRefusal, type Principal } from '../auth/authenticator.js';
+import type { HttpAccess } from '../auth/http-access.js';
+import { sessionAccess } from '../auth/session-access.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
 
-function clientSnippets(url: string, modes: string[]): string {
+/** The identity of HTTP sessions when authentication is off. */
+const ANONYMOUS = 'anonymous';
+
+function clientSnippets(url: string, modes: string[], access: HttpAccess): string {
+  const token = access.localToken;
+  const headers = token ? { Authorization: `Bearer ${token}` } : undefined;
+  const tokenNote = !access.authenticator
+    ? ['  authentication is off (auth.required false): any program on this machine can call it']
+    : token
+      ? ['  the token below is yours: it may use every mode and workspace and decide approvals']
+      : ['  send a token made by `toolmesh token create` as "Authorization: Bearer <token>"'];
   return [
     '',
     `toolmesh is serving MCP at ${url}`,
     `  only the discovery tools: ${url}/discovery    health: ${url.replace(/\/mcp$/, '/health')}`,
     `  in a mode: ${modes.map((mode) => `${url}/${mode}`).join('  ')}`,
+    ...tokenNote,
     '',
-    `Claude Code:  claude mcp add --transport http toolmesh ${url}`,
+    `Claude Code:  claude mcp add --transport http toolmesh ${url}${headers ? ` --header "Authorization: Bearer ${token}"` : ''}`,
     'Cursor, VS Code and other clients (mcpServers):',
-    JSON.stringify({ mcpServers: { toolmesh: { type: 'http', url } } }, null, 2),
+    JSON.stringify({ mcpServers: { toolmesh: { type: 'http', url, ...(headers && { headers }) } } }, null, 2),
     '',
   ].join('\n');
 }
@@ -26,6 +40,8 @@ export interface ServeOptions {
   mode?: string;
   /** The workspace the stdio session is bound to; HTTP sessions take theirs from `?workspace=`. */
   workspace?: string;
+  /** HTTP only: who may call, settled by prepareHttpAccess before the servers started. */
+  access?: HttpAccess;
   log: Logger;
 }
 
@@ -40,11 +56,16 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     await server.connect(new StdioServerTransport());
     close = () => server.close();
   } else {
-    const { SessionRefusal, startHttpFront } = await import('@toolmesh/core/http');
+    const { SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
+    const access = options.access ?? {};
+    const { authenticator } = access;
+    const principalOf = (request: Parameters<typeof callerOf>[0]) =>
+      callerOf(request) as Principal | undefined;
+    const answered = (error: unknown) =>
+      error instanceof AuthRefusal ? new SessionRefusal(error.status, error.message, error.headers) : error;
     // Mode and workspace are the operator's choice, made by the URL a client is given:
     // /mcp/plan, /mcp/plan/discovery, /mcp/review?workspace=web.
-    type SessionRequest = { params: Record<string, unknown>; query: Record<string, unknown> };
-    const session = (exposure?: Exposure) => (request: SessionRequest) => {
+    const session = (exposure?: Exposure) => (request: Parameters<typeof callerOf>[0]) => {
       const mode = request.params.mode as string | undefined;
       const workspace = typeof request.query.workspace === 'string' ? request.query.workspace : undefined;
       if (mode !== undefined && !aggregator.policy.table.has(mode)) {
@@ -62,11 +83,19 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           `No workspace named ${workspace}. Workspaces: ${aggregator.workspaces.workspaces.map((known) => known.id).join(', ')}.`,
         );
       }
+      const principal = principalOf(request);
+      let granted: { mode: string; workspace?: string };
+      try {
+        const asked = { mode: mode ?? aggregator.config.defaultMode, ...(workspace && { workspace }) };
+        granted = principal ? sessionAccess(principal, asked) : asked;
+      } catch (error) {
+        throw answered(error);
+      }
       return aggregator.createSessionServer({
         ...(exposure && { exposure }),
-        ...(mode && { mode }),
-        ...(workspace && { workspace }),
+        ...granted,
         transport: 'http',
+        identity: principal?.identity ?? ANONYMOUS,
       });
     };
     const front = await startHttpFront({
@@ -78,7 +107,16 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         '/mcp/:mode/all': session('all'),
         '/mcp/:mode/discovery': session('discovery'),
       },
-      routes: (app) => {
+      ...(authenticator && {
+        authenticate: (request: Parameters<typeof callerOf>[0]) => {
+          try {
+            return authenticator.authenticate(request.headers.authorization);
+          } catch (error) {
+            throw answered(error);
+          }
+        },
+      }),
+      publicRoutes: (app) => {
         app.get('/health', (_req, res) => {
           const servers = aggregator.upstreams.list().map((upstream) => ({
             name: upstream.name,
@@ -90,13 +128,25 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             .status(servers.every((server) => server.state === 'ready') ? 200 : 503)
             .json({ servers, sessions: aggregator.sessionCount });
         });
-        approvalsApi(aggregator.state)(app);
       },
+      routes: approvalsApi(aggregator.state, {
+        decider: (request) => {
+          const principal = principalOf(request);
+          if (principal && !principal.approver)
+            throw new SessionRefusal(
+              403,
+              `Token ${principal.identity} may not decide approvals: create one that may with toolmesh token create --name NAME --approver.`,
+            );
+          return principal ? principal.identity : `http:${request.ip ?? 'unknown'}`;
+        },
+      }),
       host: options.host,
       port: options.port,
       log: options.log,
+      maxBodyBytes: aggregator.config.http.maxBodyBytes,
+      allowedOrigins: aggregator.config.http.allowedOrigins,
     });
-    process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names())}\n`);
+    process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names(), access)}\n`);
     options.log.info(`listening on ${front.url}`);
     close = () => front.close();
   }

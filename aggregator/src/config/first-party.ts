@@ -49,7 +49,8 @@ export function installedFirstPartyServers(): Map<string, StdioServerConfig> {
       perWorkspace: PER_WORKSPACE.has(name),
       // Children get a minimal environment; the data directory must still be the aggregator's.
       env: { TOOLMESH_DATA_DIR: dataDirectory() },
-      sandbox: 'off',
+      // Sandboxed where bwrap works; elsewhere run as before, with a warning in the log and doctor.
+      sandbox: 'preferred',
       network: NEEDS_NETWORK.has(name),
       writableRoots: WRITES_ROOTS.has(name),
       disabled: false,

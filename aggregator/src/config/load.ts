@@ -154,6 +154,10 @@ export function parseConfig(
     if (isStdioServer(expanded) && expanded.cwd && options.baseDir) {
       expanded.cwd = path.resolve(options.baseDir, expanded.cwd);
     }
+    if (isStdioServer(expanded) && expanded.roots && options.baseDir) {
+      const baseDir = options.baseDir;
+      expanded.roots = expanded.roots.map((root) => path.resolve(baseDir, root));
+    }
     servers.set(name, expanded);
   }
   const configured = new Set(entries.map(([, name]) => name));

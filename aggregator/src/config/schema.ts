@@ -41,7 +41,7 @@ export const stdioServerSchema = z.looseObject({
     .array(z.string().min(1))
     .optional()
     .describe(
-      "In a sandbox, the folders the server may see (default: its --root arguments, else the workspace's roots).",
+      'In a sandbox, the folders the server may see; relative ones are relative to the config file (default: its --root arguments, else the roots of the workspaces it serves).',
     ),
   writableRoots: z
     .boolean()
@@ -154,6 +154,12 @@ const httpSchema = z.strictObject({
 });
 
 const auditSchema = z.strictObject({
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'false records nothing (to measure what the audit costs, or where another layer keeps the log).',
+    ),
   retentionDays: z
     .number()
     .positive()
@@ -247,7 +253,9 @@ export const configSchema = z.looseObject({
       'Who may use the HTTP endpoint: bearer tokens with their workspaces, modes and approver right.',
     ),
   http: httpSchema.default({ maxBodyBytes: 16 * 1024 * 1024, allowedOrigins: [] }),
-  audit: auditSchema.default({ retentionDays: 30 }).describe('The log of every tools/call.'),
+  audit: auditSchema
+    .default({ enabled: true, retentionDays: 30 })
+    .describe('The log of every tools/call that reached policy.'),
 });
 
 export type StdioServerConfig = z.infer<typeof stdioServerSchema>;

@@ -10,17 +10,26 @@ const decisionBody = z.strictObject({
   by: z.string().min(1).max(200).optional().describe('Who decides, as the audit should name them.'),
 });
 
+type ApiRequest = Parameters<Parameters<App['get']>[1]>[0];
+
+export interface ApprovalsApiOptions {
+  /** Who decides by this request; throws (a SessionRefusal) when its token may not decide. */
+  decider: (request: ApiRequest) => string;
+  now?: () => number;
+}
+
 /**
  * The HTTP approvals API: `GET /approvals` lists what waits for a person (and counts the caller
- * as a connected approver), `POST /approvals/<id>` decides one.
+ * as a connected approver), `POST /approvals/<id>` decides one. Both need a token that may decide.
  */
-export function approvalsApi(state: AggregatorState, now: () => number = Date.now) {
+export function approvalsApi(state: AggregatorState, { decider, now = Date.now }: ApprovalsApiOptions) {
   return (app: App) => {
     app.get('/approvals', async (req, res) => {
-      await state.touchApprover(`http:${req.ip ?? 'unknown'}`, now());
+      await state.touchApprover(`http:${decider(req)}`, now());
       res.json({ approvals: await state.pendingApprovals(now()) });
     });
     app.post('/approvals/:id', async (req, res) => {
+      const caller = decider(req);
       const parsed = decisionBody.safeParse(req.body);
       if (!parsed.success) {
         res.status(400).json({
@@ -33,7 +42,8 @@ export function approvalsApi(state: AggregatorState, now: () => number = Date.no
         req.params.id,
         {
           status: decision === 'approve' ? 'approved' : 'denied',
-          decidedBy: by ?? `http:${req.ip ?? 'unknown'}`,
+          // The token decides; `by` names the person behind it, for the record.
+          decidedBy: by ? `${caller} (${by})` : caller,
           ...(reason && { reason }),
         },
         now(),

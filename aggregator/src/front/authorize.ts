@@ -1,6 +1,8 @@
 import type { Aggregator } from '../aggregator.js';
+import type { AuditedCall } from '../audit/audited-call.js';
 import type { PolicyDecision } from '../policy/mode-table.js';
 import type { NamedTool } from '../policy/policy.js';
+import { auditedTool } from './audited-tool-call.js';
 import type { FrontSession } from './session.js';
 
 export interface CallToAuthorize {
@@ -15,12 +17,16 @@ export function blockedMessage(exposed: string, decision: PolicyDecision): strin
   return `${exposed} is blocked in ${decision.mode} mode: ${decision.rule}. ${decision.remedy ?? ''}`.trim();
 }
 
-/** For a call its mode lets through only with approval: undefined once approved, else why not. */
+/**
+ * For a call its mode lets through only with approval: undefined once approved, else why not.
+ * The audit gets how the approval ended.
+ */
 export async function approvalRefusal(
   aggregator: Aggregator,
   session: FrontSession,
   call: CallToAuthorize,
   decision: PolicyDecision,
+  audit: AuditedCall,
 ): Promise<string | undefined> {
   if (decision.verdict !== 'confirm') return undefined;
   const outcome = await aggregator.approvals.ask({
@@ -33,16 +39,23 @@ export async function approvalRefusal(
     reason: decision.approvalReason ?? decision.rule,
     signal: call.signal,
   });
+  audit.approved(outcome.status);
   return outcome.approved ? undefined : outcome.message;
 }
 
-/** The whole policy of one call of toolmesh's own tools: the mode, then approval. */
+/** The whole policy of one call of toolmesh's own tools: the mode, then approval, both audited. */
 export async function refusalOf(
   aggregator: Aggregator,
   session: FrontSession,
   call: CallToAuthorize & NamedTool,
+  audit: AuditedCall,
 ): Promise<string | undefined> {
   const decision = aggregator.policy.decide(session.mode, call);
+  audit.decided(
+    auditedTool(session, call.exposed, call.server, call.arguments),
+    decision.verdict,
+    decision.rule,
+  );
   if (decision.verdict === 'deny') return blockedMessage(call.exposed, decision);
-  return approvalRefusal(aggregator, session, call, decision);
+  return approvalRefusal(aggregator, session, call, decision, audit);
 }

@@ -6,9 +6,11 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorResult, META_KEYS } from '@toolmesh/core';
+import { META_KEYS } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
+import type { AuditedCall } from '../audit/audited-call.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
+import { auditedTool, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
 import { capResult } from './result-budget.js';
 import type { FrontSession } from './session.js';
@@ -57,6 +59,7 @@ function logRelay(session: FrontSession, upstream: Upstream, extra: Extra, notif
  * Calls an exposed tool on its server with the client's cancellation, progress and logging, under the
  * server's timeout. Failures a model can act on come back as `isError` results; a protocol
  * error from the server (bad arguments by its schema) stays a protocol error, as it was sent.
+ * The call's audit record gets the decision on this tool and, for each failure, its outcome.
  */
 export async function forwardToolCall(
   aggregator: Aggregator,
@@ -64,6 +67,7 @@ export async function forwardToolCall(
   exposed: string,
   args: Record<string, unknown> | undefined,
   extra: Extra,
+  audit: AuditedCall,
 ): Promise<CallToolResult> {
   const entry = aggregator.registry.tool(exposed);
   if (!entry) {
@@ -74,23 +78,25 @@ export async function forwardToolCall(
   }
   // Mode first, then the workspace, and only a call that can run is put to a person.
   const decision = aggregator.policy.decide(session.mode, entry);
-  if (decision.verdict === 'deny') return errorResult(blockedMessage(exposed, decision));
+  audit.decided(auditedTool(session, exposed, entry.server, args ?? {}), decision.verdict, decision.rule);
+  if (decision.verdict === 'deny') return endedWith(audit, 'refused', blockedMessage(exposed, decision));
   const route = aggregator.workspaces.route(
     entry,
     aggregator.isWorkspaceScoped(entry),
     session.workspace,
     args ?? {},
   );
-  if ('refusal' in route) return errorResult(route.refusal);
+  if ('refusal' in route) return endedWith(audit, 'refused', route.refusal);
   const upstream = aggregator.upstreams.get(route.upstream);
-  if (!upstream) return errorResult(`server ${entry.server} is no longer configured.`);
+  if (!upstream) return endedWith(audit, 'unavailable', `server ${entry.server} is no longer configured.`);
   const refusal = await approvalRefusal(
     aggregator,
     session,
     { exposed, server: entry.server, arguments: route.arguments, signal: extra.signal },
     decision,
+    audit,
   );
-  if (refusal) return errorResult(refusal);
+  if (refusal) return endedWith(audit, 'refused', refusal);
   const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
@@ -111,15 +117,22 @@ export async function forwardToolCall(
     return capResult(result, aggregator.config.resultMaxBytes, exposed);
   } catch (error) {
     if (error instanceof UpstreamUnavailable)
-      return errorResult(`${exposed} cannot run now: ${error.message}.`);
-    if (extra.signal.aborted) return errorResult(`${exposed} was cancelled.`);
+      return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${error.message}.`);
+    if (extra.signal.aborted) return endedWith(audit, 'cancelled', `${exposed} was cancelled.`);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return errorResult(
+      return endedWith(
+        audit,
+        'timeout',
         `${exposed} did not answer within ${Math.round(timeout / 1000)} s, so the call was cancelled. Retry, or ask for less.`,
       );
     }
-    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
-    return errorResult(
+    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+      audit.ended('protocolError', error.message);
+      throw error;
+    }
+    return endedWith(
+      audit,
+      'crash',
       `${exposed} failed: ${(error as Error).message}. Its server may be restarting; retry shortly.`,
     );
   } finally {

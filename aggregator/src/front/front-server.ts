@@ -16,10 +16,11 @@ import {
   type Tool,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { errorResult, runTool, toolListEntry } from '@toolmesh/core';
+import { runTool, toolListEntry } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
+import { auditedToolCall, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
 import { type Exposure, FrontSession } from './session.js';
@@ -100,29 +101,42 @@ export function createFrontServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     session.lastActive = Date.now();
     const own = ownByName.get(request.params.name);
-    if (own) {
-      const refusal = await refusalOf(aggregator, session, {
-        exposed: own.listed.name,
-        tool: own.listed,
-        server: 'toolmesh',
-        arguments: request.params.arguments ?? {},
-        signal: extra.signal,
-      });
-      if (refusal) return errorResult(refusal);
-      return runTool(own.definition, request.params.arguments, {
-        engine: { aggregator, session, extra },
-        signal: extra.signal,
-        progress: async () => undefined,
-        log: aggregator.log,
-      });
-    }
-    if (exposure === 'discovery') {
+    if (!own && exposure === 'discovery') {
       throw new McpError(
         ErrorCode.InvalidParams,
         `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
       );
     }
-    return forwardToolCall(aggregator, session, request.params.name, request.params.arguments, extra);
+    return auditedToolCall(aggregator, session, async (audit) => {
+      if (!own)
+        return forwardToolCall(
+          aggregator,
+          session,
+          request.params.name,
+          request.params.arguments,
+          extra,
+          audit,
+        );
+      const refusal = await refusalOf(
+        aggregator,
+        session,
+        {
+          exposed: own.listed.name,
+          tool: own.listed,
+          server: 'toolmesh',
+          arguments: request.params.arguments ?? {},
+          signal: extra.signal,
+        },
+        audit,
+      );
+      if (refusal) return endedWith(audit, 'refused', refusal);
+      return runTool(own.definition, request.params.arguments, {
+        engine: { aggregator, session, extra, audit },
+        signal: extra.signal,
+        progress: async () => undefined,
+        log: aggregator.log,
+      });
+    });
   });
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({

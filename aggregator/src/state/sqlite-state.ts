@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
+import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
 import type {
   AggregatorState,
   ApprovalDecision,
@@ -45,6 +46,27 @@ const MIGRATIONS = [
      name TEXT PRIMARY KEY,
      seen_at INTEGER NOT NULL
    );`,
+  `CREATE TABLE audit (
+     id INTEGER PRIMARY KEY,
+     time INTEGER NOT NULL,
+     identity TEXT NOT NULL,
+     session TEXT NOT NULL,
+     mode TEXT NOT NULL,
+     workspace TEXT,
+     tool TEXT NOT NULL,
+     server TEXT NOT NULL,
+     arguments_redacted TEXT NOT NULL,
+     arguments_sha256 TEXT NOT NULL,
+     decision TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     approval TEXT,
+     outcome TEXT NOT NULL,
+     error TEXT,
+     duration_ms REAL NOT NULL
+   );
+   CREATE INDEX audit_time ON audit (time);
+   CREATE INDEX audit_identity ON audit (identity, time);
+   CREATE INDEX audit_tool ON audit (tool, time);`,
 ];
 
 interface ApprovalRow {
@@ -71,6 +93,48 @@ interface SessionRow {
   transport: SessionRecord['transport'];
   started_at: number;
   ended_at: number | null;
+}
+
+interface AuditRow {
+  time: number;
+  identity: string;
+  session: string;
+  mode: string;
+  workspace: string | null;
+  tool: string;
+  server: string;
+  arguments_redacted: string;
+  arguments_sha256: string;
+  decision: AuditRecord['decision'];
+  rule: string;
+  approval: AuditRecord['approval'] | null;
+  outcome: AuditRecord['outcome'];
+  error: string | null;
+  duration_ms: number;
+}
+
+function auditOf(row: AuditRow): AuditRecord {
+  return {
+    time: row.time,
+    identity: row.identity,
+    session: row.session,
+    mode: row.mode,
+    ...(row.workspace !== null && { workspace: row.workspace }),
+    tool: row.tool,
+    server: row.server,
+    argumentsDigest: { redacted: row.arguments_redacted, sha256: row.arguments_sha256 },
+    decision: row.decision,
+    rule: row.rule,
+    ...(row.approval !== null && { approval: row.approval }),
+    outcome: row.outcome,
+    ...(row.error !== null && { error: row.error }),
+    durationMs: row.duration_ms,
+  };
+}
+
+/** A tool-name glob (`*`, `?`) as SQLite GLOB reads it: `[` would open a character class there. */
+function sqliteGlob(pattern: string): string {
+  return pattern.replace(/\[/g, '[[]');
 }
 
 function approvalOf(row: ApprovalRow): ApprovalRecord {
@@ -112,15 +176,22 @@ const NEEDS_UNEXPIRED = new Set(['approved', 'denied']);
 export interface SqliteStateOptions {
   /** The clock that stamps what the store dates itself (an approval's `createdAt`); tests pass their own. */
   now?: () => number;
+  /**
+   * The most the file may grow to; a write that needs more fails with SQLITE_FULL, as on a full
+   * disk. SQLite keeps this limit per connection (PRAGMA max_page_count), so it is set here.
+   */
+  maxBytes?: number;
 }
 
 /** The aggregator's state in one SQLite file (WAL), which several processes may open at once. */
 export class SqliteState implements AggregatorState {
+  readonly location: string;
   readonly #db: SqliteDatabase;
   readonly #now: () => number;
   readonly #statements;
 
-  private constructor(db: SqliteDatabase, now: () => number) {
+  private constructor(file: string, db: SqliteDatabase, now: () => number) {
+    this.location = file;
     this.#db = db;
     this.#now = now;
     this.#statements = {
@@ -163,13 +234,31 @@ export class SqliteState implements AggregatorState {
       approversSince: db.prepare<[number], { name: string }>(
         'SELECT name FROM approvers WHERE seen_at >= ? ORDER BY seen_at DESC',
       ),
+      // One prepared INSERT per call: the audit is on every call's path.
+      recordAudit: db.prepare(
+        `INSERT INTO audit (time, identity, session, mode, workspace, tool, server, arguments_redacted,
+           arguments_sha256, decision, rule, approval, outcome, error, duration_ms)
+         VALUES (@time, @identity, @session, @mode, @workspace, @tool, @server, @redacted,
+           @sha256, @decision, @rule, @approval, @outcome, @error, @durationMs)`,
+      ),
+      auditRecords: db.prepare<[Record<string, unknown>], AuditRow>(
+        `SELECT * FROM audit
+         WHERE time >= @since AND (@tool IS NULL OR tool GLOB @tool) AND (@identity IS NULL OR identity = @identity)
+         ORDER BY time DESC, id DESC LIMIT @limit`,
+      ),
+      pruneAudit: db.prepare('DELETE FROM audit WHERE time < ?'),
     };
   }
 
   /** Opens (creating if needed) the state file; an unreadable one says which file and what to do. */
   static open(file: string, options: SqliteStateOptions = {}): SqliteState {
     try {
-      return new SqliteState(openDatabase(file, MIGRATIONS), options.now ?? Date.now);
+      const db = openDatabase(file, MIGRATIONS);
+      if (options.maxBytes !== undefined) {
+        const pageSize = db.pragma('page_size', { simple: true }) as number;
+        db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+      }
+      return new SqliteState(file, db, options.now ?? Date.now);
     } catch (error) {
       throw new Error(
         `cannot open toolmesh's state at ${file}: ${(error as Error).message}. Move the file aside (toolmesh starts a new one) or set TOOLMESH_DATA_DIR to another folder.`,
@@ -252,6 +341,41 @@ export class SqliteState implements AggregatorState {
 
   async approversSeenSince(since: number): Promise<string[]> {
     return this.#statements.approversSince.all(since).map((row) => row.name);
+  }
+
+  async recordAudit(record: AuditRecord): Promise<void> {
+    this.#statements.recordAudit.run({
+      time: record.time,
+      identity: record.identity,
+      session: record.session,
+      mode: record.mode,
+      workspace: record.workspace ?? null,
+      tool: record.tool,
+      server: record.server,
+      redacted: record.argumentsDigest.redacted,
+      sha256: record.argumentsDigest.sha256,
+      decision: record.decision,
+      rule: record.rule,
+      approval: record.approval ?? null,
+      outcome: record.outcome,
+      error: record.error ?? null,
+      durationMs: record.durationMs,
+    });
+  }
+
+  async auditRecords({ since = 0, tool, identity, limit }: AuditQuery): Promise<AuditRecord[]> {
+    return this.#statements.auditRecords
+      .all({
+        since,
+        tool: tool === undefined ? null : sqliteGlob(tool),
+        identity: identity ?? null,
+        limit,
+      })
+      .map(auditOf);
+  }
+
+  async pruneAudit(before: number): Promise<number> {
+    return this.#statements.pruneAudit.run(before).changes;
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,5 @@
+import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
+
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
 export interface TodoItem {
@@ -53,6 +55,8 @@ export interface ApprovalDecision {
  * the store when an approval opens).
  */
 export interface AggregatorState {
+  /** Where the state lives, for messages a person acts on: the file, or the server without credentials. */
+  readonly location: string;
   /** Records a session as it starts; saving the same id again replaces it. */
   saveSession(record: SessionRecord): Promise<void>;
   /** The session as last saved, undefined for an id never saved. */
@@ -83,6 +87,15 @@ export interface AggregatorState {
   touchApprover(name: string, now: number): Promise<void>;
   /** Names of the approvers whose last heartbeat is at or after `since`. */
   approversSeenSince(since: number): Promise<string[]>;
+  /**
+   * Appends one audit record. It must not be slow (it is on every call's path) and must throw
+   * when the record is not kept (a full disk), never drop it silently.
+   */
+  recordAudit(record: AuditRecord): Promise<void>;
+  /** The audit records matching the query, newest first. */
+  auditRecords(query: AuditQuery): Promise<AuditRecord[]>;
+  /** Deletes the audit records from before `before`; resolves to how many. */
+  pruneAudit(before: number): Promise<number>;
   /** Releases the store; closing twice is harmless. */
   close(): Promise<void>;
 }

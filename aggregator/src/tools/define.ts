@@ -1,5 +1,6 @@
 import { toolDefiner } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
+import type { AuditedCall } from '../audit/audited-call.js';
 import type { Extra } from '../front/forward.js';
 import type { FrontSession } from '../front/session.js';
 
@@ -8,6 +9,8 @@ export interface AggregatorToolEngine {
   aggregator: Aggregator;
   session: FrontSession;
   extra: Extra;
+  /** The audit record of this tools/call; call_tool hands it to its target, so one call is one record. */
+  audit: AuditedCall;
 }
 
 export const defineTool = toolDefiner<AggregatorToolEngine>();

@@ -155,7 +155,7 @@ export const callTool = defineTool({
   // The target's own classes govern the call; this tool only routes it.
   actions: ['read'],
   async handle({ name, arguments: args }, { engine }) {
-    const { aggregator, session, extra } = engine;
+    const { aggregator, session, extra, audit } = engine;
     if (!aggregator.registry.tool(name)) {
       const names = aggregator.registry.tools().map((entry) => entry.exposed);
       const close = closestNames(name, names, 3);
@@ -166,7 +166,7 @@ export const callTool = defineTool({
       );
     }
     try {
-      return rawResult(await forwardToolCall(aggregator, session, name, args, extra));
+      return rawResult(await forwardToolCall(aggregator, session, name, args, extra, audit));
     } catch (error) {
       throw new ToolError(`${name} refused the call: ${(error as Error).message}`, 'refused');
     }

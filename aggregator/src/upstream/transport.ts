@@ -1,23 +1,24 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
 import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
+import { stdioLaunch } from './stdio-launch.js';
 
 /** Every transport to try, in order: a remote `http` server may still speak only legacy SSE. */
-export function transportsFor(config: ServerConfig, onStderr: (line: string) => void): (() => Transport)[] {
+export function transportsFor(
+  config: ServerConfig,
+  onStderr: (line: string) => void,
+  onSandboxWarning: (warning: string | undefined) => void = () => undefined,
+): (() => Transport)[] {
   if (isStdioServer(config)) {
     return [
       () => {
-        const transport = new StdioClientTransport({
-          command: config.command,
-          args: config.args,
-          // A minimal environment (PATH, HOME, …) plus what the config names: no secrets leak to children.
-          env: { ...getDefaultEnvironment(), ...config.env },
-          ...(config.cwd && { cwd: config.cwd }),
-          stderr: 'pipe',
-        });
+        // Throws when a required sandbox cannot be had: the start fails with that reason.
+        const { sandboxWarning, ...launch } = stdioLaunch(config);
+        onSandboxWarning(sandboxWarning);
+        const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
         let pending = '';
         transport.stderr?.on('data', (chunk: Buffer) => {
           pending += chunk.toString('utf8');

@@ -94,6 +94,8 @@ export class Upstream extends EventEmitter {
   state: UpstreamState = 'starting';
   catalog: UpstreamCatalog = EMPTY_CATALOG;
   lastError: string | undefined;
+  /** Why it runs without the sandbox its config prefers, when it does (`toolmesh doctor` shows it). */
+  sandboxWarning: string | undefined;
   /** When the next restart attempt is due (epoch ms), while restarting. */
   retryAt: number | undefined;
   private client: Client | undefined;
@@ -121,7 +123,12 @@ export class Upstream extends EventEmitter {
   async start(): Promise<void> {
     this.state = this.attempt === 0 ? 'starting' : 'restarting';
     const errors: string[] = [];
-    for (const makeTransport of transportsFor(this.config, (line) => this.log.info(line))) {
+    const transports = transportsFor(
+      this.config,
+      (line) => this.log.info(line),
+      (warning) => this.noteSandboxWarning(warning),
+    );
+    for (const makeTransport of transports) {
       const client = this.newClient();
       try {
         await client.connect(deliverInOrder(makeTransport()));
@@ -150,6 +157,12 @@ export class Upstream extends EventEmitter {
       }
     }
     this.lost(errors.join('; then: '));
+  }
+
+  /** Logged when it first appears or changes, not at every restart. */
+  private noteSandboxWarning(warning: string | undefined): void {
+    if (warning && warning !== this.sandboxWarning) this.log.warning(warning);
+    this.sandboxWarning = warning;
   }
 
   /** Read through a method: TypeScript would otherwise narrow `state` across the awaits in start(). */

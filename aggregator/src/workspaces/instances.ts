@@ -1,4 +1,5 @@
 import { isStdioServer, type ServerConfig, type StdioServerConfig } from '../config/schema.js';
+import { withSandboxRoots } from './sandbox-roots.js';
 import { servesWorkspace, type Workspace } from './workspace.js';
 
 /** `@` cannot occur in a configured server name, so it marks a per-workspace instance: `fs@web`. */
@@ -21,7 +22,8 @@ function withRoots(config: StdioServerConfig, roots: readonly string[]): StdioSe
 
 /**
  * The upstreams to run: a server marked `perWorkspace` becomes one instance per workspace it
- * serves, each given that workspace's roots; every other server runs once, shared.
+ * serves, each given that workspace's roots; every other server runs once, shared. A sandboxed
+ * one gets the folders its sandbox shows spelled out in `roots`.
  */
 export function upstreamConfigs(
   servers: ReadonlyMap<string, ServerConfig>,
@@ -29,13 +31,24 @@ export function upstreamConfigs(
 ): Map<string, ServerConfig> {
   const upstreams = new Map<string, ServerConfig>();
   for (const [name, config] of servers) {
-    if (!isStdioServer(config) || !config.perWorkspace) {
+    if (!isStdioServer(config)) {
       upstreams.set(name, config);
       continue;
     }
-    for (const workspace of workspaces) {
-      if (servesWorkspace(workspace, name))
-        upstreams.set(instanceName(name, workspace.id), withRoots(config, workspace.roots));
+    const served = workspaces.filter((workspace) => servesWorkspace(workspace, name));
+    if (!config.perWorkspace) {
+      upstreams.set(
+        name,
+        withSandboxRoots(
+          config,
+          served.flatMap((workspace) => workspace.roots),
+        ),
+      );
+      continue;
+    }
+    for (const workspace of served) {
+      const instance = withRoots(config, workspace.roots);
+      upstreams.set(instanceName(name, workspace.id), withSandboxRoots(instance, workspace.roots));
     }
   }
   return upstreams;

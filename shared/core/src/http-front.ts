@@ -12,17 +12,33 @@ import type { Logger } from './logger.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
-/** Thrown by a session factory that will not open a session for this request, e.g. an unknown mode in its path. */
+/**
+ * Thrown to answer a request with an HTTP error instead of serving it: by a session factory
+ * (an unknown mode in the path), or by authentication (401, 403, 429 with Retry-After).
+ */
 export class SessionRefusal extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
-/** Makes the MCP server of one new session; it may read the request (path parameters, query). */
+/** Who sent a request, as the front's `authenticate` established. */
+export interface Caller {
+  identity: string;
+}
+
+const callers = new WeakMap<Request, Caller>();
+
+/** The caller `authenticate` found for this request; undefined when the front has no authentication. */
+export function callerOf(request: Request): Caller | undefined {
+  return callers.get(request);
+}
+
+/** Makes the MCP server of one new session; it may read the request (path parameters, query, caller). */
 export type SessionFactory = (request: Request) => Server;
 
 export interface HttpFrontOptions {
@@ -33,8 +49,15 @@ export interface HttpFrontOptions {
    * or `/mcp/:mode`; earlier entries win.
    */
   endpoints?: Record<string, SessionFactory>;
-  /** Plain HTTP routes beside MCP, e.g. a health check; they pass the Host and Origin checks too. */
+  /** Plain HTTP routes beside MCP; they pass the Host, Origin and authentication checks too. */
   routes?: (app: express.Express) => void;
+  /** Routes anyone on the network may reach (a health check); the Host and Origin checks still apply. */
+  publicRoutes?: (app: express.Express) => void;
+  /**
+   * Who sends each request to any other route, or a SessionRefusal (401, 403, 429). Runs before
+   * the body is read; a session may then only be used by the caller that opened it.
+   */
+  authenticate?: (request: Request) => Caller;
   host: string;
   port: number;
   log: Logger;
@@ -42,8 +65,8 @@ export interface HttpFrontOptions {
   allowedOrigins?: string[];
   /** A session with no request for this long is closed (default 30 minutes). */
   sessionIdleMs?: number;
-  /** Largest JSON-RPC body accepted, e.g. a big `apply_patch`. */
-  bodyLimit?: string;
+  /** Largest request body accepted (a big `apply_patch`, say); a bigger one gets 413 before it is read. */
+  maxBodyBytes?: number;
 }
 
 export interface HttpFront {
@@ -53,8 +76,54 @@ export interface HttpFront {
   close(): Promise<void>;
 }
 
-function jsonRpcError(res: Response, status: number, message: string): void {
-  res.status(status).json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+const JSON_RPC_PARSE_ERROR = -32700;
+
+function jsonRpcError(res: Response, status: number, message: string, code = -32000): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function refuse(res: Response, refusal: SessionRefusal): void {
+  res.set(refusal.headers);
+  jsonRpcError(res, refusal.status, refusal.message);
+}
+
+function authentication(authenticate: (request: Request) => Caller) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    try {
+      callers.set(req, authenticate(req));
+    } catch (error) {
+      if (error instanceof SessionRefusal) return refuse(res, error);
+      return next(error);
+    }
+    next();
+  };
+}
+
+/** body-parser's failures are the client's: say which and how to fix it, as JSON-RPC errors. */
+function bodyErrorHandler(maxBodyBytes: number) {
+  return (
+    error: Error & { type?: string; status?: number },
+    _req: Request,
+    res: Response,
+    next: NextFunction,
+  ) => {
+    if (error.type === 'entity.too.large')
+      return jsonRpcError(
+        res,
+        413,
+        `The request body is larger than this server accepts (${maxBodyBytes} bytes). Send less per request, e.g. split the edit.`,
+      );
+    if (error.type === 'entity.parse.failed')
+      return jsonRpcError(
+        res,
+        400,
+        `Parse error: the body is not valid JSON (${error.message}).`,
+        JSON_RPC_PARSE_ERROR,
+      );
+    if (error.status !== undefined && error.status >= 400 && error.status < 500)
+      return jsonRpcError(res, error.status, `Bad request: ${error.message}.`);
+    next(error);
+  };
 }
 
 /**
@@ -88,18 +157,23 @@ function originCheck(allowedOrigins: readonly string[]) {
 export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
   const { log } = options;
   const app = express();
+  app.disable('x-powered-by');
   const loopback = LOOPBACK_HOSTS.includes(options.host);
   if (loopback) app.use(localhostHostValidation());
-  else
+  else if (!options.authenticate)
     log.warning(
       `listening on ${options.host}: reachable beyond this machine; put authentication in front of it`,
     );
   app.use(originCheck(options.allowedOrigins ?? []));
-  app.use(express.json({ limit: options.bodyLimit ?? '64mb' }));
+  options.publicRoutes?.(app);
+  if (options.authenticate) app.use(authentication(options.authenticate));
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  app.use(express.json({ limit: maxBodyBytes }));
+  app.use(bodyErrorHandler(maxBodyBytes));
 
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
-  const legacy = new Map<string, SSEServerTransport>();
+  const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory) => {
     // Sessions belong to the endpoint that opened them.
@@ -107,6 +181,12 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     tables.push(sessions);
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string' && sessions.isForeign(sessionId, callerOf(req)?.identity))
+        return jsonRpcError(
+          res,
+          403,
+          'This session was opened with another token: use that token, or initialize a session of your own.',
+        );
       const transport = typeof sessionId === 'string' ? sessions.use(sessionId, res) : undefined;
       if (!transport) {
         const message =
@@ -127,12 +207,13 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       try {
         server = createServer(req);
       } catch (error) {
-        if (error instanceof SessionRefusal) return jsonRpcError(res, error.status, error.message);
+        if (error instanceof SessionRefusal) return refuse(res, error);
         throw error;
       }
+      const owner = callerOf(req)?.identity;
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => sessions.add(id, transport),
+        onsessioninitialized: (id) => sessions.add(id, transport, owner),
       });
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -156,9 +237,15 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
 
   if (createServer) {
     app.get('/sse', async (req, res) => {
+      let server: Server;
+      try {
+        server = createServer(req);
+      } catch (error) {
+        if (error instanceof SessionRefusal) return refuse(res, error);
+        throw error;
+      }
       const transport = new SSEServerTransport('/messages', res);
-      const server = createServer(req);
-      legacy.set(transport.sessionId, transport);
+      legacy.set(transport.sessionId, { transport, owner: callerOf(req)?.identity });
       res.on('close', () => {
         legacy.delete(transport.sessionId);
         void server.close();
@@ -166,14 +253,21 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       await server.connect(transport);
     });
     app.post('/messages', async (req, res) => {
-      const transport = legacy.get(String(req.query.sessionId ?? ''));
-      if (!transport) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
-      await transport.handlePostMessage(req, res, req.body);
+      const session = legacy.get(String(req.query.sessionId ?? ''));
+      if (!session) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
+      if (session.owner !== callerOf(req)?.identity)
+        return jsonRpcError(
+          res,
+          403,
+          'This session was opened with another token: use that token, or open /sse with yours.',
+        );
+      await session.transport.handlePostMessage(req, res, req.body);
     });
   }
 
   // express 5 forwards rejected handlers here; answer instead of crashing the process.
   app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof SessionRefusal) return refuse(res, error);
     log.error('HTTP request failed', { error: error.message });
     if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
   });
@@ -208,7 +302,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     sessionCount: () => tables.reduce((sum, sessions) => sum + sessions.size, legacy.size),
     async close() {
       clearInterval(sweeper);
-      const transports = [...tables.flatMap((sessions) => sessions.transports()), ...legacy.values()];
+      const transports = [
+        ...tables.flatMap((sessions) => sessions.transports()),
+        ...[...legacy.values()].map((session) => session.transport),
+      ];
       await Promise.allSettled(transports.map((transport) => transport.close()));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

@@ -6,6 +6,8 @@ interface Closable {
 
 interface Entry<T> {
   transport: T;
+  /** The identity that opened the session; only it may use the session. */
+  owner: string | undefined;
   lastSeen: number;
   openRequests: number;
 }
@@ -24,8 +26,14 @@ export class SessionTable<T extends Closable> {
     return this.entries.size;
   }
 
-  add(id: string, transport: T): void {
-    this.entries.set(id, { transport, lastSeen: Date.now(), openRequests: 0 });
+  add(id: string, transport: T, owner?: string): void {
+    this.entries.set(id, { transport, owner, lastSeen: Date.now(), openRequests: 0 });
+  }
+
+  /** Whether the session exists and belongs to someone other than `caller`. */
+  isForeign(id: string, caller: string | undefined): boolean {
+    const entry = this.entries.get(id);
+    return entry !== undefined && entry.owner !== caller;
   }
 
   delete(id: string): void {

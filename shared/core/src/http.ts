@@ -1,6 +1,8 @@
 // The HTTP front lives behind its own entry point, so that a server speaking stdio never loads
 // express or the HTTP transports.
 export {
+  type Caller,
+  callerOf,
   type HttpFront,
   type HttpFrontOptions,
   LOOPBACK_HOSTS,

@@ -72,9 +72,17 @@ export async function spawnStdioClient(
 }
 
 /** A real SDK client over Streamable HTTP. */
-export async function connectHttpClient(url: string, options?: ClientOptions): Promise<ConnectedClient> {
-  const client = new Client(CLIENT_INFO, options);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+/** A client over Streamable HTTP; `token` is sent as a bearer token on every request. */
+export async function connectHttpClient(
+  url: string,
+  options?: ClientOptions & { token?: string },
+): Promise<ConnectedClient> {
+  const { token, ...clientOptions } = options ?? {};
+  const client = new Client(CLIENT_INFO, clientOptions);
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { ...(requestInit && { requestInit }) }),
+  );
   return wrap(client, () => client.close());
 }
 

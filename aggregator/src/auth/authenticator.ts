@@ -1,0 +1,82 @@
+import type { AggregatorConfig } from '../config/schema.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { tokenHash } from './token-secret.js';
+import type { TokenStore } from './token-store.js';
+
+/** Who a request comes from, and what their token lets them do. */
+export interface Principal {
+  identity: string;
+  /** The workspaces the token may use; undefined for all. */
+  workspaces?: string[];
+  /** The modes the token may use; undefined for all. */
+  modes?: string[];
+  approver: boolean;
+}
+
+/** An HTTP answer instead of service: 401 without a valid token, 403 outside its rights, 429 over its rate. */
+export class AuthRefusal extends Error {
+  constructor(
+    readonly status: 401 | 403 | 429,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const HOW_TO_GET_ONE =
+  "toolmesh prints a token in the client config snippet when it starts (kept in the data directory's aggregator/local-token); make more with `toolmesh token create --name NAME`.";
+
+function unauthorized(problem: string): AuthRefusal {
+  return new AuthRefusal(401, `${problem} ${HOW_TO_GET_ONE}`, {
+    'WWW-Authenticate': 'Bearer realm="toolmesh"',
+  });
+}
+
+/** Finds the token of a request among those made by `toolmesh token` and those in the config, then applies its rate limit. */
+export class Authenticator {
+  constructor(
+    private readonly store: TokenStore,
+    private readonly configured: () => AggregatorConfig['auth']['tokens'],
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  authenticate(authorization: string | undefined): Principal {
+    if (authorization === undefined || authorization.trim() === '')
+      throw unauthorized('No bearer token: send the header "Authorization: Bearer <token>".');
+    const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
+    if (!match)
+      throw unauthorized(
+        'The Authorization header must be "Bearer <token>", with the token and nothing else.',
+      );
+    const principal = this.#principalOf(tokenHash(match[1] as string));
+    if (!principal)
+      throw unauthorized('This token is not valid: it was revoked, or toolmesh never issued it.');
+    const waitSeconds = this.limiter.take(principal.identity);
+    if (waitSeconds > 0)
+      throw new AuthRefusal(
+        429,
+        `Too many requests for token ${principal.identity}: it may make ${this.limiter.requestsPerMinute} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
+        { 'Retry-After': String(waitSeconds) },
+      );
+    return principal;
+  }
+
+  /** Whether any token exists, so that a server off loopback has someone to serve. */
+  hasTokens(): boolean {
+    return this.configured().length > 0 || this.store.list().length > 0;
+  }
+
+  #principalOf(sha256: string): Principal | undefined {
+    const found =
+      this.configured().find((token) => token.sha256 === sha256) ??
+      this.store.list().find((token) => token.sha256 === sha256);
+    if (!found) return undefined;
+    return {
+      identity: found.name,
+      ...(found.workspaces && { workspaces: found.workspaces }),
+      ...(found.modes && { modes: found.modes }),
+      approver: found.approver,
+    };
+  }
+}

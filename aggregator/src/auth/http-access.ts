@@ -1,0 +1,53 @@
+import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
+import type { AggregatorConfig } from '../config/schema.js';
+import { Authenticator } from './authenticator.js';
+import { localToken, localTokenFile } from './local-token.js';
+import { RateLimiter } from './rate-limiter.js';
+import { TokenStore, tokenStoreFile } from './token-store.js';
+
+export class HttpAccessError extends Error {
+  override readonly name = 'HttpAccessError';
+}
+
+export interface HttpAccess {
+  /** Undefined when the config turns authentication off (loopback only). */
+  authenticator?: Authenticator;
+  /** The token of the person at this machine, to print in the client config snippet. */
+  localToken?: string;
+}
+
+/**
+ * Who may use toolmesh over HTTP, settled before any server starts: tokens, and on loopback a
+ * first token made for the person at this machine. Off loopback, a server without
+ * authentication, or with no token to accept, is refused: anyone on the network could run every tool.
+ */
+export async function prepareHttpAccess(options: {
+  auth: AggregatorConfig['auth'];
+  host: string;
+  dataDir: string;
+  /** The config's tokens now; they change on reload. */
+  configuredTokens: () => AggregatorConfig['auth']['tokens'];
+}): Promise<HttpAccess> {
+  const loopback = LOOPBACK_HOSTS.includes(options.host);
+  if (!options.auth.required) {
+    if (loopback) return {};
+    throw new HttpAccessError(
+      `refusing to listen on ${options.host} with auth.required false: anyone who can reach it could run every tool. Listen on 127.0.0.1 (the default), or turn authentication on and create tokens with toolmesh token create.`,
+    );
+  }
+  const store = new TokenStore(tokenStoreFile(options.dataDir));
+  const authenticator = new Authenticator(
+    store,
+    options.configuredTokens,
+    new RateLimiter(options.auth.requestsPerMinute),
+  );
+  if (!loopback) {
+    if (!authenticator.hasTokens())
+      throw new HttpAccessError(
+        `refusing to listen on ${options.host}: no token exists, so no client could use it. Create one with toolmesh token create --name NAME, then start again.`,
+      );
+    return { authenticator };
+  }
+  const token = await localToken(store, localTokenFile(options.dataDir), options.auth.tokens.length);
+  return { authenticator, ...(token && { localToken: token }) };
+}

@@ -1,0 +1,104 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { newTokenSecret, tokenHash } from './token-secret.js';
+import { writePrivateFile } from './write-private-file.js';
+
+/** A token as toolmesh keeps it: who it stands for and what it may do, never the token itself. */
+export interface TokenRecord {
+  name: string;
+  sha256: string;
+  /** The workspaces it may use; undefined for all. */
+  workspaces?: string[];
+  /** The modes it may use; undefined for all. */
+  modes?: string[];
+  /** Whether it may decide approvals. */
+  approver: boolean;
+  createdAt: string;
+}
+
+export type NewToken = Omit<TokenRecord, 'sha256' | 'createdAt'>;
+
+const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+export class TokenStoreError extends Error {
+  override readonly name = 'TokenStoreError';
+}
+
+/** Where `toolmesh token` keeps its tokens: beside the aggregator's state, private to the user. */
+export function tokenStoreFile(dataDir: string): string {
+  return path.join(dataDir, 'aggregator', 'tokens.json');
+}
+
+/**
+ * The tokens `toolmesh token create` made, in one JSON file of hashes (mode 0600). The server
+ * reads it again whenever it changes, so a revoked token stops working at once.
+ */
+export class TokenStore {
+  #cached: { stamp: string; records: TokenRecord[] } | undefined;
+
+  constructor(readonly file: string) {}
+
+  list(): TokenRecord[] {
+    let stamp: string;
+    try {
+      const stat = statSync(this.file);
+      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    if (this.#cached?.stamp === stamp) return this.#cached.records;
+    const records = this.#read();
+    this.#cached = { stamp, records };
+    return records;
+  }
+
+  /** Makes a token and returns it; only its hash is kept, so this is the one time it is shown. */
+  create(token: NewToken, secret = newTokenSecret()): { secret: string; record: TokenRecord } {
+    if (!TOKEN_NAME.test(token.name))
+      throw new TokenStoreError(
+        `token name "${token.name}" is not allowed: use 1-64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit`,
+      );
+    const records = this.list();
+    if (records.some((record) => record.name === token.name))
+      throw new TokenStoreError(
+        `a token named ${token.name} exists already: revoke it first (toolmesh token revoke ${token.name}) or choose another name`,
+      );
+    const record: TokenRecord = {
+      name: token.name,
+      sha256: tokenHash(secret),
+      ...(token.workspaces && { workspaces: token.workspaces }),
+      ...(token.modes && { modes: token.modes }),
+      approver: token.approver,
+      createdAt: new Date().toISOString(),
+    };
+    this.#write([...records, record]);
+    return { secret, record };
+  }
+
+  /** Removes a token; false when none has that name. */
+  revoke(name: string): boolean {
+    const records = this.list();
+    const kept = records.filter((record) => record.name !== name);
+    if (kept.length === records.length) return false;
+    this.#write(kept);
+    return true;
+  }
+
+  #read(): TokenRecord[] {
+    try {
+      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { tokens?: unknown };
+      if (!Array.isArray(parsed.tokens)) throw new Error('it has no "tokens" list');
+      return parsed.tokens as TokenRecord[];
+    } catch (error) {
+      throw new TokenStoreError(
+        `cannot read toolmesh's tokens from ${this.file}: ${(error as Error).message}. Move it aside and create tokens again with toolmesh token create.`,
+      );
+    }
+  }
+
+  #write(records: TokenRecord[]): void {
+    writePrivateFile(this.file, `${JSON.stringify({ tokens: records }, null, 2)}\n`);
+    this.#cached = undefined;
+  }
+}

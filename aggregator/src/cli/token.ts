@@ -1,0 +1,129 @@
+import { parseArgs } from 'node:util';
+import { TokenStore, TokenStoreError } from '../auth/token-store.js';
+import type { LoadedConfig } from '../config/load.js';
+import { Policy } from '../policy/policy.js';
+
+export interface TokenCommandOptions {
+  /** Where `toolmesh token` keeps its tokens (the data directory's aggregator/tokens.json). */
+  storeFile: string;
+  /** The config in effect, to check modes and workspaces against and to list its own tokens. */
+  config: () => LoadedConfig;
+  print: (line: string) => void;
+}
+
+const USAGE =
+  'usage: toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver] | list [--json] | revoke NAME';
+
+function listOf(values: string[] | undefined): string[] | undefined {
+  const items = values
+    ?.flatMap((value) => value.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return items && items.length > 0 ? items : undefined;
+}
+
+/** Names the request uses that the config does not know, so a typo does not make a useless token. */
+function unknownNames(asked: string[] | undefined, known: string[], what: string): string | undefined {
+  const unknown = (asked ?? []).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return undefined;
+  return `no ${what} named ${unknown.join(', ')}; the ${what}s are ${known.join(', ')}`;
+}
+
+function rights(token: { workspaces?: string[]; modes?: string[]; approver: boolean }): string {
+  return [
+    `modes ${token.modes?.join(',') ?? 'all'}`,
+    `workspaces ${token.workspaces?.join(',') ?? 'all'}`,
+    token.approver ? 'approver' : 'not approver',
+  ].join('; ');
+}
+
+/**
+ * `toolmesh token`: bearer tokens for the HTTP endpoint. A token is shown once, when made;
+ * only its hash is kept. Exit codes: 0 done, 1 nothing to do, 2 misuse.
+ */
+export function tokenCommand(args: string[], options: TokenCommandOptions): number {
+  const { print } = options;
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: 'string' },
+      workspace: { type: 'string', multiple: true },
+      modes: { type: 'string', multiple: true },
+      approver: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      root: { type: 'string' },
+    },
+  });
+  const [verb, ...extra] = positionals;
+  const store = new TokenStore(options.storeFile);
+  try {
+    if (verb === 'create' && extra.length === 0) {
+      if (!values.name) {
+        print(`token create needs --name NAME, the identity servers will see. ${USAGE}`);
+        return 2;
+      }
+      const loaded = options.config();
+      const workspaces = listOf(values.workspace);
+      const modes = listOf(values.modes);
+      const problem =
+        unknownNames(modes, new Policy(loaded.config).table.names(), 'mode') ??
+        unknownNames(
+          workspaces,
+          loaded.workspaces.map((workspace) => workspace.id),
+          'workspace',
+        );
+      if (problem) {
+        print(`toolmesh token create: ${problem}`);
+        return 2;
+      }
+      const { secret, record } = store.create({
+        name: values.name,
+        ...(workspaces && { workspaces }),
+        ...(modes && { modes }),
+        approver: values.approver,
+      });
+      print(`created token ${record.name} (${rights(record)}):`);
+      print(secret);
+      print(
+        'It is shown only now: toolmesh keeps only its hash. Clients send it as "Authorization: Bearer <token>".',
+      );
+      return 0;
+    }
+    if (verb === 'list' && extra.length === 0) {
+      const listed = [
+        ...store.list().map((token) => ({ ...token, source: 'toolmesh token' })),
+        ...options.config().config.auth.tokens.map((token) => ({ ...token, source: 'config' })),
+      ].map(({ sha256, ...token }) => ({ ...token, sha256Prefix: sha256.slice(0, 12) }));
+      if (values.json) print(JSON.stringify(listed, null, 2));
+      else if (listed.length === 0)
+        print('no token exists; toolmesh serve --transport http makes one on first start');
+      else for (const token of listed) print(`${token.name}  ${rights(token)}  (${token.source})`);
+      return 0;
+    }
+    if (verb === 'revoke' && extra.length === 1) {
+      const name = extra[0] as string;
+      if (store.revoke(name)) {
+        print(`revoked ${name}: requests with it now get 401`);
+        return 0;
+      }
+      const inConfig = options.config().config.auth.tokens.some((token) => token.name === name);
+      print(
+        inConfig
+          ? `token ${name} is in the config file's auth.tokens: remove it there (toolmesh reloads the file)`
+          : `no token named ${name}; toolmesh token list shows them`,
+      );
+      return 1;
+    }
+  } catch (error) {
+    if (error instanceof TokenStoreError) {
+      print(`toolmesh token: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  print(USAGE);
+  return 2;
+}

@@ -1,0 +1,65 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { errorResult } from '@toolmesh/core';
+import type { Aggregator } from '../aggregator.js';
+import type { AuditOutcome } from '../audit/audit-record.js';
+import type { AuditedCall, DecidedTool } from '../audit/audited-call.js';
+import { WORKSPACE_PARAMETER } from '../workspaces/workspace-scope.js';
+import type { FrontSession } from './session.js';
+
+/** A tool as the audit names it, in the workspace the call works in: the session's, or the one it names. */
+export function auditedTool(
+  session: FrontSession,
+  tool: string,
+  server: string,
+  args: Record<string, unknown>,
+): DecidedTool {
+  const named = args[WORKSPACE_PARAMETER];
+  const workspace = session.workspace ?? (typeof named === 'string' ? named : undefined);
+  return { tool, server, arguments: args, ...(workspace !== undefined && { workspace }) };
+}
+
+/** An error result for the client, with the outcome the audit records for it. */
+export function endedWith(audit: AuditedCall, outcome: AuditOutcome, message: string): CallToolResult {
+  audit.ended(outcome, message);
+  return errorResult(message);
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
+}
+
+/**
+ * Runs one tools/call under the audit. While the audit cannot be written the call is refused
+ * before it runs. Once it ran, a call that reached policy is recorded exactly once, with the
+ * outcome the code closest to the failure gave, else the result's; a record that cannot be
+ * written replaces the result with an error saying so.
+ */
+export async function auditedToolCall(
+  aggregator: Aggregator,
+  session: FrontSession,
+  run: (audit: AuditedCall) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const refusal = await aggregator.audit.refusal();
+  if (refusal) return errorResult(refusal);
+  const audit = aggregator.audit.open({
+    identity: session.identity,
+    session: session.id,
+    mode: session.mode,
+  });
+  let result: CallToolResult | undefined;
+  let thrown: unknown;
+  try {
+    result = await run(audit);
+    if (result.isError) audit.ended('isError', textOf(result));
+    else audit.ended('ok');
+  } catch (error) {
+    // A protocol error (the server's, or an unknown tool's) reaches the client as it was thrown.
+    thrown = error;
+    audit.ended('protocolError', (error as Error).message);
+  }
+  const record = audit.record();
+  const failure = record && (await aggregator.audit.write(record));
+  if (failure) return errorResult(failure);
+  if (!result) throw thrown;
+  return result;
+}

@@ -1,0 +1,54 @@
+import { systemFolderArguments } from './system-folders.js';
+
+/** Everything a sandbox shows and runs, with every path already resolved on the host. */
+export interface SandboxLayout {
+  network: boolean;
+  /** Forbid new user namespaces inside (needs bubblewrap 0.8+). */
+  disableUserns: boolean;
+  /** The program's own folders (its package, node_modules, Node), bound read-only. */
+  programFolders: readonly string[];
+  /** The folders the program works on, bound at the same path. */
+  roots: readonly string[];
+  writableRoots: boolean;
+  /** Folders bound read-write whatever `writableRoots` says: the server's data folder. */
+  writableFolders: readonly string[];
+  /** Folders inside a bound one that must stay unseen (toolmesh's own state), covered by an empty tmpfs. */
+  hiddenFolders: readonly string[];
+  /** A private, empty, writable home. */
+  home: string;
+  cwd: string;
+  /** Variables the spawner adds to bwrap's own environment that must not reach the program. */
+  unsetVariables: readonly string[];
+  command: string;
+  args: readonly string[];
+}
+
+/**
+ * The bwrap command line for a layout. Mounts are applied in order, so the order is the policy:
+ * system folders, then fresh /proc, /dev, /tmp and home, then the program, then the roots (a
+ * root inside the program's folders keeps its own mode), then the data folder, then the hidden
+ * folders over all of it.
+ */
+export function bwrapArguments(layout: SandboxLayout): string[] {
+  const args: string[] = [
+    // user, ipc, pid, net, uts and cgroup namespaces: the program sees no other process.
+    '--unshare-all',
+    ...(layout.disableUserns ? ['--unshare-user', '--disable-userns'] : []),
+    ...(layout.network ? ['--share-net'] : []),
+    // If toolmesh dies, even by SIGKILL, the kernel kills the sandbox with it.
+    '--die-with-parent',
+    // A new session: no controlling terminal to push keystrokes into (TIOCSTI).
+    '--new-session',
+  ];
+  // The environment reaches the program through bwrap's own, not as --setenv arguments: a
+  // command line is readable by every user of the machine, and entries pass tokens in `env`.
+  for (const name of layout.unsetVariables) args.push('--unsetenv', name);
+  args.push(...systemFolderArguments(layout.network));
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', layout.home);
+  for (const folder of layout.programFolders) args.push('--ro-bind', folder, folder);
+  for (const root of layout.roots) args.push(layout.writableRoots ? '--bind' : '--ro-bind', root, root);
+  for (const folder of layout.writableFolders) args.push('--bind', folder, folder);
+  for (const folder of layout.hiddenFolders) args.push('--tmpfs', folder);
+  args.push('--chdir', layout.cwd, '--', layout.command, ...layout.args);
+  return args;
+}

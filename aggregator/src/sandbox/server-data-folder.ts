@@ -1,0 +1,29 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { packageRootOf } from './program-folders.js';
+
+/** toolmesh's own state and tokens live here; no sandbox ever sees it. */
+export const AGGREGATOR_DATA_SUBFOLDER = 'aggregator';
+
+function packageName(file: string): string | undefined {
+  try {
+    const manifest = path.join(packageRootOf(realpathSync(file)), 'package.json');
+    const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown };
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The one folder of the data directory a first-party server may write: `<data>/<server>/`,
+ * where `@toolmesh/server-<server>` keeps its databases (fs: `<data>/fs/checkpoints.sqlite`).
+ * Undefined for any other program, which gets no part of the data directory.
+ */
+export function serverDataFolder(programFiles: readonly string[], dataDirectory: string): string | undefined {
+  for (const file of programFiles) {
+    const server = /^@toolmesh\/server-([a-z0-9-]+)$/.exec(packageName(file) ?? '')?.[1];
+    if (server && server !== AGGREGATOR_DATA_SUBFOLDER) return path.join(dataDirectory, server);
+  }
+  return undefined;
+}
