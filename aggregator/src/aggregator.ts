@@ -150,6 +150,8 @@ export class Aggregator {
       transport?: 'stdio' | 'http';
       /** Who the session acts for; default: the local user. */
       identity?: string;
+      /** The modes its token may use, when limited: exit_plan_mode may not leave them. */
+      allowedModes?: readonly string[];
     } = {},
   ) {
     const mode = options.mode ?? this.config.defaultMode;
@@ -168,6 +170,7 @@ export class Aggregator {
       exposure: options.exposure ?? this.config.exposure,
       mode,
       identity: options.identity ?? localIdentity(),
+      ...(options.allowedModes && { allowedModes: options.allowedModes }),
       ...(workspace && { workspace }),
       transport: options.transport ?? 'stdio',
     });

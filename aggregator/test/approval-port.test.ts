@@ -43,6 +43,7 @@ function ask() {
   return {
     client: server,
     session: 's1',
+    identity: 'tester',
     mode: 'careful',
     tool: 'fs__write_file',
     server: 'fs',

@@ -38,6 +38,7 @@ function run(args: string[], options: Partial<ApprovalsCommandOptions> = {}): Pr
 function open(overrides: Partial<NewApproval> = {}) {
   return state.openApproval({
     session: 's1',
+    identity: 'agent-1',
     mode: 'careful',
     tool: 'fs__copy_file',
     server: 'fs',

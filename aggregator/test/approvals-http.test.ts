@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, type Harness, serveToolmesh, startHarness, TOOLMESH_BIN, until } from './harness.js';
 
@@ -12,6 +12,8 @@ let scratch: Harness;
 let serving: ReturnType<typeof serveToolmesh>;
 let url: string;
 let configFile: string;
+/** A person's approver token; the client's own token (the first-start one) may not decide. */
+let reviewerToken: string;
 
 beforeAll(async () => {
   scratch = await startHarness({});
@@ -23,8 +25,19 @@ beforeAll(async () => {
       toolPolicy: { fixture__echo: { requiresApproval: true } },
     }),
   );
-  serving = serveToolmesh(['--config', configFile, '--transport', 'http', '--port', '0'], scratch.folder);
+  const env = { TOOLMESH_DATA_DIR: path.join(scratch.folder, 'data') };
+  serving = serveToolmesh(
+    ['--config', configFile, '--transport', 'http', '--port', '0'],
+    scratch.folder,
+    env,
+  );
   url = await serving.url;
+  const made = await exec(
+    process.execPath,
+    [TOOLMESH_BIN, 'token', 'create', '--config', configFile, '--name', 'reviewer', '--approver'],
+    { env: { ...process.env, ...env } },
+  );
+  reviewerToken = made.stdout.split('\n').find((line) => line.startsWith('tm_')) as string;
 });
 afterAll(async () => {
   serving.child.kill('SIGTERM');
@@ -34,11 +47,11 @@ afterAll(async () => {
 const base = () => url.replace(/\/mcp$/, '');
 const authorized = async (headers: Record<string, string> = {}) => ({
   ...headers,
-  authorization: `Bearer ${await serving.token}`,
+  authorization: `Bearer ${reviewerToken}`,
 });
 
 async function pendingApprovals(): Promise<
-  { id: string; tool: string; arguments: Record<string, unknown> }[]
+  { id: string; identity: string; tool: string; arguments: Record<string, unknown> }[]
 > {
   const response = await fetch(`${base()}/approvals`, { headers: await authorized() });
   expect(response.status).toBe(200);
@@ -83,7 +96,7 @@ describe('the HTTP approvals API', () => {
       const denied = await deniedCall;
       expect(denied.isError).toBe(true);
       expect(resultText(denied)).toBe(
-        'fixture__echo was denied by local (reviewer): not on a Friday; it did not run.',
+        'fixture__echo was denied by reviewer (reviewer): not on a Friday; it did not run.',
       );
 
       // A decision is final: deciding again is refused, and so is a malformed body.
@@ -103,6 +116,32 @@ describe('the HTTP approvals API', () => {
       expect(((await malformed.json()) as { error: string }).error).toMatch(
         /"decision": "approve" \| "deny"/,
       );
+    } finally {
+      await close();
+    }
+  });
+
+  it('names who asked, and refuses a decision by the token that asked or by one that is no approver', async () => {
+    const { call, close } = await connectHttpClient(url, { token: reviewerToken });
+    try {
+      const waiting = call('fixture__echo', { text: 'my own call' });
+      const pending = await nextPending();
+      expect(pending).toMatchObject({ identity: 'reviewer', tool: 'fixture__echo' });
+      const own = await fetch(`${base()}/approvals/${pending.id}`, {
+        method: 'POST',
+        headers: await authorized({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ decision: 'approve' }),
+      });
+      expect(own.status).toBe(403);
+      expect(((await own.json()) as { error: string }).error).toMatch(/reviewer asked for this call/);
+      const client = await fetch(`${base()}/approvals`, {
+        headers: { authorization: `Bearer ${await serving.token}` },
+      });
+      expect(client.status).toBe(403);
+      await exec(process.execPath, [TOOLMESH_BIN, 'approvals', 'deny', pending.id], {
+        env: { ...process.env, TOOLMESH_DATA_DIR: path.join(scratch.folder, 'data') },
+      });
+      expect((await waiting).isError).toBe(true);
     } finally {
       await close();
     }

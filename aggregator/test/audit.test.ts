@@ -164,6 +164,13 @@ describe('redaction of arguments', () => {
     );
   });
 
+  it('replaces secrets named in prose and on command lines', () => {
+    expect(redactSecretText('login with password=hunter2 then')).toBe('login with password=[redacted] then');
+    expect(redactSecretText('API_KEY: "abc def"; next')).toBe('API_KEY: [redacted]; next');
+    expect(redactSecretText('mysql --password hunter2 -u root')).toBe('mysql --password [redacted] -u root');
+    expect(redactSecretText('deploy --token=abc123')).toBe('deploy --token=[redacted]');
+  });
+
   it('replaces a PEM private key whole', () => {
     const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----';
     expect(redactSecretText(`key:\n${pem}\nend`)).toBe('key:\n[redacted]\nend');
@@ -183,7 +190,7 @@ describe('redaction of arguments', () => {
 });
 
 describe('the arguments digest', () => {
-  it('matches equal arguments whatever their key order, and tells different secrets apart', () => {
+  it('matches equal arguments whatever their key order, and gives nothing of a secret away', () => {
     const one = digestArguments({
       b: 1,
       a: { y: [1, 2], x: 'token ghp_R2d2C3poR2d2C3poR2d2C3poR2d2C3po1234' },
@@ -198,7 +205,9 @@ describe('the arguments digest', () => {
     });
     expect(same.sha256).toBe(one.sha256);
     expect(other.redacted).toBe(one.redacted);
-    expect(other.sha256).not.toBe(one.sha256);
+    // Only the redacted form is hashed: a guess at the token cannot be confirmed from the digest.
+    expect(other.sha256).toBe(one.sha256);
+    expect(digestArguments({ b: 2, a: { y: [1, 2], x: 'token' } }).sha256).not.toBe(one.sha256);
     expect(one.redacted).toBe('{"b":1,"a":{"y":[1,2],"x":"token [redacted]"}}');
     expect(one.redacted).not.toContain('ghp_');
     expect(canonicalJson({ b: 1, a: { y: [1, 2], x: 'v' } })).toBe('{"a":{"x":"v","y":[1,2]},"b":1}');
@@ -295,6 +304,28 @@ describe('the audit of calls through toolmesh', () => {
       const { call } = await eliciting(answer);
       await call('fx__whoami');
       expect(await latest()).toMatchObject({ tool: 'fx__whoami', decision: 'confirm', approval, outcome });
+    },
+  );
+
+  it.each([
+    ['decline', 'declined', 'refused'],
+    ['accept', 'approved', 'ok'],
+  ] as const)(
+    'records exit_plan_mode the user answers with %s as a confirmed call %s',
+    async (answer, approval, outcome) => {
+      const connected = await harness.connect({ mode: 'plan', capabilities: { elicitation: { form: {} } } });
+      connected.client.setRequestHandler(ElicitRequestSchema, () => ({
+        action: answer,
+        ...(answer === 'accept' && { content: {} }),
+      }));
+      await connected.call('exit_plan_mode', { plan: 'carry it out' });
+      expect(await latest()).toMatchObject({
+        tool: 'exit_plan_mode',
+        mode: 'plan',
+        decision: 'confirm',
+        approval,
+        outcome,
+      });
     },
   );
 

@@ -80,7 +80,11 @@ describe('toolmesh serve over HTTP', () => {
   let configFile: string;
   let remoteUrl_: string;
   const health = async () =>
-    (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as {
+    (await (
+      await fetch(url.replace(/\/mcp$/, '/health'), {
+        headers: { authorization: `Bearer ${await serving.token}` },
+      })
+    ).json()) as {
       servers: { name: string; state: string }[];
     };
 

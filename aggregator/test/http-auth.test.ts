@@ -275,9 +275,43 @@ describe('what bad input gets', () => {
     await client.close();
   });
 
-  it('/health answers without a token', async () => {
+  it('/health says whether toolmesh is up to anyone, and which servers run only to a token', async () => {
     const health = await fetch(url.replace(/\/mcp$/, '/health'));
     expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const detailed = await fetch(url.replace(/\/mcp$/, '/health'), {
+      headers: { authorization: `Bearer ${ownToken}` },
+    });
+    expect(await detailed.json()).toMatchObject({
+      status: 'ok',
+      servers: [{ name: 'fixture', state: 'ready' }],
+    });
+  });
+
+  it('a token limited to plan mode cannot leave it through exit_plan_mode', async () => {
+    const token = createToken('--name', 'planbot', '--modes', 'plan');
+    const client = await connectHttpClient(`${url}/plan`, { token });
+    const asked = await client.call('exit_plan_mode', { plan: 'write the files' });
+    expect(asked.isError).toBe(true);
+    expect(resultText(asked)).toMatch(/may not use chat mode \(it may use plan\), so it stays in plan mode/);
+    await client.close();
+  });
+});
+
+describe('the audit log after the battery', () => {
+  it('holds the calls that reached policy, under the identity that made them, and not the unknown tool', () => {
+    const listed = toolmesh('audit', '--json', '--limit', '500');
+    expect(listed.code, listed.err).toBe(0);
+    const records = JSON.parse(listed.out) as { tool: string; identity: string; outcome: string }[];
+    const seen = (tool: string, identity: string, outcome: string) =>
+      records.some(
+        (record) => record.tool === tool && record.identity === identity && record.outcome === outcome,
+      );
+    expect(seen('fixture__whoami', 'operator', 'ok')).toBe(true);
+    expect(seen('fixture__whoami', 'review-bot', 'ok')).toBe(true);
+    expect(seen('fixture__echo', 'operator', 'isError')).toBe(true);
+    expect(seen('list_workspaces', 'web-only', 'ok')).toBe(true);
+    expect(records.some((record) => record.tool === 'fixture__nope')).toBe(false);
   });
 });
 
@@ -300,6 +334,10 @@ describe('toolmesh token', () => {
     const typo = toolmesh('token', 'create', '--config', configFile, '--name', 'x', '--modes', 'plna');
     expect(typo.code).toBe(2);
     expect(typo.out).toMatch(/no mode named plna; the modes are chat, plan, review, orchestrate/);
+    const configured = toolmesh('token', 'create', '--config', configFile, '--name', 'review-bot');
+    expect(configured.code).toBe(2);
+    expect(configured.out).toMatch(/auth.tokens has a token named review-bot already/);
+    expect(toolmesh('token', 'create', '--name', 'anonymous').out).toMatch(/taken by toolmesh itself/);
     const twice = toolmesh('token', 'create', '--name', 'ci-bot');
     expect(twice.code).toBe(2);
     expect(twice.out).toMatch(/exists already/);

@@ -108,7 +108,7 @@ describe('exit_plan_mode', () => {
     const answer = await session.call('exit_plan_mode', { plan: 'copy notes.txt to copy.txt' });
     expect(answer.isError).toBe(true);
     expect(resultText(answer)).toMatch(/declined by the user/);
-    expect(session.asked[0]).toMatch(/exit_plan_mode \(server toolmesh\) wants to run in plan mode/);
+    expect(session.asked[0]).toMatch(/local:.+ wants to run exit_plan_mode \(server toolmesh\) in plan mode/);
     expect(session.asked[0]).toContain('copy notes.txt to copy.txt');
     expect(
       (await session.call('fs__copy_file', { source: 'notes.txt', destination: 'copy.txt' })).isError,

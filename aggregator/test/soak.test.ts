@@ -96,7 +96,9 @@ describe('1,000 client sessions over HTTP', () => {
     const childrenBefore = childrenOf(pid);
     const memoryBefore = residentBytes(pid);
     await sessions(url, 1000, 10);
-    const health = (await (await fetch(url.replace(/\/mcp$/, '/health'))).json()) as { sessions: number };
+    const health = (await (
+      await fetch(url.replace(/\/mcp$/, '/health'), { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { sessions: number };
     expect(health.sessions).toBe(0);
     expect(childrenOf(pid)).toBe(childrenBefore);
     expect(childrenBefore).toBe(2);

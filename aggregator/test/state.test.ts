@@ -36,6 +36,7 @@ afterEach(async () => {
 function request(overrides: Partial<NewApproval> = {}): NewApproval {
   return {
     session: 's1',
+    identity: 'agent-1',
     mode: 'careful',
     tool: 'fs__copy_file',
     server: 'fs',

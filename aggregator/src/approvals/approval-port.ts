@@ -10,6 +10,8 @@ export interface ApprovalAsk {
   /** The session's client, asked first when it supports elicitation. */
   client: Server;
   session: string;
+  identity: string;
+  workspace?: string;
   mode: string;
   tool: string;
   server: string;
@@ -42,7 +44,7 @@ function supportsFormElicitation(client: Server): boolean {
 
 function approvalMessage(ask: ApprovalAsk): string {
   return [
-    `toolmesh: ${ask.tool} (server ${ask.server}) wants to run in ${ask.mode} mode.`,
+    `toolmesh: ${ask.identity} wants to run ${ask.tool} (server ${ask.server}) in ${ask.mode} mode${ask.workspace ? ` in workspace ${ask.workspace}` : ''}.`,
     `Why approval is needed: ${ask.reason}.`,
     'Arguments:',
     renderArguments(ask.arguments),
@@ -132,6 +134,8 @@ export class ApprovalPort {
     const { state, now, timeoutMs } = this.#options;
     return state.openApproval({
       session: ask.session,
+      identity: ask.identity,
+      ...(ask.workspace !== undefined && { workspace: ask.workspace }),
       mode: ask.mode,
       tool: ask.tool,
       server: ask.server,

@@ -65,6 +65,16 @@ const SECRET_FORMS: { pattern: RegExp; replacement: string }[] = [
   { pattern: /\bAIza[0-9A-Za-z_-]{35}/g, replacement: REDACTED },
   // The password of `scheme://user:password@host`.
   { pattern: /\b([a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:)[^/\s@]+@/gi, replacement: `$1${REDACTED}@` },
+  // A secret named in prose or a command line: `password=hunter2`, `TOKEN: abc`, `--password hunter2`.
+  {
+    pattern:
+      /\b((?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\s*[=:]\s*)(?!\[redacted\])("[^"]*"|'[^']*'|[^\s,;&"']+)/gi,
+    replacement: `$1${REDACTED}`,
+  },
+  {
+    pattern: /(--(?:password|passwd|passphrase|token|secret|api-key|apikey)(?:=|\s+))(?!\[redacted\])(\S+)/gi,
+    replacement: `$1${REDACTED}`,
+  },
 ];
 
 /** A run of token characters long enough to be a key, a secret or a hash. */

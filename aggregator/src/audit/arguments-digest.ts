@@ -23,10 +23,15 @@ function cut(text: string, max: number): string {
   return `${text.slice(0, max - marker.length)}${marker}`;
 }
 
-/** The arguments of a call as the audit keeps them: redacted and bounded, plus a digest of the real ones. */
+/**
+ * The arguments of a call as the audit keeps them: redacted and bounded, plus a digest of the
+ * whole redacted arguments. The digest is of the redacted form so that it gives away nothing
+ * of a secret: a hash of the real arguments would let whoever reads the log confirm a guess.
+ */
 export function digestArguments(args: Record<string, unknown>): ArgumentsDigest {
+  const redacted = redactArguments(args);
   return {
-    redacted: cut(JSON.stringify(redactArguments(args)), MAX_REDACTED_CHARACTERS),
-    sha256: createHash('sha256').update(canonicalJson(args)).digest('hex'),
+    redacted: cut(JSON.stringify(redacted), MAX_REDACTED_CHARACTERS),
+    sha256: createHash('sha256').update(canonicalJson(redacted)).digest('hex'),
   };
 }

@@ -36,6 +36,7 @@ export class AuditLog {
   readonly #options: Required<AuditLogOptions>;
   #held: AuditRecord[] = [];
   #lastCause = '';
+  #draining: Promise<string | undefined> | undefined;
 
   constructor(options: AuditLogOptions) {
     this.#options = { now: Date.now, ...options };
@@ -59,8 +60,16 @@ export class AuditLog {
    * Undefined when calls may run; otherwise why not, after one more try at writing what is held.
    * Nothing is held while the audit is off.
    */
-  async refusal(): Promise<string | undefined> {
-    if (this.#held.length === 0) return undefined;
+  refusal(): Promise<string | undefined> {
+    if (this.#held.length === 0) return Promise.resolve(undefined);
+    // Calls arriving together share one retry, or two of them could write the same held record.
+    this.#draining ??= this.#drain().finally(() => {
+      this.#draining = undefined;
+    });
+    return this.#draining;
+  }
+
+  async #drain(): Promise<string | undefined> {
     const held = this.#held.length;
     while (this.#held.length > 0) {
       try {

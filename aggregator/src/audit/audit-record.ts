@@ -22,7 +22,7 @@ export type AuditOutcome =
 export interface ArgumentsDigest {
   /** Compact JSON with secret-looking keys and strings redacted, cut to a bounded size. */
   redacted: string;
-  /** sha256 (hex) of the unredacted arguments as canonical JSON: equal arguments, equal digest. */
+  /** sha256 (hex) of the whole redacted arguments as canonical JSON: equal arguments, equal digest; secrets do not count. */
   sha256: string;
 }
 

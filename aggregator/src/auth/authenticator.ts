@@ -6,6 +6,8 @@ import type { TokenStore } from './token-store.js';
 /** Who a request comes from, and what their token lets them do. */
 export interface Principal {
   identity: string;
+  /** The token's hash: what its sessions and its rate limit are bound to. */
+  key: string;
   /** The workspaces the token may use; undefined for all. */
   workspaces?: string[];
   /** The modes the token may use; undefined for all. */
@@ -52,11 +54,11 @@ export class Authenticator {
     const principal = this.#principalOf(tokenHash(match[1] as string));
     if (!principal)
       throw unauthorized('This token is not valid: it was revoked, or toolmesh never issued it.');
-    const waitSeconds = this.limiter.take(principal.identity);
+    const waitSeconds = this.limiter.take(principal.key);
     if (waitSeconds > 0)
       throw new AuthRefusal(
         429,
-        `Too many requests for token ${principal.identity}: it may make ${this.limiter.requestsPerMinute} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
+        `Too many requests for token ${principal.identity}: it may make ${this.limiter.requestsPerMinute()} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
         { 'Retry-After': String(waitSeconds) },
       );
     return principal;
@@ -74,6 +76,7 @@ export class Authenticator {
     if (!found) return undefined;
     return {
       identity: found.name,
+      key: sha256,
       ...(found.workspaces && { workspaces: found.workspaces }),
       ...(found.modes && { modes: found.modes }),
       approver: found.approver,

@@ -5,6 +5,11 @@ import { localToken, localTokenFile } from './local-token.js';
 import { RateLimiter } from './rate-limiter.js';
 import { TokenStore, tokenStoreFile } from './token-store.js';
 
+function sharedNames(configured: readonly { name: string }[], made: readonly { name: string }[]): string[] {
+  const madeNames = new Set(made.map((token) => token.name));
+  return [...new Set(configured.map((token) => token.name).filter((name) => madeNames.has(name)))];
+}
+
 export class HttpAccessError extends Error {
   override readonly name = 'HttpAccessError';
 }
@@ -25,8 +30,8 @@ export async function prepareHttpAccess(options: {
   auth: AggregatorConfig['auth'];
   host: string;
   dataDir: string;
-  /** The config's tokens now; they change on reload. */
-  configuredTokens: () => AggregatorConfig['auth']['tokens'];
+  /** The auth settings in effect now: a reload changes the config's tokens and the rate limit. */
+  current: () => AggregatorConfig['auth'];
 }): Promise<HttpAccess> {
   const loopback = LOOPBACK_HOSTS.includes(options.host);
   if (!options.auth.required) {
@@ -36,10 +41,15 @@ export async function prepareHttpAccess(options: {
     );
   }
   const store = new TokenStore(tokenStoreFile(options.dataDir));
+  const shared = sharedNames(options.auth.tokens, store.list());
+  if (shared.length > 0)
+    throw new HttpAccessError(
+      `token name ${shared.join(', ')} is both in the config's auth.tokens and made by toolmesh token create; a name is one identity, so rename one of them (or revoke it).`,
+    );
   const authenticator = new Authenticator(
     store,
-    options.configuredTokens,
-    new RateLimiter(options.auth.requestsPerMinute),
+    () => options.current().tokens,
+    new RateLimiter(() => options.current().requestsPerMinute),
   );
   if (!loopback) {
     if (!authenticator.hasTokens())

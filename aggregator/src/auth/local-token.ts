@@ -67,7 +67,8 @@ export async function localToken(
   if (kept) rmSync(file, { force: true });
   const candidate = newTokenSecret();
   if (claim(file, candidate)) {
-    store.create({ name: LOCAL_TOKEN_NAME, approver: true }, candidate);
+    // Not an approver: the client holding it could otherwise approve its own calls.
+    store.create({ name: LOCAL_TOKEN_NAME, approver: false }, candidate);
     return candidate;
   }
   const winner = readSecret(file);

@@ -9,26 +9,26 @@ interface Bucket {
  */
 export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
-  readonly #perMs: number;
 
   constructor(
-    readonly requestsPerMinute: number,
+    /** Read on every request, so a reloaded config applies at once. */
+    readonly requestsPerMinute: () => number,
     readonly now: () => number = Date.now,
-  ) {
-    this.#perMs = requestsPerMinute / 60_000;
-  }
+  ) {}
 
   /** Takes one request from `caller`'s allowance: 0 when it may go ahead, else the seconds to wait. */
   take(caller: string): number {
     const now = this.now();
-    const bucket = this.#buckets.get(caller) ?? { tokens: this.requestsPerMinute, refilledAt: now };
-    bucket.tokens = Math.min(this.requestsPerMinute, bucket.tokens + (now - bucket.refilledAt) * this.#perMs);
+    const allowance = this.requestsPerMinute();
+    const perMs = allowance / 60_000;
+    const bucket = this.#buckets.get(caller) ?? { tokens: allowance, refilledAt: now };
+    bucket.tokens = Math.min(allowance, bucket.tokens + (now - bucket.refilledAt) * perMs);
     bucket.refilledAt = now;
     this.#buckets.set(caller, bucket);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.#perMs / 1000));
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000));
   }
 }

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { tokenNameProblem } from './token-name.js';
 import { newTokenSecret, tokenHash } from './token-secret.js';
 import { writePrivateFile } from './write-private-file.js';
 
@@ -17,8 +18,6 @@ export interface TokenRecord {
 }
 
 export type NewToken = Omit<TokenRecord, 'sha256' | 'createdAt'>;
-
-const TOKEN_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 export class TokenStoreError extends Error {
   override readonly name = 'TokenStoreError';
@@ -55,10 +54,8 @@ export class TokenStore {
 
   /** Makes a token and returns it; only its hash is kept, so this is the one time it is shown. */
   create(token: NewToken, secret = newTokenSecret()): { secret: string; record: TokenRecord } {
-    if (!TOKEN_NAME.test(token.name))
-      throw new TokenStoreError(
-        `token name "${token.name}" is not allowed: use 1-64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit`,
-      );
+    const problem = tokenNameProblem(token.name);
+    if (problem) throw new TokenStoreError(problem);
     const records = this.list();
     if (records.some((record) => record.name === token.name))
       throw new TokenStoreError(

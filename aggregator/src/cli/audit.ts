@@ -66,9 +66,14 @@ const COLUMNS: { title: string; cell: (record: AuditRecord) => string }[] = [
   { title: 'ARGUMENTS', cell: argumentsOf },
 ];
 
+/** Control characters shown as `?`: a server's error text must not drive the terminal (ANSI escapes). */
+function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}
+
 /** One aligned line per record, and under a failed one what its client was told. */
 function printTable(records: AuditRecord[], print: (line: string) => void): void {
-  const rows = records.map((record) => COLUMNS.map(({ cell }) => cell(record)));
+  const rows = records.map((record) => COLUMNS.map(({ cell }) => printable(cell(record))));
   const widths = COLUMNS.map(({ title }, i) =>
     Math.max(title.length, ...rows.map((row) => (row[i] as string).length)),
   );
@@ -77,7 +82,7 @@ function printTable(records: AuditRecord[], print: (line: string) => void): void
   print(line(COLUMNS.map(({ title }) => title)));
   records.forEach((record, i) => {
     print(line(rows[i] as string[]));
-    if (record.error) print(`    ${record.error.split('\n')[0]}`);
+    if (record.error) print(`    ${printable(record.error.split('\n')[0] as string)}`);
   });
 }
 

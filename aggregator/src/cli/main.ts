@@ -201,6 +201,7 @@ export async function main(argv: string[]): Promise<number> {
           log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
           return;
         }
+        warnOfRestartOnlyChanges(aggregator.config, next.config, log);
         aggregator.reload(next).catch(() => undefined);
       });
     }
@@ -306,6 +307,24 @@ function doctor(aggregator: Aggregator): number {
   return failed > 0 ? 1 : 0;
 }
 
+/** Settings the HTTP listener takes once, at start: a reload cannot change them, so say so. */
+function warnOfRestartOnlyChanges(
+  running: LoadedConfig['config'],
+  next: LoadedConfig['config'],
+  log: ReturnType<typeof createLogger>,
+): void {
+  const changed = [
+    running.auth.required !== next.auth.required && 'auth.required',
+    running.http.maxBodyBytes !== next.http.maxBodyBytes && 'http.maxBodyBytes',
+    JSON.stringify(running.http.allowedOrigins) !== JSON.stringify(next.http.allowedOrigins) &&
+      'http.allowedOrigins',
+  ].filter((key): key is string => typeof key === 'string');
+  if (changed.length > 0)
+    log.warning(
+      `${changed.join(', ')} changed: restart toolmesh to apply; the running listener keeps the old values`,
+    );
+}
+
 /** The HTTP endpoint's authentication; a setup toolmesh refuses is a config error (exit 2). */
 async function httpAccess(loaded: LoadedConfig, host: string, running: () => Aggregator | undefined) {
   const { HttpAccessError, prepareHttpAccess } = await import('../auth/http-access.js');
@@ -314,8 +333,8 @@ async function httpAccess(loaded: LoadedConfig, host: string, running: () => Agg
       auth: loaded.config.auth,
       host,
       dataDir: dataDirectory(),
-      // After a reload the config's tokens are the new file's.
-      configuredTokens: () => (running()?.config ?? loaded.config).auth.tokens,
+      // After a reload, the new file's tokens and rate limit apply.
+      current: () => (running()?.config ?? loaded.config).auth,
     });
   } catch (error) {
     if (error instanceof HttpAccessError) throw new ConfigError(error.message);

@@ -16,7 +16,9 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
   const tokenNote = !access.authenticator
     ? ['  authentication is off (auth.required false): any program on this machine can call it']
     : token
-      ? ['  the token below is yours: it may use every mode and workspace and decide approvals']
+      ? [
+          '  the token below is yours: it may use every mode and workspace; approvals are decided with `toolmesh approvals --watch` or an --approver token',
+        ]
       : ['  send a token made by `toolmesh token create` as "Authorization: Bearer <token>"'];
   return [
     '',
@@ -61,6 +63,15 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     const { authenticator } = access;
     const principalOf = (request: Parameters<typeof callerOf>[0]) =>
       callerOf(request) as Principal | undefined;
+    const mayReadDetails = (request: Parameters<typeof callerOf>[0]) => {
+      if (!authenticator) return true;
+      try {
+        authenticator.authenticate(request.headers.authorization);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     const answered = (error: unknown) =>
       error instanceof AuthRefusal ? new SessionRefusal(error.status, error.message, error.headers) : error;
     // Mode and workspace are the operator's choice, made by the URL a client is given:
@@ -96,6 +107,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         ...granted,
         transport: 'http',
         identity: principal?.identity ?? ANONYMOUS,
+        ...(principal?.modes && { allowedModes: principal.modes }),
       });
     };
     const front = await startHttpFront({
@@ -117,27 +129,38 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         },
       }),
       publicRoutes: (app) => {
-        app.get('/health', (_req, res) => {
-          const servers = aggregator.upstreams.list().map((upstream) => ({
+        // Anyone may ask whether toolmesh is up; which servers it runs and how they fail
+        // (paths, URLs) is for callers with a token.
+        app.get('/health', (req, res) => {
+          const upstreams = aggregator.upstreams.list();
+          const healthy = upstreams.every((upstream) => upstream.state === 'ready');
+          res.status(healthy ? 200 : 503);
+          if (!mayReadDetails(req)) {
+            res.json({ status: healthy ? 'ok' : 'degraded' });
+            return;
+          }
+          const servers = upstreams.map((upstream) => ({
             name: upstream.name,
             state: upstream.state,
             tools: upstream.catalog.tools.length,
             ...(upstream.lastError && { lastError: upstream.lastError }),
           }));
-          res
-            .status(servers.every((server) => server.state === 'ready') ? 200 : 503)
-            .json({ servers, sessions: aggregator.sessionCount });
+          res.json({ status: healthy ? 'ok' : 'degraded', servers, sessions: aggregator.sessionCount });
         });
       },
       routes: approvalsApi(aggregator.state, {
-        decider: (request) => {
+        approver: (request) => {
           const principal = principalOf(request);
-          if (principal && !principal.approver)
+          if (!principal) return { name: `http:${request.ip ?? 'unknown'}` };
+          if (!principal.approver)
             throw new SessionRefusal(
               403,
-              `Token ${principal.identity} may not decide approvals: create one that may with toolmesh token create --name NAME --approver.`,
+              `Token ${principal.identity} may not decide approvals: create one that may with toolmesh token create --name NAME --approver, or decide with toolmesh approvals on this machine.`,
             );
-          return principal ? principal.identity : `http:${request.ip ?? 'unknown'}`;
+          return {
+            name: principal.identity,
+            ...(principal.workspaces && { workspaces: principal.workspaces }),
+          };
         },
       }),
       host: options.host,

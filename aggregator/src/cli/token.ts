@@ -68,7 +68,11 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
       const loaded = options.config();
       const workspaces = listOf(values.workspace);
       const modes = listOf(values.modes);
+      const inConfig = loaded.config.auth.tokens.some((token) => token.name === values.name);
       const problem =
+        (inConfig
+          ? `the config's auth.tokens has a token named ${values.name} already; a name is one identity, so choose another`
+          : undefined) ??
         unknownNames(modes, new Policy(loaded.config).table.names(), 'mode') ??
         unknownNames(
           workspaces,

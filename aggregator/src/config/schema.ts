@@ -1,5 +1,6 @@
 import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
+import { tokenNameProblem } from '../auth/token-name.js';
 
 const serverCommon = {
   disabled: z.boolean().default(false).describe('Keep the entry but do not start the server.'),
@@ -111,7 +112,12 @@ const workspaceSchema = z.strictObject({
 });
 
 const tokenEntrySchema = z.strictObject({
-  name: z.string().min(1).describe('The identity the token stands for; servers see it as toolmesh/agent.'),
+  name: z
+    .string()
+    .refine((name) => tokenNameProblem(name) === undefined, {
+      error: (issue) => tokenNameProblem(String(issue.input)) ?? 'not a token name',
+    })
+    .describe('The identity the token stands for; servers see it as toolmesh/agent.'),
   sha256: z
     .string()
     .regex(/^[0-9a-f]{64}$/, 'the sha256 of the token, 64 lowercase hex digits')

@@ -1,6 +1,6 @@
 import type { HttpFrontOptions } from '@toolmesh/core/http';
 import { z } from 'zod';
-import type { AggregatorState } from '../state/state.js';
+import type { AggregatorState, ApprovalRecord } from '../state/state.js';
 
 type App = Parameters<NonNullable<HttpFrontOptions['routes']>>[0];
 
@@ -12,28 +12,56 @@ const decisionBody = z.strictObject({
 
 type ApiRequest = Parameters<Parameters<App['get']>[1]>[0];
 
+/** Who decides by a request: a name for the record, and the workspaces they may decide for (all when absent). */
+export interface Approver {
+  name: string;
+  workspaces?: readonly string[];
+}
+
 export interface ApprovalsApiOptions {
-  /** Who decides by this request; throws (a SessionRefusal) when its token may not decide. */
-  decider: (request: ApiRequest) => string;
+  /** The approver of this request; throws (a SessionRefusal) when its token may not decide. */
+  approver: (request: ApiRequest) => Approver;
   now?: () => number;
+}
+
+function mayDecide(approver: Approver, approval: ApprovalRecord): boolean {
+  if (!approver.workspaces) return true;
+  return approval.workspace !== undefined && approver.workspaces.includes(approval.workspace);
 }
 
 /**
  * The HTTP approvals API: `GET /approvals` lists what waits for a person (and counts the caller
- * as a connected approver), `POST /approvals/<id>` decides one. Both need a token that may decide.
+ * as a connected approver), `POST /approvals/<id>` decides one. Both need a token that may
+ * decide; an approver limited to some workspaces sees and decides only theirs, and nobody
+ * decides a call their own token asked for.
  */
-export function approvalsApi(state: AggregatorState, { decider, now = Date.now }: ApprovalsApiOptions) {
+export function approvalsApi(state: AggregatorState, { approver, now = Date.now }: ApprovalsApiOptions) {
   return (app: App) => {
     app.get('/approvals', async (req, res) => {
-      await state.touchApprover(`http:${decider(req)}`, now());
-      res.json({ approvals: await state.pendingApprovals(now()) });
+      const caller = approver(req);
+      await state.touchApprover(caller.name, now());
+      const pending = await state.pendingApprovals(now());
+      res.json({ approvals: pending.filter((approval) => mayDecide(caller, approval)) });
     });
     app.post('/approvals/:id', async (req, res) => {
-      const caller = decider(req);
+      const caller = approver(req);
       const parsed = decisionBody.safeParse(req.body);
       if (!parsed.success) {
         res.status(400).json({
           error: `The body must be {"decision": "approve" | "deny", "reason"?: string, "by"?: string}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ')}`,
+        });
+        return;
+      }
+      const pending = await state.approval(req.params.id);
+      if (pending && !mayDecide(caller, pending)) {
+        res.status(403).json({
+          error: `${caller.name} may decide approvals in workspaces ${caller.workspaces?.join(', ')} only; this one is ${pending.workspace ? `in ${pending.workspace}` : 'in no workspace'}.`,
+        });
+        return;
+      }
+      if (pending && pending.identity === caller.name) {
+        res.status(403).json({
+          error: `${caller.name} asked for this call, so it cannot approve it: a person decides with another approver token or with toolmesh approvals on this machine.`,
         });
         return;
       }
@@ -43,7 +71,7 @@ export function approvalsApi(state: AggregatorState, { decider, now = Date.now }
         {
           status: decision === 'approve' ? 'approved' : 'denied',
           // The token decides; `by` names the person behind it, for the record.
-          decidedBy: by ? `${caller} (${by})` : caller,
+          decidedBy: by ? `${caller.name} (${by})` : caller.name,
           ...(reason && { reason }),
         },
         now(),

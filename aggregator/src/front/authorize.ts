@@ -29,9 +29,12 @@ export async function approvalRefusal(
   audit: AuditedCall,
 ): Promise<string | undefined> {
   if (decision.verdict !== 'confirm') return undefined;
+  const { workspace } = auditedTool(session, call.exposed, call.server, call.arguments);
   const outcome = await aggregator.approvals.ask({
     client: session.server,
     session: session.id,
+    identity: session.identity,
+    ...(workspace !== undefined && { workspace }),
     mode: session.mode,
     tool: call.exposed,
     server: call.server,

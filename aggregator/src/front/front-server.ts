@@ -49,8 +49,16 @@ export function createFrontServer(
     mode,
     identity,
     workspace,
+    allowedModes,
     transport,
-  }: { exposure: Exposure; mode: string; identity: string; workspace?: string; transport: 'stdio' | 'http' },
+  }: {
+    exposure: Exposure;
+    mode: string;
+    identity: string;
+    workspace?: string;
+    allowedModes?: readonly string[];
+    transport: 'stdio' | 'http';
+  },
 ): Server {
   const server = new Server(
     { name: 'toolmesh', version: '0.1.0', title: 'toolmesh' },
@@ -66,7 +74,7 @@ export function createFrontServer(
         'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
-  const session = new FrontSession(server, exposure, mode, identity, workspace);
+  const session = new FrontSession(server, exposure, mode, identity, workspace, allowedModes);
   aggregator.attach(session, transport);
   server.onclose = () => {
     aggregator.detach(session);

@@ -30,6 +30,8 @@ export class FrontSession {
     readonly identity: string,
     /** The one workspace this session works in, when it is bound to one. */
     readonly workspace?: string,
+    /** The modes its token may use, when it is limited; no mode change may leave them. */
+    readonly allowedModes?: readonly string[],
   ) {}
 
   begin(upstream: string, call: object): void {

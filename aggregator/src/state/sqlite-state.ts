@@ -67,11 +67,17 @@ const MIGRATIONS = [
    CREATE INDEX audit_time ON audit (time);
    CREATE INDEX audit_identity ON audit (identity, time);
    CREATE INDEX audit_tool ON audit (tool, time);`,
+  // Who asked, and where: an approver limited to some workspaces decides only theirs, and
+  // nobody decides their own request.
+  `ALTER TABLE approvals ADD COLUMN identity TEXT NOT NULL DEFAULT '';
+   ALTER TABLE approvals ADD COLUMN workspace TEXT;`,
 ];
 
 interface ApprovalRow {
   id: string;
   session: string;
+  identity: string;
+  workspace: string | null;
   mode: string;
   tool: string;
   server: string;
@@ -141,6 +147,8 @@ function approvalOf(row: ApprovalRow): ApprovalRecord {
   return {
     id: row.id,
     session: row.session,
+    identity: row.identity,
+    ...(row.workspace !== null && { workspace: row.workspace }),
     mode: row.mode,
     tool: row.tool,
     server: row.server,
@@ -210,8 +218,8 @@ export class SqliteState implements AggregatorState {
          ON CONFLICT (session) DO UPDATE SET items = excluded.items, updated_at = excluded.updated_at`,
       ),
       openApproval: db.prepare<[Record<string, unknown>], ApprovalRow>(
-        `INSERT INTO approvals (id, session, mode, tool, server, arguments, reason, channel, status, created_at, expires_at)
-         VALUES (@id, @session, @mode, @tool, @server, @arguments, @reason, @channel, 'pending', @createdAt, @expiresAt)
+        `INSERT INTO approvals (id, session, identity, workspace, mode, tool, server, arguments, reason, channel, status, created_at, expires_at)
+         VALUES (@id, @session, @identity, @workspace, @mode, @tool, @server, @arguments, @reason, @channel, 'pending', @createdAt, @expiresAt)
          RETURNING *`,
       ),
       approval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
@@ -300,6 +308,7 @@ export class SqliteState implements AggregatorState {
     const row = this.#statements.openApproval.get({
       ...request,
       id: randomUUID(),
+      workspace: request.workspace ?? null,
       arguments: JSON.stringify(request.arguments),
       createdAt: this.#now(),
     }) as ApprovalRow;

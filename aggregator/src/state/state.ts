@@ -24,6 +24,10 @@ export type ApprovalChannel = 'elicitation' | 'approver' | 'none';
 
 export interface NewApproval {
   session: string;
+  /** Who asked: the session's identity. */
+  identity: string;
+  /** The workspace the call works in, when it names one. */
+  workspace?: string;
   mode: string;
   tool: string;
   server: string;

@@ -18,22 +18,38 @@ export const exitPlanMode = defineTool({
   render: (output) =>
     output.changed ? `Approved: the session is now in ${output.mode} mode.` : `Still in ${output.mode} mode.`,
   async handle({ plan }, { engine, signal }) {
-    const { aggregator, session } = engine;
+    const { aggregator, session, audit } = engine;
     const from = session.mode;
     const to = aggregator.policy.table.definition(from)?.exitTo;
-    if (!to)
-      throw new ToolError(`This session is in ${from} mode, which exit_plan_mode does not leave.`, 'refused');
+    const refuse = (message: string) => {
+      audit.ended('refused', message);
+      return new ToolError(message, 'refused');
+    };
+    if (!to) throw refuse(`This session is in ${from} mode, which exit_plan_mode does not leave.`);
+    // The operator chose the modes a token may use; a person's approval cannot widen them.
+    if (session.allowedModes && !session.allowedModes.includes(to))
+      throw refuse(
+        `This session's token may not use ${to} mode (it may use ${session.allowedModes.join(', ')}), so it stays in ${from} mode. The operator can connect with a token that may.`,
+      );
+    const arguments_ = { plan, switchTo: to };
+    audit.decided(
+      { tool: OWN_TOOL_NAMES.exitPlanMode, server: 'toolmesh', arguments: arguments_ },
+      'confirm',
+      'exit_plan_mode always asks a person',
+    );
     const outcome = await aggregator.approvals.ask({
       client: session.server,
       session: session.id,
+      identity: session.identity,
       mode: from,
       tool: OWN_TOOL_NAMES.exitPlanMode,
       server: 'toolmesh',
-      arguments: { plan, switchTo: to },
+      arguments: arguments_,
       reason: `leaving ${from} mode for ${to} mode lets the session change things`,
       signal,
     });
-    if (!outcome.approved) throw new ToolError(outcome.message, 'refused');
+    audit.approved(outcome.status);
+    if (!outcome.approved) throw refuse(outcome.message);
     await aggregator.setSessionMode(session, to);
     return { mode: to, changed: true };
   },

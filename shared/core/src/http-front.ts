@@ -29,6 +29,16 @@ export class SessionRefusal extends Error {
 /** Who sent a request, as the front's `authenticate` established. */
 export interface Caller {
   identity: string;
+  /**
+   * What a session is bound to, when it is not the identity: the credential itself (a token's
+   * hash), so two credentials that share a name cannot use each other's sessions.
+   */
+  key?: string;
+}
+
+function ownerOf(request: Request): string | undefined {
+  const caller = callers.get(request);
+  return caller && (caller.key ?? caller.identity);
 }
 
 const callers = new WeakMap<Request, Caller>();
@@ -181,7 +191,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     tables.push(sessions);
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
-      if (typeof sessionId === 'string' && sessions.isForeign(sessionId, callerOf(req)?.identity))
+      if (typeof sessionId === 'string' && sessions.isForeign(sessionId, ownerOf(req)))
         return jsonRpcError(
           res,
           403,
@@ -210,7 +220,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         if (error instanceof SessionRefusal) return refuse(res, error);
         throw error;
       }
-      const owner = callerOf(req)?.identity;
+      const owner = ownerOf(req);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => sessions.add(id, transport, owner),
@@ -245,7 +255,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         throw error;
       }
       const transport = new SSEServerTransport('/messages', res);
-      legacy.set(transport.sessionId, { transport, owner: callerOf(req)?.identity });
+      legacy.set(transport.sessionId, { transport, owner: ownerOf(req) });
       res.on('close', () => {
         legacy.delete(transport.sessionId);
         void server.close();
@@ -255,7 +265,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     app.post('/messages', async (req, res) => {
       const session = legacy.get(String(req.query.sessionId ?? ''));
       if (!session) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
-      if (session.owner !== callerOf(req)?.identity)
+      if (session.owner !== ownerOf(req))
         return jsonRpcError(
           res,
           403,
