@@ -6,16 +6,19 @@ export type ToolField = 'name' | 'title' | 'description' | 'parameterNames' | 'p
 /** Words in server package names that say nothing about what the server is for. */
 const GENERIC_SERVER_WORDS = new Set(['mcp', 'server', 'modelcontextprotocol']);
 
-/** The text of each searchable field of a tool. */
-export function toolFields(entry: IndexedTool): Record<ToolField, string> {
+/**
+ * The text of each searchable field of a tool. `serverText` is `serverText(entry.server)`,
+ * passed in so a registry computes it once per server rather than once per tool.
+ */
+export function toolFields(entry: IndexedTool, serverText: string): Record<ToolField, string> {
   const parameters = parametersOf(entry.inputSchema);
   return {
     name: nameWords(entry.tool),
     title: entry.title ?? '',
     description: entry.description ?? '',
-    parameterNames: parameters.map(([name]) => name).join(' '),
-    parameterText: parameters.map(([, text]) => text).join('\n'),
-    server: serverWords(entry.server).join(' '),
+    parameterNames: parameters.names,
+    parameterText: parameters.text,
+    server: serverText,
   };
 }
 
@@ -28,18 +31,35 @@ function nameWords(tool: string): string {
   return words.length > 1 ? `${words.join(' ')} ${words.join('')}` : tool;
 }
 
-export function serverWords(server: string): string[] {
-  return identifierWords(server).filter((word) => !GENERIC_SERVER_WORDS.has(word.toLowerCase()));
+/** A server's name as the words that say what it is for, joined by spaces. */
+export function serverText(server: string): string {
+  return identifierWords(server)
+    .filter((word) => !GENERIC_SERVER_WORDS.has(word.toLowerCase()))
+    .join(' ');
 }
 
-/** Each top-level parameter's name, with its description and allowed values as text. */
-function parametersOf(schema: object | undefined): [string, string][] {
+const NO_PARAMETERS = { names: '', text: '' };
+
+/**
+ * The top-level parameters' names, space-separated, and their texts (each description with its
+ * allowed values), one a line. Built in one pass without intermediate pairs: a registry of
+ * thousands of tools runs this for every tool it indexes.
+ */
+function parametersOf(schema: object | undefined): { names: string; text: string } {
   const properties = (schema as { properties?: unknown } | undefined)?.properties;
-  if (!properties || typeof properties !== 'object') return [];
-  return Object.entries(properties as Record<string, unknown>).map(([name, property]) => {
+  if (!properties || typeof properties !== 'object') return NO_PARAMETERS;
+  const names: string[] = [];
+  const texts: string[] = [];
+  for (const name of Object.keys(properties)) {
+    const property = (properties as Record<string, unknown>)[name];
     const { description, enum: values } = (property ?? {}) as { description?: unknown; enum?: unknown };
-    const words = [typeof description === 'string' ? description : ''];
-    if (Array.isArray(values)) words.push(values.filter((value) => typeof value === 'string').join(' '));
-    return [name, words.join(' ')];
-  });
+    const text = typeof description === 'string' ? description : '';
+    names.push(name);
+    texts.push(Array.isArray(values) ? `${text} ${stringsOf(values).join(' ')}` : text);
+  }
+  return { names: names.join(' '), text: texts.join('\n') };
+}
+
+function stringsOf(values: unknown[]): string[] {
+  return values.filter((value): value is string => typeof value === 'string');
 }

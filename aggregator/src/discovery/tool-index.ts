@@ -4,7 +4,7 @@ import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
 import { rewriteQuery } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
-import { serverWords, type ToolField, toolFields } from './tool-fields.js';
+import { serverText, type ToolField, toolFields } from './tool-fields.js';
 
 export interface ToolHit {
   name: string;
@@ -51,6 +51,8 @@ export class ToolIndex {
   /** Tools that change things, which a question ranks lower. */
   readonly #changing = new Set<string>();
   readonly #toolsOf = new Map<string, Set<string>>();
+  /** Each server's `serverText`, the same for all its tools. */
+  readonly #serverTexts = new Map<string, string>();
   /** Lowercased exposed and original names → the exposed names they denote. */
   readonly #named = new Map<string, string[]>();
 
@@ -62,10 +64,14 @@ export class ToolIndex {
     this.remove(entry.name);
     this.#entries.set(entry.name, entry);
     if (changesThings(entry)) this.#changing.add(entry.name);
-    this.#tools.add(entry.name, toolFields(entry), entry.server);
     const siblings = this.#toolsOf.get(entry.server) ?? new Set();
-    if (siblings.size === 0) this.#servers.add(entry.server, { name: serverWords(entry.server).join(' ') });
+    if (siblings.size === 0) {
+      const text = serverText(entry.server);
+      this.#serverTexts.set(entry.server, text);
+      this.#servers.add(entry.server, { name: text });
+    }
     this.#toolsOf.set(entry.server, siblings.add(entry.name));
+    this.#tools.add(entry.name, toolFields(entry, this.#serverTexts.get(entry.server)!), entry.server);
     for (const key of namesOf(entry)) {
       const names = this.#named.get(key);
       if (!names) this.#named.set(key, [entry.name]);
@@ -83,6 +89,7 @@ export class ToolIndex {
     siblings.delete(name);
     if (siblings.size === 0) {
       this.#toolsOf.delete(entry.server);
+      this.#serverTexts.delete(entry.server);
       this.#servers.remove(entry.server);
     }
     for (const key of namesOf(entry)) {
