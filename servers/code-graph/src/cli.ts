@@ -1,0 +1,128 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createLogger,
+  dataDirectory,
+  type FlagSpec,
+  helpText,
+  parseServerFlags,
+  runTool,
+  UsageError,
+} from '@toolmesh/core';
+import { CodeGraph } from './graph/code-graph.js';
+import type { IndexProgress } from './graph/root-index.js';
+import { CODE_GRAPH_SERVER_NAME } from './server.js';
+import { codeCallees, codeCallers } from './tools/calls.js';
+import { indexStatus } from './tools/indexing.js';
+import { repoMap } from './tools/map.js';
+import { readSymbol } from './tools/source.js';
+import { codeSymbol, searchCode } from './tools/symbols.js';
+
+/** Each CLI command is a tool, given its one positional argument under this name. */
+const COMMANDS = {
+  callers: { tool: codeCallers, argument: 'symbol' },
+  callees: { tool: codeCallees, argument: 'symbol' },
+  symbol: { tool: codeSymbol, argument: 'name' },
+  search: { tool: searchCode, argument: 'query' },
+  read: { tool: readSymbol, argument: 'symbol' },
+  map: { tool: repoMap, argument: 'path' },
+  status: { tool: indexStatus, argument: undefined },
+} as const;
+type Command = keyof typeof COMMANDS;
+
+const CLI_FLAGS: Record<string, FlagSpec> = {
+  file: {
+    type: 'string',
+    value: 'FILE',
+    description: 'the file a symbol is defined in, when its name is ambiguous',
+  },
+  level: {
+    type: 'string',
+    value: 'signature|body|dependencies',
+    description: 'how much read shows (default body)',
+  },
+  'max-tokens': { type: 'string', value: 'N', description: 'output budget in bytes (default 4000)' },
+  json: { type: 'boolean', description: 'print the structured answer as JSON' },
+};
+
+export function isCliCommand(word: string | undefined): word is Command {
+  return word !== undefined && Object.hasOwn(COMMANDS, word);
+}
+
+function progressBar(progress: IndexProgress): string {
+  const width = 30;
+  const share = progress.total > 0 ? progress.done / progress.total : 0;
+  const filled = Math.round(share * width);
+  return `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${progress.done}/${progress.total} files ${progress.phase}   `;
+}
+
+/**
+ * `toolmesh-code-graph callers Money.multiplyByRate --root DIR`: brings the index up to date,
+ * runs the same tool the server would, and prints its text (or JSON) to stdout. Returns the exit code.
+ */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const command = argv[0] as Command;
+  const spec = COMMANDS[command];
+  const positional = argv[1] !== undefined && !argv[1].startsWith('--') ? argv[1] : undefined;
+  const rest = argv.slice(positional !== undefined ? 2 : 1);
+  let parsed: ReturnType<typeof parseServerFlags>;
+  try {
+    parsed = parseServerFlags(rest, CLI_FLAGS);
+    if (spec.argument && spec.argument !== 'path' && positional === undefined) {
+      throw new UsageError(
+        `${command} needs a ${spec.argument}: toolmesh-code-graph ${command} <${spec.argument}> --root DIR`,
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${CODE_GRAPH_SERVER_NAME}: ${error.message}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stderr.write(
+      helpText(`${CODE_GRAPH_SERVER_NAME} ${command}`, `runs ${spec.tool.name} once`, CLI_FLAGS),
+    );
+    return 0;
+  }
+  const { flags, extra } = parsed;
+  const log = createLogger({
+    level: flags.logLevel === 'info' ? 'warning' : flags.logLevel,
+    scope: CODE_GRAPH_SERVER_NAME,
+  });
+  const graph = new CodeGraph({
+    roots: flags.roots.length > 0 ? flags.roots : [process.cwd()],
+    dataDir: dataDirectory(),
+    ...(flags.db && { databaseFile: flags.db }),
+    log,
+    watch: false,
+  });
+  try {
+    if (process.stderr.isTTY) {
+      for (const root of graph.roots)
+        root.index.onProgress((progress) => process.stderr.write(progressBar(progress)));
+    }
+    await graph.ready();
+    if (process.stderr.isTTY) process.stderr.write('\n');
+    const args: Record<string, unknown> = {};
+    if (spec.argument && positional !== undefined) args[spec.argument] = positional;
+    if (extra.file !== undefined) args.file = extra.file;
+    if (extra.level !== undefined) args.level = extra.level;
+    if (extra['max-tokens'] !== undefined) args.maxTokens = Number(extra['max-tokens']);
+    const result: CallToolResult = await runTool(spec.tool, args, {
+      engine: graph,
+      signal: new AbortController().signal,
+      progress: async () => undefined,
+      log,
+    });
+    const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+    if (result.isError) {
+      process.stderr.write(`${text}\n`);
+      return 1;
+    }
+    process.stdout.write(
+      `${extra.json === true ? JSON.stringify(result.structuredContent, null, 2) : text}\n`,
+    );
+    return 0;
+  } finally {
+    await graph.close();
+  }
+}

@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { promises as fs, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { isInside, type Logger } from '@toolmesh/core';
+import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
+import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
+import { TreeWatcher, type WatchMode } from './tree-watcher.js';
+
+export interface CodeGraphOptions {
+  roots: readonly string[];
+  /** The toolmesh data directory; each root's database is `<dataDir>/code-graph/<hash>.sqlite`. */
+  dataDir: string;
+  /** One database file instead (`--db`), for a single root only. */
+  databaseFile?: string;
+  log: Logger;
+  /** Keep the graph current as files change (default events); false for one-shot use such as the CLI. */
+  watch?: WatchMode | false;
+}
+
+/** Where a root's graph lives: in the data directory, named by its real path, never inside it. */
+export function databaseFileFor(dataDir: string, root: string): string {
+  const real = realpathSync(root);
+  const digest = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  return path.join(dataDir, 'code-graph', `${digest}.sqlite`);
+}
+
+function realRoot(given: string): string {
+  try {
+    return realpathSync(given);
+  } catch {
+    throw new Error(`--root ${given} does not exist or cannot be read: give an existing folder`);
+  }
+}
+
+/** One root's index, store queries and watcher. */
+export interface IndexedRoot {
+  root: string;
+  index: RootIndex;
+  queries: GraphQueries;
+  watcher?: TreeWatcher;
+}
+
+export interface FoundSymbol {
+  root: IndexedRoot;
+  symbol: LocatedSymbol;
+}
+
+/**
+ * The code graph of every root: indexes them in the background at start, keeps them current
+ * with a watcher, and answers from whatever is indexed so far. Knows nothing of MCP.
+ *
+ * A precise mode (edges upgraded with the TypeScript checker) would run after the syntactic
+ * index, per root, as another RootIndex job rewriting CALLS edges whose resolution is not
+ * `self`/`local`; none exists yet.
+ */
+export class CodeGraph {
+  readonly roots: IndexedRoot[];
+  private initial: Promise<unknown> | undefined;
+
+  constructor(private readonly options: CodeGraphOptions) {
+    if (options.databaseFile && options.roots.length > 1) {
+      throw new Error('--db names one database, so it can be used with one --root only');
+    }
+    this.roots = options.roots.map((given) => {
+      const root = realRoot(given);
+      const file = options.databaseFile ?? databaseFileFor(options.dataDir, root);
+      const index = new RootIndex(root, file, options.log.child(path.basename(root)));
+      return { root, index, queries: new GraphQueries(index.store) };
+    });
+  }
+
+  /**
+   * Starts the watchers, then the first full index of every root. Watching first means a file
+   * saved while the index is built is queued as a change instead of missed.
+   */
+  start(): Promise<unknown> {
+    this.initial ??= Promise.all(
+      this.roots.map(async (entry) => {
+        if (this.options.watch !== false) {
+          const watcher = new TreeWatcher({
+            root: entry.root,
+            rules: entry.index.rules,
+            log: this.options.log,
+            mode: this.options.watch ?? 'events',
+            onChanges: (paths) => {
+              entry.index.update(paths).catch((error: Error) => {
+                if (!(error instanceof IndexClosed))
+                  this.options.log.error(`updating ${entry.root} failed: ${error.message}`);
+              });
+            },
+          });
+          entry.watcher = watcher;
+          await watcher.start();
+        }
+        const result = await entry.index.indexAll();
+        const run = result.lastRun;
+        this.options.log.info(
+          `indexed ${entry.root}: ${run?.parsed ?? 0} parsed, ${run?.unchanged ?? 0} unchanged, ${run?.removed ?? 0} removed in ${run?.milliseconds ?? 0} ms`,
+        );
+      }),
+    ).catch((error: Error) => this.options.log.error(`initial index failed: ${error.message}`));
+    return this.initial;
+  }
+
+  /** Resolves when the watchers run and the first full index of every root is done. */
+  ready(): Promise<unknown> {
+    return this.start();
+  }
+
+  /** True when every root has finished a full index and has no changes waiting. */
+  get complete(): boolean {
+    return this.roots.every(
+      (entry) =>
+        entry.index.progress.complete &&
+        entry.index.progress.pending === 0 &&
+        entry.index.progress.phase === 'ready',
+    );
+  }
+
+  /** Why answers may be partial, or undefined when they are not. */
+  incompleteNote(): string | undefined {
+    const busy = this.roots.filter(
+      (entry) =>
+        !entry.index.progress.complete ||
+        entry.index.progress.phase !== 'ready' ||
+        entry.index.progress.pending > 0,
+    );
+    if (busy.length === 0) return undefined;
+    const parts = busy.map(({ root, index }) => {
+      const { phase, done, total, pending } = index.progress;
+      return `${root}: ${phase}${total ? ` ${done}/${total} files` : ''}${pending ? `, ${pending} changes pending` : ''}`;
+    });
+    return `The index is not complete (${parts.join('; ')}); answers cover what is indexed so far. Call index_status to follow progress.`;
+  }
+
+  /** Paths are shown relative to the root with one root, absolute with several. */
+  displayPath(entry: IndexedRoot, relative: string): string {
+    return this.roots.length === 1 ? relative : path.join(entry.root, relative);
+  }
+
+  /**
+   * Which root and root-relative prefix a user-given path means: relative to the first root,
+   * or absolute inside any root. Undefined when it is outside every root.
+   */
+  locate(given: string): { root: IndexedRoot; relative: string } | undefined {
+    for (const entry of this.roots) {
+      const absolute = path.resolve(entry.root, given);
+      if (isInside(entry.root, absolute)) {
+        if (this.roots.length > 1 && !path.isAbsolute(given) && entry !== this.roots[0]) continue;
+        return { root: entry, relative: path.relative(entry.root, absolute).split(path.sep).join('/') };
+      }
+    }
+    return undefined;
+  }
+
+  findSymbols(name: string): FoundSymbol[] {
+    return this.roots.flatMap((root) => root.queries.findSymbols(name).map((symbol) => ({ root, symbol })));
+  }
+
+  /** Reads a symbol's source lines from disk (the store keeps locations, not text). */
+  async sourceOf(
+    found: FoundSymbol,
+    startLine = found.symbol.startLine,
+    endLine = found.symbol.endLine,
+  ): Promise<string> {
+    const text = await fs.readFile(path.join(found.root.root, found.symbol.path), 'utf8');
+    return text
+      .split('\n')
+      .slice(startLine - 1, endLine)
+      .join('\n');
+  }
+
+  reindex(): Promise<IndexProgress[]> {
+    return Promise.all(this.roots.map((entry) => entry.index.indexAll()));
+  }
+
+  async close(): Promise<void> {
+    for (const entry of this.roots) entry.watcher?.close();
+    await Promise.all(this.roots.map((entry) => entry.index.close()));
+  }
+}

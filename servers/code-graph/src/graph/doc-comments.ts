@@ -1,0 +1,30 @@
+import type { SyntaxNode } from './syntax.js';
+
+/** `/** Multiplies. *\/` → `Multiplies.`; a block of `//` or `#` lines → their text. */
+export function cleanComment(text: string): string {
+  return text
+    .replace(/^\/\*\*?/, '')
+    .replace(/\*\/$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*(\*|\/\/+|#+)\s?/, '').trimEnd())
+    .join('\n')
+    .trim();
+}
+
+/**
+ * The comment directly above a declaration (no blank line between), as the doc of it. `/**`
+ * blocks win; a run of line comments counts too, since many codebases document that way.
+ */
+export function leadingComment(declaration: SyntaxNode): string {
+  const lines: string[] = [];
+  let expectedEndRow = declaration.startPosition.row - 1;
+  for (let sibling = declaration.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
+    if (sibling.type !== 'comment' || sibling.endPosition.row < expectedEndRow) break;
+    const text = sibling.text;
+    if (text.startsWith('/**')) return cleanComment(text).slice(0, 1000);
+    if (!text.startsWith('//') && !text.startsWith('#')) break;
+    lines.unshift(cleanComment(text));
+    expectedEndRow = sibling.startPosition.row - 1;
+  }
+  return lines.join('\n').slice(0, 1000);
+}

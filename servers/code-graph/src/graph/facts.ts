@@ -1,0 +1,107 @@
+/**
+ * What one file says about itself, as the extractors read it from the syntax tree. Facts name
+ * things by text; the resolver turns names into edges between stored symbols.
+ */
+
+export const SYMBOL_KINDS = [
+  'file',
+  'module',
+  'class',
+  'interface',
+  'struct',
+  'enum',
+  'function',
+  'method',
+  'variable',
+  'constant',
+  'type',
+] as const;
+export type SymbolKind = (typeof SYMBOL_KINDS)[number];
+
+export const EDGE_KINDS = ['CALLS', 'IMPORTS', 'EXTENDS', 'IMPLEMENTS', 'REFERENCES', 'CONTAINS'] as const;
+export type EdgeKind = (typeof EDGE_KINDS)[number];
+
+export interface SymbolFact {
+  name: string;
+  /** `Money.multiplyByRate`: the name inside its file, through its enclosing classes. */
+  qualifiedName: string;
+  kind: Exclude<SymbolKind, 'file'>;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  doc: string;
+  exported: boolean;
+  /** Index into the file's symbol list of the enclosing class or module, if any. */
+  parent?: number;
+  /** The type a function or method is declared to return, when it names one. */
+  returns?: string;
+}
+
+/** One name an import statement binds in the importing file. */
+export interface ImportBinding {
+  /** The exported name taken (`default` for a default import); undefined for a namespace binding. */
+  imported?: string;
+  /** The name it is bound to locally. */
+  local: string;
+}
+
+export interface ImportFact {
+  /** The module as written: `./money`, `../lib`, `lodash`, `.models` or `pkg.models`. */
+  specifier: string;
+  line: number;
+  bindings: ImportBinding[];
+  /** `export … from`: the names pass through this file to whoever imports it. */
+  reexport?: boolean;
+  /** `export * from` (or Python's `from m import *`): every exported name of the module. */
+  star?: boolean;
+}
+
+/**
+ * What the syntax says about the receiver of a member call. `self` is `this` in a class
+ * method (or Python's `self`); `typed` is a receiver whose type the syntax names (an annotated
+ * parameter or local, or a local assigned `new X()`); `super` starts the lookup at the base
+ * class; `field` is `this.x`, typed by the field's annotation in the class or a base class;
+ * `result` is what a call returns (`a.add(b).add(c)`, or a local assigned a call); `name` is a bare identifier
+ * whose type is unknown (a namespace import, a class for a static call, or anything else).
+ */
+export type Receiver =
+  | { kind: 'self' }
+  | { kind: 'super' }
+  | { kind: 'typed'; type: string }
+  | { kind: 'name'; name: string }
+  | { kind: 'field'; name: string }
+  | { kind: 'result'; call: CallShape }
+  | { kind: 'unknown' };
+
+/** A call as the syntax shows it; a call's result is a receiver whose type is the callee's declared return type. */
+export interface CallShape {
+  callee: string;
+  receiver?: Receiver;
+  construct?: boolean;
+}
+
+export interface CallFact extends CallShape {
+  /** Index of the innermost enclosing symbol, or undefined for top-level code (the file). */
+  caller?: number;
+  line: number;
+}
+
+export interface TypeUseFact {
+  /** The symbol whose declaration uses the type. */
+  user?: number;
+  line: number;
+  /** `Money` or `ns.Money`. */
+  type: string;
+  relation: 'EXTENDS' | 'IMPLEMENTS' | 'REFERENCES';
+}
+
+export interface FileFacts {
+  symbols: SymbolFact[];
+  imports: ImportFact[];
+  calls: CallFact[];
+  typeUses: TypeUseFact[];
+  /** Declared field types per class: class symbol index → field name → type name. */
+  fields: Record<number, Record<string, string>>;
+  /** The local name `export default` gives out, when it names one. */
+  defaultExport?: string;
+}

@@ -1,0 +1,282 @@
+import { EDGE_KINDS, type EdgeKind } from './facts.js';
+import { type GraphStore, type StoredSymbol, toSymbol } from './graph-store.js';
+import { splitIdentifierWords } from './name-words.js';
+
+export interface LocatedSymbol extends StoredSymbol {
+  path: string;
+}
+
+export interface Callsite {
+  path: string;
+  line: number;
+  resolution: string;
+  confidence: number;
+}
+
+export interface CallerGroup {
+  caller: LocatedSymbol;
+  callsites: Callsite[];
+}
+
+export interface CalleeGroup {
+  /** Undefined for a call that did not resolve to an indexed symbol. */
+  callee?: LocatedSymbol;
+  /** The call as written, e.g. `this.rates.lookup`. */
+  text: string;
+  callsites: Callsite[];
+}
+
+export interface SearchHit extends LocatedSymbol {
+  score: number;
+}
+
+type Row = Parameters<typeof toSymbol>[0] & { path: string };
+
+function located(row: Row): LocatedSymbol {
+  return { ...toSymbol(row), path: row.path };
+}
+
+/** Read-only questions asked of one root's store. */
+export class GraphQueries {
+  private readonly statements;
+
+  constructor(store: GraphStore) {
+    const db = store.db;
+    const symbolColumns = 's.*, f.path AS path';
+    this.statements = {
+      byQualified: db.prepare(
+        `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.qualified_name = ? AND s.kind != 'file' ORDER BY f.path, s.start_line`,
+      ),
+      byName: db.prepare(
+        `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? AND s.kind != 'file' ORDER BY f.path, s.start_line`,
+      ),
+      byNameAnyCase: db.prepare(
+        `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE (s.name = ? COLLATE NOCASE OR s.qualified_name = ? COLLATE NOCASE) AND s.kind != 'file' ORDER BY f.path, s.start_line LIMIT 200`,
+      ),
+      callers: db.prepare(
+        `SELECT ${symbolColumns}, e.line AS call_line, e.resolution, e.confidence, cf.path AS call_path
+         FROM edges e JOIN symbols s ON s.id = e.source_id JOIN files f ON f.id = s.file_id JOIN files cf ON cf.id = e.file_id
+         WHERE e.target_id = ? AND e.kind = 'CALLS' ORDER BY cf.path, e.line`,
+      ),
+      callees: db.prepare(
+        `SELECT e.target_id, e.target_text, e.line AS call_line, e.resolution, e.confidence, cf.path AS call_path
+         FROM edges e JOIN files cf ON cf.id = e.file_id WHERE e.source_id = ? AND e.kind = 'CALLS' ORDER BY e.line`,
+      ),
+      dependencies: db.prepare(
+        `SELECT DISTINCT e.kind AS relation, e.target_id AS id FROM edges e
+         WHERE e.source_id = ? AND e.target_id IS NOT NULL AND e.target_id != e.source_id AND e.kind IN ('CALLS', 'REFERENCES', 'EXTENDS', 'IMPLEMENTS')
+         ORDER BY e.kind, e.line`,
+      ),
+      located: db.prepare(
+        `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id = ?`,
+      ),
+      search: db.prepare(
+        `SELECT ${symbolColumns}, bm25(symbol_search, 8.0, 4.0, 1.0, 0.5) AS rank
+         FROM symbol_search JOIN symbols s ON s.id = symbol_search.rowid JOIN files f ON f.id = s.file_id
+         WHERE symbol_search MATCH ? AND s.kind != 'file' ORDER BY rank LIMIT 300`,
+      ),
+      filesByLanguage: db.prepare(
+        'SELECT language, count(*) AS count, sum(lines) AS lines FROM files GROUP BY language',
+      ),
+      symbolsByKind: db.prepare(
+        "SELECT kind, count(*) AS count FROM symbols WHERE kind != 'file' GROUP BY kind",
+      ),
+      edgesByKind: db.prepare(
+        `SELECT kind, count(*) AS count, sum(target_id IS NULL AND resolution != 'external') AS unresolved,
+                sum(resolution = 'external') AS external FROM edges GROUP BY kind`,
+      ),
+      symbolsByLanguage: db.prepare(
+        "SELECT f.language, count(*) AS count FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.kind != 'file' GROUP BY f.language",
+      ),
+      edgesByLanguage: db.prepare(
+        'SELECT f.language, count(*) AS count FROM edges e JOIN files f ON f.id = e.file_id GROUP BY f.language',
+      ),
+      mapSymbols: db.prepare(
+        `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id
+         WHERE s.kind != 'file' AND (f.path = ? OR f.path LIKE ? ESCAPE '\\' OR ? = '')
+         ORDER BY s.importance DESC, s.exported DESC, f.path, s.start_line LIMIT 20000`,
+      ),
+      fileImportance: db.prepare(
+        `SELECT f.path, (SELECT importance FROM symbols WHERE file_id = f.id AND ordinal = -1) AS imported,
+                (SELECT coalesce(sum(importance), 0) FROM symbols WHERE file_id = f.id AND ordinal >= 0) AS used
+         FROM files f WHERE (f.path = ? OR f.path LIKE ? ESCAPE '\\' OR ? = '')`,
+      ),
+    };
+  }
+
+  /** `Money.multiplyByRate` by qualified name, else `multiplyByRate` by name, else either ignoring case. */
+  findSymbols(name: string): LocatedSymbol[] {
+    const qualified = this.statements.byQualified.all(name) as Row[];
+    if (qualified.length > 0) return qualified.map(located);
+    const plain = this.statements.byName.all(name) as Row[];
+    if (plain.length > 0) return plain.map(located);
+    return (this.statements.byNameAnyCase.all(name, name) as Row[]).map(located);
+  }
+
+  symbol(id: number): LocatedSymbol | undefined {
+    const row = this.statements.located.get(id) as Row | undefined;
+    return row ? located(row) : undefined;
+  }
+
+  /** What a symbol calls, references, extends or implements, once per target and relation. */
+  dependencies(sourceId: number): { relation: string; symbol: LocatedSymbol }[] {
+    const rows = this.statements.dependencies.all(sourceId) as { relation: string; id: number }[];
+    return rows.flatMap((row) => {
+      const symbol = this.symbol(row.id);
+      return symbol && symbol.kind !== 'file' ? [{ relation: row.relation, symbol }] : [];
+    });
+  }
+
+  /** Every CALLS edge into `targetId`, grouped by the calling symbol, callsites in file order. */
+  callers(targetId: number): CallerGroup[] {
+    const groups = new Map<number, CallerGroup>();
+    const rows = this.statements.callers.all(targetId) as (Row & {
+      call_line: number;
+      resolution: string;
+      confidence: number;
+      call_path: string;
+    })[];
+    for (const row of rows) {
+      let group = groups.get(row.id);
+      if (!group) {
+        group = { caller: located(row), callsites: [] };
+        groups.set(row.id, group);
+      }
+      group.callsites.push({
+        path: row.call_path,
+        line: row.call_line,
+        resolution: row.resolution,
+        confidence: row.confidence,
+      });
+    }
+    return [...groups.values()];
+  }
+
+  /** Every call made inside `sourceId`, grouped by callee (unresolved calls by their text). */
+  callees(sourceId: number): CalleeGroup[] {
+    const groups = new Map<string, CalleeGroup>();
+    const rows = this.statements.callees.all(sourceId) as {
+      target_id: number | null;
+      target_text: string;
+      call_line: number;
+      resolution: string;
+      confidence: number;
+      call_path: string;
+    }[];
+    for (const row of rows) {
+      const key = row.target_id !== null ? `#${row.target_id}` : row.target_text;
+      let group = groups.get(key);
+      if (!group) {
+        const callee = row.target_id !== null ? this.symbol(row.target_id) : undefined;
+        group = callee
+          ? { callee, text: row.target_text, callsites: [] }
+          : { text: row.target_text, callsites: [] };
+        groups.set(key, group);
+      }
+      group.callsites.push({
+        path: row.call_path,
+        line: row.call_line,
+        resolution: row.resolution,
+        confidence: row.confidence,
+      });
+    }
+    return [...groups.values()];
+  }
+
+  /**
+   * BM25 over split names, qualified names, signatures and docs, plus an exact-name boost and
+   * a prior from how often the symbol is used. Whole words first; prefixes only when whole
+   * words find nothing, so `rate` does not drown in `generate`-like noise.
+   */
+  search(query: string, limit: number): SearchHit[] {
+    const words = splitIdentifierWords(query).split(' ').filter(Boolean);
+    if (words.length === 0) return [];
+    let rows = this.statements.search.all(words.map((word) => `"${word}"`).join(' OR ')) as (Row & {
+      rank: number;
+    })[];
+    if (rows.length === 0) {
+      rows = this.statements.search.all(words.map((word) => `"${word}"*`).join(' OR ')) as (Row & {
+        rank: number;
+      })[];
+    }
+    const wanted = query.trim().toLowerCase();
+    return rows
+      .map((row) => {
+        const exact = row.name.toLowerCase() === wanted || row.qualified_name.toLowerCase() === wanted;
+        const score = -row.rank + (exact ? 10 : 0) + Math.log1p(row.importance) * 0.75;
+        return { ...located(row), score: Math.round(score * 1000) / 1000 };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, limit);
+  }
+
+  status() {
+    const edges = this.statements.edgesByKind.all() as {
+      kind: string;
+      count: number;
+      unresolved: number;
+      external: number;
+    }[];
+    const calls = edges.find((edge) => edge.kind === 'CALLS');
+    const byKind = Object.fromEntries(EDGE_KINDS.map((kind) => [kind, 0])) as Record<EdgeKind, number>;
+    for (const edge of edges) byKind[edge.kind as EdgeKind] = edge.count;
+    const languages = this.statements.filesByLanguage.all() as {
+      language: string;
+      count: number;
+      lines: number;
+    }[];
+    const symbolsByLanguage = new Map(
+      (this.statements.symbolsByLanguage.all() as { language: string; count: number }[]).map((row) => [
+        row.language,
+        row.count,
+      ]),
+    );
+    const edgesByLanguage = new Map(
+      (this.statements.edgesByLanguage.all() as { language: string; count: number }[]).map((row) => [
+        row.language,
+        row.count,
+      ]),
+    );
+    return {
+      files: languages.reduce((sum, row) => sum + row.count, 0),
+      languages: languages.map((row) => ({
+        language: row.language,
+        files: row.count,
+        lines: row.lines,
+        symbols: symbolsByLanguage.get(row.language) ?? 0,
+        edges: edgesByLanguage.get(row.language) ?? 0,
+      })),
+      symbolsByKind: Object.fromEntries(
+        (this.statements.symbolsByKind.all() as { kind: string; count: number }[]).map((row) => [
+          row.kind,
+          row.count,
+        ]),
+      ),
+      edgesByKind: byKind,
+      calls: calls?.count ?? 0,
+      unresolvedCalls: calls?.unresolved ?? 0,
+      externalCalls: calls?.external ?? 0,
+    };
+  }
+
+  /** Symbols under a path prefix (a file or folder; '' for all), most used first. */
+  mapSymbols(prefix: string): LocatedSymbol[] {
+    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+    return (this.statements.mapSymbols.all(prefix, like, prefix) as Row[]).map(located);
+  }
+
+  /** Files under a prefix with how much the rest of the root uses them. */
+  fileImportance(prefix: string): { path: string; weight: number }[] {
+    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+    return (
+      this.statements.fileImportance.all(prefix, like, prefix) as {
+        path: string;
+        imported: number;
+        used: number;
+      }[]
+    )
+      .map((row) => ({ path: row.path, weight: (row.imported ?? 0) * 2 + row.used }))
+      .sort((a, b) => b.weight - a.weight || a.path.localeCompare(b.path));
+  }
+}

@@ -1,0 +1,355 @@
+import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
+import type { EdgeKind, FileFacts, SymbolKind } from './facts.js';
+import { splitIdentifierWords } from './name-words.js';
+import { GRAPH_MIGRATIONS } from './schema.js';
+
+export interface StoredFile {
+  id: number;
+  path: string;
+  language: string;
+  hash: string;
+}
+
+export interface StoredSymbol {
+  id: number;
+  fileId: number;
+  ordinal: number;
+  parentId: number | null;
+  name: string;
+  qualifiedName: string;
+  kind: SymbolKind;
+  startLine: number;
+  endLine: number;
+  signature: string;
+  doc: string;
+  exported: boolean;
+  importance: number;
+}
+
+export interface NewEdge {
+  kind: EdgeKind;
+  sourceId: number;
+  targetId: number | null;
+  /** What the code wrote: `this.rates.lookup`, `./money`, `Money`. */
+  targetText: string;
+  /** The simple name looked for (`lookup`), kept to find unresolved edges a new symbol may satisfy. */
+  targetName: string;
+  fileId: number;
+  line: number;
+  /** How the target was found: see resolve.ts. */
+  resolution: string;
+  confidence: number;
+}
+
+export interface ParsedFile {
+  path: string;
+  language: string;
+  hash: string;
+  bytes: number;
+  lines: number;
+  facts: FileFacts;
+}
+
+interface SymbolRow {
+  id: number;
+  file_id: number;
+  ordinal: number;
+  parent_id: number | null;
+  name: string;
+  qualified_name: string;
+  kind: SymbolKind;
+  start_line: number;
+  end_line: number;
+  signature: string;
+  doc: string;
+  exported: number;
+  importance: number;
+}
+
+export function toSymbol(row: SymbolRow): StoredSymbol {
+  return {
+    id: row.id,
+    fileId: row.file_id,
+    ordinal: row.ordinal,
+    parentId: row.parent_id,
+    name: row.name,
+    qualifiedName: row.qualified_name,
+    kind: row.kind,
+    startLine: row.start_line,
+    endLine: row.end_line,
+    signature: row.signature,
+    doc: row.doc,
+    exported: row.exported === 1,
+    importance: row.importance,
+  };
+}
+
+/** The SQLite file of one root's graph: files, symbols, edges and the search index. */
+export class GraphStore {
+  readonly db: SqliteDatabase;
+  private readonly statements;
+
+  constructor(file: string) {
+    this.db = openDatabase(file, GRAPH_MIGRATIONS);
+    const db = this.db;
+    this.statements = {
+      fileByPath: db.prepare('SELECT id, path, language, hash FROM files WHERE path = ?'),
+      allFiles: db.prepare('SELECT id, path, language, hash FROM files'),
+      insertFile: db.prepare(
+        `INSERT INTO files (path, language, hash, bytes, lines, facts, indexed_at) VALUES (@path, @language, @hash, @bytes, @lines, @facts, @now)
+         ON CONFLICT(path) DO UPDATE SET language = @language, hash = @hash, bytes = @bytes, lines = @lines, facts = @facts, indexed_at = @now
+         RETURNING id`,
+      ),
+      deleteSymbolsOfFile: db.prepare('DELETE FROM symbols WHERE file_id = ?'),
+      deleteEdgesOfFile: db.prepare('DELETE FROM edges WHERE file_id = ?'),
+      deleteImportsOfFile: db.prepare('DELETE FROM file_imports WHERE file_id = ?'),
+      deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+      insertSymbol: db.prepare(
+        `INSERT INTO symbols (file_id, ordinal, parent_id, name, qualified_name, kind, start_line, end_line, signature, doc, exported)
+         VALUES (@fileId, @ordinal, @parentId, @name, @qualifiedName, @kind, @startLine, @endLine, @signature, @doc, @exported) RETURNING id`,
+      ),
+      updateSymbol: db.prepare(
+        `UPDATE symbols SET ordinal = @ordinal, parent_id = @parentId, name = @name, start_line = @startLine, end_line = @endLine,
+         signature = @signature, doc = @doc, exported = @exported WHERE id = @id`,
+      ),
+      deleteSymbol: db.prepare('DELETE FROM symbols WHERE id = ?'),
+      deleteSearch: db.prepare('DELETE FROM symbol_search WHERE rowid = ?'),
+      insertSearch: db.prepare(
+        'INSERT INTO symbol_search (rowid, name_words, qualified_name, signature, doc) VALUES (?, ?, ?, ?, ?)',
+      ),
+      insertEdge: db.prepare(
+        `INSERT INTO edges (kind, source_id, target_id, target_text, target_name, file_id, line, resolution, confidence)
+         VALUES (@kind, @sourceId, @targetId, @targetText, @targetName, @fileId, @line, @resolution, @confidence)`,
+      ),
+      insertImport: db.prepare('INSERT INTO file_imports (file_id, specifier, target_path) VALUES (?, ?, ?)'),
+      symbolsOfFile: db.prepare('SELECT * FROM symbols WHERE file_id = ? ORDER BY ordinal'),
+      symbolById: db.prepare('SELECT * FROM symbols WHERE id = ?'),
+      fileNodeOf: db.prepare('SELECT id FROM symbols WHERE file_id = ? AND ordinal = -1'),
+      topLevelByName: db.prepare(
+        'SELECT * FROM symbols WHERE file_id = ? AND parent_id IS NULL AND name = ? AND ordinal >= 0',
+      ),
+      memberByName: db.prepare('SELECT * FROM symbols WHERE parent_id = ? AND name = ?'),
+      basesOf: db.prepare(
+        "SELECT target_id FROM edges WHERE source_id = ? AND kind IN ('EXTENDS', 'IMPLEMENTS') AND target_id IS NOT NULL",
+      ),
+      callablesNamed: db.prepare(
+        "SELECT * FROM symbols WHERE name = ? AND kind IN ('function', 'class') AND parent_id IS NULL LIMIT 2",
+      ),
+      factsOf: db.prepare('SELECT facts FROM files WHERE id = ?'),
+      filesTargetingSymbolsOf: db.prepare(
+        'SELECT DISTINCT e.file_id AS id FROM edges e JOIN symbols s ON s.id = e.target_id WHERE s.file_id = ? AND e.file_id != ?',
+      ),
+      filesImporting: db.prepare('SELECT DISTINCT file_id AS id FROM file_imports WHERE target_path = ?'),
+      // Bare ECMAScript specifiers name packages, which are not indexed; relative ones and
+      // Python modules may be satisfied by a file that appears later.
+      filesWithOpenImports: db.prepare(
+        `SELECT DISTINCT i.file_id AS id FROM file_imports i JOIN files f ON f.id = i.file_id
+         WHERE i.target_path IS NULL AND (i.specifier LIKE '.%' OR f.language = 'python')`,
+      ),
+      filesWithUnresolvedName: db.prepare(
+        'SELECT DISTINCT file_id AS id FROM edges WHERE target_id IS NULL AND target_name = ?',
+      ),
+      updateImportance: db.prepare(
+        `UPDATE symbols SET importance = (SELECT count(*) FROM edges WHERE edges.target_id = symbols.id AND edges.kind != 'CONTAINS')`,
+      ),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+      setMeta: db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  fileByPath(path: string): StoredFile | undefined {
+    return this.statements.fileByPath.get(path) as StoredFile | undefined;
+  }
+
+  allFiles(): StoredFile[] {
+    return this.statements.allFiles.all() as StoredFile[];
+  }
+
+  /**
+   * Stores a parsed file and its symbols; its own edges are rebuilt by the resolver. A symbol
+   * that is still there (same kind and qualified name) keeps its id, so the edges other files
+   * have into it stay valid and an edit inside a body re-resolves that one file only.
+   */
+  putFile(file: ParsedFile, now = Date.now()): number {
+    const { id } = this.statements.insertFile.get({
+      path: file.path,
+      language: file.language,
+      hash: file.hash,
+      bytes: file.bytes,
+      lines: file.lines,
+      facts: JSON.stringify(file.facts),
+      now,
+    }) as { id: number };
+    this.clearEdgesOf(id);
+    const previous = new Map<string, number[]>();
+    for (const symbol of this.symbolsOf(id)) {
+      const key = `${symbol.kind}\0${symbol.qualifiedName}`;
+      previous.set(key, [...(previous.get(key) ?? []), symbol.id]);
+    }
+    const keep = (row: Record<string, unknown>): number => {
+      const reused = previous.get(`${row.kind}\0${row.qualifiedName}`)?.shift();
+      if (reused === undefined) return this.insertSymbol(row);
+      this.statements.updateSymbol.run({ ...row, id: reused });
+      this.statements.deleteSearch.run(reused);
+      this.indexForSearch(reused, row);
+      return reused;
+    };
+    keep({
+      fileId: id,
+      ordinal: -1,
+      parentId: null,
+      name: file.path.split('/').pop() ?? file.path,
+      qualifiedName: file.path,
+      kind: 'file',
+      startLine: 1,
+      endLine: file.lines,
+      signature: file.path,
+      doc: '',
+      exported: 0,
+    });
+    const ids: number[] = [];
+    file.facts.symbols.forEach((symbol, ordinal) => {
+      const parentId = symbol.parent !== undefined ? (ids[symbol.parent] ?? null) : null;
+      ids.push(
+        keep({
+          fileId: id,
+          ordinal,
+          parentId,
+          name: symbol.name,
+          qualifiedName: symbol.qualifiedName,
+          kind: symbol.kind,
+          startLine: symbol.startLine,
+          endLine: symbol.endLine,
+          signature: symbol.signature,
+          doc: symbol.doc,
+          exported: symbol.exported ? 1 : 0,
+        }),
+      );
+    });
+    for (const gone of previous.values())
+      for (const symbolId of gone) this.statements.deleteSymbol.run(symbolId);
+    return id;
+  }
+
+  private insertSymbol(row: Record<string, unknown>): number {
+    const { id } = this.statements.insertSymbol.get(row) as { id: number };
+    this.indexForSearch(id, row);
+    return id;
+  }
+
+  private indexForSearch(id: number, row: Record<string, unknown>): void {
+    this.statements.insertSearch.run(
+      id,
+      splitIdentifierWords(String(row.qualifiedName)),
+      String(row.qualifiedName),
+      String(row.signature),
+      String(row.doc),
+    );
+  }
+
+  private clearFile(fileId: number): void {
+    this.statements.deleteEdgesOfFile.run(fileId);
+    this.statements.deleteImportsOfFile.run(fileId);
+    this.statements.deleteSymbolsOfFile.run(fileId);
+  }
+
+  removeFile(fileId: number): void {
+    this.clearFile(fileId);
+    this.statements.deleteFile.run(fileId);
+  }
+
+  clearEdgesOf(fileId: number): void {
+    this.statements.deleteEdgesOfFile.run(fileId);
+    this.statements.deleteImportsOfFile.run(fileId);
+  }
+
+  addEdge(edge: NewEdge): void {
+    this.statements.insertEdge.run(edge);
+  }
+
+  addImport(fileId: number, specifier: string, targetPath: string | null): void {
+    this.statements.insertImport.run(fileId, specifier, targetPath);
+  }
+
+  factsOf(fileId: number): FileFacts {
+    const row = this.statements.factsOf.get(fileId) as { facts: string } | undefined;
+    return row
+      ? (JSON.parse(row.facts) as FileFacts)
+      : { symbols: [], imports: [], calls: [], typeUses: [], fields: {} };
+  }
+
+  /** The file's symbols by ordinal; index 0 is the file node (ordinal -1). */
+  symbolsOf(fileId: number): StoredSymbol[] {
+    return (this.statements.symbolsOfFile.all(fileId) as SymbolRow[]).map(toSymbol);
+  }
+
+  symbolById(id: number): StoredSymbol | undefined {
+    const row = this.statements.symbolById.get(id) as SymbolRow | undefined;
+    return row ? toSymbol(row) : undefined;
+  }
+
+  fileNodeOf(fileId: number): number | undefined {
+    return (this.statements.fileNodeOf.get(fileId) as { id: number } | undefined)?.id;
+  }
+
+  topLevelNamed(fileId: number, name: string): StoredSymbol[] {
+    return (this.statements.topLevelByName.all(fileId, name) as SymbolRow[]).map(toSymbol);
+  }
+
+  memberNamed(parentId: number, name: string): StoredSymbol | undefined {
+    const row = this.statements.memberByName.get(parentId, name) as SymbolRow | undefined;
+    return row ? toSymbol(row) : undefined;
+  }
+
+  basesOf(symbolId: number): number[] {
+    return (this.statements.basesOf.all(symbolId) as { target_id: number }[]).map((row) => row.target_id);
+  }
+
+  /** Up to two top-level functions or classes of that name anywhere: one means unique. */
+  callablesNamed(name: string): StoredSymbol[] {
+    return (this.statements.callablesNamed.all(name) as SymbolRow[]).map(toSymbol);
+  }
+
+  /** Files whose edges may change when `fileId` (at `path`) changes, besides itself. */
+  dependentsOf(fileId: number | undefined, path: string): number[] {
+    const ids = new Set<number>();
+    if (fileId !== undefined) {
+      for (const row of this.statements.filesTargetingSymbolsOf.all(fileId, fileId) as { id: number }[])
+        ids.add(row.id);
+    }
+    for (const row of this.statements.filesImporting.all(path) as { id: number }[]) ids.add(row.id);
+    return [...ids];
+  }
+
+  /** Files with an import that found no file: a new file may be what they meant. */
+  filesWithOpenImports(): number[] {
+    return (this.statements.filesWithOpenImports.all() as { id: number }[]).map((row) => row.id);
+  }
+
+  filesWithUnresolved(name: string): number[] {
+    return (this.statements.filesWithUnresolvedName.all(name) as { id: number }[]).map((row) => row.id);
+  }
+
+  /** The importance prior: how many edges point at each symbol. */
+  refreshImportance(): void {
+    this.statements.updateImportance.run();
+  }
+
+  meta(key: string): string | undefined {
+    return (this.statements.getMeta.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.statements.setMeta.run(key, value);
+  }
+}

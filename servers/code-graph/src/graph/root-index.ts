@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@toolmesh/core';
+import type { FileFacts } from './facts.js';
+import { IgnoreRules, MAX_INDEXED_BYTES, scanTree } from './file-scan.js';
+import { GraphStore, type ParsedFile } from './graph-store.js';
+import { languageOf } from './languages.js';
+import { resolveFiles } from './resolve.js';
+import { parserFor, withTree } from './syntax.js';
+
+export type IndexPhase = 'idle' | 'scanning' | 'parsing' | 'resolving' | 'ready' | 'failed';
+
+export interface IndexProgress {
+  phase: IndexPhase;
+  /** Files parsed (or found unchanged) so far in the current run. */
+  done: number;
+  /** Files the current run looks at. */
+  total: number;
+  /** True once one full index has finished since start. */
+  complete: boolean;
+  lastUpdate?: string;
+  lastError?: string;
+  /** Paths changed on disk and not yet indexed. */
+  pending: number;
+  /** Files parsed, found unchanged by hash, and skipped (unreadable) by the last run. */
+  lastRun?: { parsed: number; unchanged: number; removed: number; milliseconds: number };
+}
+
+export type ProgressListener = (progress: IndexProgress) => void;
+
+/** Thrown into queued work once the index is closing; nobody waits for that work any more. */
+export class IndexClosed extends Error {
+  override readonly name = 'IndexClosed';
+}
+
+/** How many files are parsed before the event loop gets a turn, so tools keep answering. */
+const FILES_PER_SLICE = 16;
+
+/**
+ * The graph of one root: keeps its SQLite store in step with the files on disk. All work runs
+ * one job at a time on a queue, so a watcher batch never interleaves with a full re-index.
+ */
+export class RootIndex {
+  readonly store: GraphStore;
+  readonly rules: IgnoreRules;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closing = false;
+  private readonly listeners = new Set<ProgressListener>();
+  private readonly pendingPaths = new Set<string>();
+  readonly progress: IndexProgress = { phase: 'idle', done: 0, total: 0, complete: false, pending: 0 };
+
+  constructor(
+    readonly root: string,
+    databaseFile: string,
+    private readonly log: Logger,
+  ) {
+    this.store = new GraphStore(databaseFile);
+    this.rules = new IgnoreRules(root);
+    const last = this.store.meta('last_update');
+    if (last) this.progress.lastUpdate = last;
+  }
+
+  onProgress(listener: ProgressListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private report(change: Partial<IndexProgress>): void {
+    Object.assign(this.progress, change, { pending: this.pendingPaths.size });
+    for (const listener of this.listeners) listener(this.progress);
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const guarded = () => (this.closing ? Promise.reject(new IndexClosed()) : job());
+    const run = this.queue.then(guarded, guarded);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Brings the whole root up to date: new and changed files parsed, vanished ones removed. */
+  indexAll(): Promise<IndexProgress> {
+    return this.enqueue(async () => {
+      const started = Date.now();
+      try {
+        this.rules.forget();
+        this.report({ phase: 'scanning', done: 0, total: 0 });
+        const scanned = await scanTree(this.root, this.rules);
+        const onDisk = new Set(scanned.map((file) => file.path));
+        const gone = this.store
+          .allFiles()
+          .filter((file) => !onDisk.has(file.path))
+          .map((file) => file.path);
+        const result = await this.applyChanges([...scanned.map((file) => file.path), ...gone], started);
+        this.report({ complete: true });
+        return result;
+      } catch (error) {
+        if (error instanceof IndexClosed) return this.progress;
+        this.report({ phase: 'failed', lastError: (error as Error).message });
+        this.log.error(`indexing ${this.root} failed`, { error: (error as Error).stack });
+        throw error;
+      }
+    });
+  }
+
+  /** Re-indexes the given root-relative paths (files or folders; gone ones are removed). */
+  update(paths: Iterable<string>): Promise<IndexProgress> {
+    for (const changed of paths) this.pendingPaths.add(changed);
+    this.report({});
+    return this.enqueue(async () => {
+      const batch = [...this.pendingPaths];
+      this.pendingPaths.clear();
+      if (batch.length === 0) return this.progress;
+      if (batch.some((changed) => changed === '.gitignore' || changed.endsWith('/.gitignore'))) {
+        // A changed ignore file can add or drop any file: look at the whole tree again.
+        this.rules.forget();
+        const scanned = await scanTree(this.root, this.rules);
+        const onDisk = new Set(scanned.map((file) => file.path));
+        const gone = this.store.allFiles().filter((file) => !onDisk.has(file.path));
+        return this.applyChanges([...onDisk, ...gone.map((file) => file.path)], Date.now());
+      }
+      const expanded = new Set<string>();
+      for (const changed of batch) {
+        const stat = await fs.stat(path.join(this.root, changed)).catch(() => undefined);
+        if (stat?.isDirectory()) {
+          if (this.rules.ignores(changed, true)) continue;
+          for (const file of await scanTree(this.root, this.rules, changed)) expanded.add(file.path);
+        } else {
+          expanded.add(changed);
+        }
+        // A folder that was removed or renamed away takes its indexed files with it.
+        if (!stat) {
+          for (const file of this.store.allFiles())
+            if (file.path.startsWith(`${changed}/`)) expanded.add(file.path);
+        }
+      }
+      return this.applyChanges([...expanded], Date.now());
+    });
+  }
+
+  /** Parses what changed by content hash, removes what is gone, then re-resolves the affected files. */
+  private async applyChanges(paths: string[], started: number): Promise<IndexProgress> {
+    this.report({ phase: 'parsing', done: 0, total: paths.length });
+    const changedIds = new Set<number>();
+    const dependents = new Set<number>();
+    const newNames = new Set<string>();
+    let parsed = 0;
+    let unchanged = 0;
+    let removed = 0;
+    let addedFiles = false;
+    for (let start = 0; start < paths.length; start += FILES_PER_SLICE) {
+      if (this.closing) throw new IndexClosed();
+      const slice = paths.slice(start, start + FILES_PER_SLICE);
+      const readings = await Promise.all(slice.map((relative) => this.read(relative)));
+      const parsedSlice: ParsedFile[] = [];
+      for (const [position, relative] of slice.entries()) {
+        const reading = readings[position];
+        const stored = this.store.fileByPath(relative);
+        if (reading && stored?.hash === reading.hash) {
+          unchanged++;
+          continue;
+        }
+        if (!reading) {
+          if (stored) {
+            for (const id of this.store.dependentsOf(stored.id, relative)) dependents.add(id);
+            this.store.transaction(() => this.store.removeFile(stored.id));
+            removed++;
+          }
+          continue;
+        }
+        const file = await this.parse(relative, reading.source, reading.hash);
+        if (file) parsedSlice.push(file);
+      }
+      this.store.transaction(() => {
+        for (const file of parsedSlice) {
+          const stored = this.store.fileByPath(file.path);
+          const before = stored ? this.store.factsOf(stored.id) : undefined;
+          // Other files resolve against what a file declares and imports, not against its bodies:
+          // only when that outline changed do they need resolving again.
+          if (stored && before && !onlyAdds(before, file.facts)) {
+            for (const id of this.store.dependentsOf(stored.id, file.path)) dependents.add(id);
+          }
+          if (!stored) addedFiles = true;
+          const known = new Set(before?.symbols.map((symbol) => symbol.name));
+          for (const symbol of file.facts.symbols) if (!known.has(symbol.name)) newNames.add(symbol.name);
+          changedIds.add(this.store.putFile(file));
+          parsed++;
+        }
+      });
+      this.report({ done: Math.min(paths.length, start + slice.length) });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (changedIds.size > 0 || removed > 0) {
+      this.report({ phase: 'resolving' });
+      this.store.transaction(() => {
+        const affected = new Set([...changedIds, ...dependents]);
+        if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
+        for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
+        resolveFiles(this.store, affected);
+      });
+    }
+    const lastUpdate = new Date().toISOString();
+    this.store.setMeta('last_update', lastUpdate);
+    this.report({
+      phase: 'ready',
+      lastUpdate,
+      lastRun: { parsed, unchanged, removed, milliseconds: Date.now() - started },
+    });
+    return { ...this.progress };
+  }
+
+  /** The file's text and hash; undefined when it is gone, unreadable, unsupported or ignored. */
+  private async read(relative: string): Promise<{ source: string; hash: string } | undefined> {
+    if (!languageOf(relative) || this.rules.ignores(relative, false)) return undefined;
+    const absolute = path.join(this.root, relative);
+    const stat = await fs.lstat(absolute).catch(() => undefined);
+    if (!stat?.isFile() || stat.size > MAX_INDEXED_BYTES) return undefined;
+    const bytes = await fs.readFile(absolute).catch(() => undefined);
+    if (!bytes) return undefined;
+    return { source: bytes.toString('utf8'), hash: createHash('sha1').update(bytes).digest('hex') };
+  }
+
+  private async parse(relative: string, source: string, hash: string): Promise<ParsedFile | undefined> {
+    const language = languageOf(relative);
+    if (!language) return undefined;
+    try {
+      const parser = await parserFor(language);
+      const facts = withTree(parser, source, (tree) => language.extract(tree, source));
+      return {
+        path: relative,
+        language: language.id,
+        hash,
+        bytes: Buffer.byteLength(source),
+        lines: source.split('\n').length,
+        facts,
+      };
+    } catch (error) {
+      // One file the extractor cannot read must not stop the rest of the index.
+      this.log.warning(`could not index ${relative}: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** Stops after the file being parsed, waits for the queue, then closes the database. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.queue;
+    this.store.close();
+  }
+}
+
+/**
+ * Whether `after` keeps everything other files can see of `before` — its declarations, imports,
+ * field types and bases — and at most adds declarations. Other files then resolve as they did;
+ * only their calls to the added names (found by name) can change.
+ */
+function onlyAdds(before: FileFacts, after: FileFacts): boolean {
+  const declared = (facts: FileFacts) =>
+    facts.symbols.map((symbol) =>
+      JSON.stringify([
+        symbol.kind,
+        symbol.qualifiedName,
+        symbol.exported,
+        symbol.returns,
+        facts.symbols[symbol.parent ?? -1]?.qualifiedName,
+      ]),
+    );
+  const rest = (facts: FileFacts) =>
+    JSON.stringify({
+      imports: facts.imports.map((fact) => [fact.specifier, fact.bindings, fact.reexport, fact.star]),
+      fields: Object.fromEntries(
+        Object.entries(facts.fields).map(([owner, fields]) => [
+          facts.symbols[Number(owner)]?.qualifiedName,
+          fields,
+        ]),
+      ),
+      bases: facts.typeUses
+        .filter((use) => use.relation !== 'REFERENCES')
+        .map((use) => [facts.symbols[use.user ?? -1]?.qualifiedName, use.type, use.relation]),
+      defaultExport: facts.defaultExport,
+    });
+  if (rest(before) !== rest(after)) return false;
+  const kept = new Set(declared(after));
+  return declared(before).every((symbol) => kept.has(symbol));
+}

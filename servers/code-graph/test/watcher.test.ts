@@ -1,0 +1,109 @@
+import { readFileSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeGraph } from '../src/graph/code-graph.js';
+import { copyFixture, type FixtureCopy, indexedGraph, until } from './fixture-graph.js';
+
+function callerNames(graph: CodeGraph, name: string): string[] {
+  return graph
+    .findSymbols(name)
+    .flatMap((found) =>
+      found.root.queries.callers(found.symbol.id).map((group) => group.caller.qualifiedName),
+    );
+}
+
+function callsites(graph: CodeGraph, name: string): string[] {
+  return graph
+    .findSymbols(name)
+    .flatMap((found) =>
+      found.root.queries
+        .callers(found.symbol.id)
+        .flatMap((group) => group.callsites.map((site) => `${site.path}:${site.line}`)),
+    );
+}
+
+for (const mode of ['events', 'polling'] as const) {
+  describe(`the file watcher (${mode})`, () => {
+    let copy: FixtureCopy;
+    let graph: CodeGraph;
+    beforeAll(async () => {
+      copy = copyFixture('ts-shop');
+      graph = await indexedGraph(copy, { watch: mode });
+      expect(graph.roots[0]?.watcher?.mode).toBe(mode);
+    });
+    afterAll(async () => {
+      await graph.close();
+      copy.remove();
+    });
+
+    it('picks up an edit', async () => {
+      copy.write(
+        'src/checkout.ts',
+        "import { Money } from './pricing/money';\nexport function twice(m: Money): Money {\n  return m.zero();\n}\n",
+      );
+      await until('twice to call Money.zero', () => callerNames(graph, 'Money.zero').includes('twice'));
+      expect(graph.findSymbols('priceBasket')).toEqual([]);
+    });
+
+    it('picks up a new file, and a new folder with a file in it', async () => {
+      copy.write(
+        'src/report.ts',
+        "import { Money } from './pricing';\nexport function report(m: Money) {\n  return m.add(m);\n}\n",
+      );
+      copy.write(
+        'src/extra/deep/audit.ts',
+        "import { Money } from '../../pricing';\nexport function audit(m: Money) {\n  return m.double();\n}\n",
+      );
+      await until('report to call Money.add', () => callerNames(graph, 'Money.add').includes('report'));
+      await until('audit to call Money.double', () => callerNames(graph, 'Money.double').includes('audit'));
+    });
+
+    it('picks up a deletion', async () => {
+      rmSync(path.join(copy.root, 'src/report.ts'));
+      await until('report to be gone', () => graph.findSymbols('report').length === 0);
+      expect(callerNames(graph, 'Money.add')).not.toContain('report');
+    });
+
+    it('picks up a rename, and re-resolves the files that import the renamed one', async () => {
+      renameSync(path.join(copy.root, 'src/pricing/money.ts'), path.join(copy.root, 'src/pricing/cash.ts'));
+      copy.write('src/pricing/index.ts', "export { Money } from './cash';\nexport * from './rate';\n");
+      await until(
+        'Money to live in cash.ts',
+        () => graph.findSymbols('Money')[0]?.symbol.path === 'src/pricing/cash.ts',
+      );
+      // Files importing through index.ts find Money again; savings.ts calls it through a field.
+      await until('the field calls to resolve again', () =>
+        callsites(graph, 'Money.multiplyByRate').includes('src/lib/savings.ts:8'),
+      );
+    });
+
+    it('re-resolves dependents when a definition moves within its file', async () => {
+      const before = callsites(graph, 'Money.multiplyByRate').length;
+      const source = readFileSync(path.join(copy.root, 'src/pricing/cash.ts'), 'utf8');
+      copy.write('src/pricing/cash.ts', `// a new first line\n${source}`);
+      await until(
+        'Money.multiplyByRate to move to line 9',
+        () => graph.findSymbols('Money.multiplyByRate')[0]?.symbol.startLine === 9,
+      );
+      expect(callsites(graph, 'Money.multiplyByRate')).toHaveLength(before);
+    });
+
+    it('indexes a burst of changes as a batch, not one run per file', async () => {
+      const runs: number[] = [];
+      const index = graph.roots[0]?.index;
+      const stop = index?.onProgress((progress) => {
+        if (progress.phase === 'ready') runs.push(Date.now());
+      });
+      for (let n = 0; n < 40; n++)
+        copy.write(`src/burst/file${n}.ts`, `export function burst${n}() { return ${n}; }\n`);
+      await until(
+        'all 40 files',
+        () => graph.findSymbols('burst39').length === 1 && graph.findSymbols('burst0').length === 1,
+      );
+      await until('the index to settle', () => graph.complete);
+      stop?.();
+      expect(runs.length).toBeGreaterThan(0);
+      expect(runs.length).toBeLessThanOrEqual(3);
+    });
+  });
+}
