@@ -8,6 +8,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -41,6 +42,20 @@ function processesTagged(tag: string): number[] {
     })
     .map(Number);
 }
+
+/** `toolmesh sandbox [flags] -- command…` from the built bin, with `env` over this process's. */
+function sandboxRun(flags: string[], command: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(process.execPath, [TOOLMESH_BIN, 'sandbox', ...flags, '--', ...command], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+}
+
+/** A script in no package that prints the file named by its argument, or the error code. */
+const READER_SCRIPT = `import { readFileSync } from 'node:fs';
+try { process.stdout.write(readFileSync(process.argv[2], 'utf8')); } catch (error) { process.stdout.write(error.code); }
+`;
 
 let base: string;
 let root: string;
@@ -135,6 +150,18 @@ describe('a sandboxed server sees only its roots', () => {
     expect(astray.cwd).toBe(root);
     await client.close();
   });
+
+  it('has no capabilities, even when toolmesh runs as root', async () => {
+    const client = await harness.connect();
+    const capabilities = async (server: string) =>
+      /^CapEff:\s*([0-9a-f]+)$/m.exec(
+        resultText(await client.call(`${server}__read_path`, { path: '/proc/self/status' })),
+      )?.[1];
+    expect(await capabilities('jail')).toBe('0000000000000000');
+    // As root (CI, containers) an unsandboxed child has them all: the check can tell.
+    if (process.getuid?.() === 0) expect(await capabilities('free')).not.toBe('0000000000000000');
+    await client.close();
+  });
 });
 
 describe('a sandboxed fs server', () => {
@@ -216,6 +243,129 @@ describe('the data directory in a sandbox', () => {
   });
 });
 
+describe('<data>/aggregator in a sandbox, whatever the paths', () => {
+  const token = 'tm_local_secret_of_the_aggregator';
+  let real: string;
+  beforeAll(() => {
+    // real/data is the data directory; datalink and rootlink reach it through symlinks.
+    real = path.join(base, 'linked', 'real');
+    mkdirSync(path.join(real, 'data', 'aggregator'), { recursive: true });
+    writeFileSync(path.join(real, 'data', 'aggregator', 'local-token'), token);
+    writeFileSync(path.join(real, 'data', 'notes.txt'), 'shown\n');
+    symlinkSync(path.join(real, 'data'), path.join(base, 'linked', 'datalink'));
+    symlinkSync(real, path.join(base, 'linked', 'rootlink'));
+  });
+
+  it('is hidden when the data directory is given through a symlink', () => {
+    const result = sandboxRun(
+      ['--root', real],
+      [
+        '/bin/cat',
+        path.join(real, 'data', 'notes.txt'),
+        path.join(real, 'data', 'aggregator', 'local-token'),
+      ],
+      { TOOLMESH_DATA_DIR: path.join(base, 'linked', 'datalink') },
+    );
+    // The root is shown, its notes with it; only the state folder is empty.
+    expect(result.stdout).toBe('shown\n');
+    expect(result.stderr).toContain('No such file or directory');
+  });
+
+  it('is hidden when the root is given through a symlink', () => {
+    const rootlink = path.join(base, 'linked', 'rootlink');
+    const result = sandboxRun(
+      ['--root', rootlink],
+      [
+        '/bin/cat',
+        path.join(rootlink, 'data', 'notes.txt'),
+        path.join(rootlink, 'data', 'aggregator', 'local-token'),
+      ],
+      { TOOLMESH_DATA_DIR: path.join(real, 'data') },
+    );
+    expect(result.stdout).toBe('shown\n');
+    expect(result.stderr).toContain('No such file or directory');
+  });
+
+  it('is created, private, before the sandbox starts, so a sandbox cannot plant state in it', () => {
+    const fresh = path.join(base, 'fresh');
+    mkdirSync(fresh);
+    const data = path.join(fresh, 'data');
+    // A writable root that holds a data directory toolmesh has not made yet.
+    const result = sandboxRun(
+      ['--root', fresh],
+      [
+        '/bin/sh',
+        '-c',
+        'mkdir -p "$TOOLMESH_DATA_DIR/aggregator" && echo tm_planted > "$TOOLMESH_DATA_DIR/aggregator/tokens.json"',
+      ],
+      { TOOLMESH_DATA_DIR: data },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(statSync(path.join(data, 'aggregator')).mode & 0o777).toBe(0o700);
+    expect(existsSync(path.join(data, 'aggregator', 'tokens.json'))).toBe(false);
+  });
+});
+
+describe('a program in no package', () => {
+  it('is bound alone, not the home folder it sits in', () => {
+    const home = path.join(base, 'home');
+    mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    const key = path.join(home, '.ssh', 'id_ed25519');
+    writeFileSync(key, 'PRIVATE KEY');
+    const script = path.join(home, 'server.mjs');
+    writeFileSync(script, READER_SCRIPT);
+    // Unsandboxed the script reads the key: the sandboxed run can tell.
+    expect(spawnSync(process.execPath, [script, key], { encoding: 'utf8' }).stdout).toBe('PRIVATE KEY');
+    const result = sandboxRun([], [process.execPath, script, key], { HOME: home });
+    expect(result.stdout, result.stderr).toBe('ENOENT');
+  });
+
+  it('is bound alone in /tmp, which stays private', () => {
+    const id = randomUUID();
+    const script = path.join('/tmp', `toolmesh-lone-${id}.mjs`);
+    const hostFile = path.join('/tmp', `toolmesh-host-${id}.txt`);
+    writeFileSync(script, READER_SCRIPT);
+    writeFileSync(hostFile, 'on the host');
+    try {
+      expect(spawnSync(process.execPath, [script, hostFile], { encoding: 'utf8' }).stdout).toBe(
+        'on the host',
+      );
+      const result = sandboxRun([], [process.execPath, script, hostFile]);
+      expect(result.stdout, result.stderr).toBe('ENOENT');
+    } finally {
+      rmSync(script, { force: true });
+      rmSync(hostFile, { force: true });
+    }
+  });
+});
+
+describe("a sandboxed server's default roots", () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({
+      workspaces: { web: { roots: [root] } },
+      mcpServers: {
+        // Shared servers: the workspace's root only when the entry names it.
+        shared: probe({ sandbox: 'required' }),
+        named: probe({ sandbox: 'required', roots: [root] }),
+        // One instance per workspace, started with --root <its root>: that root is shown.
+        each: probe({ sandbox: 'required', perWorkspace: true }),
+      },
+    });
+  });
+  afterAll(() => harness.close());
+
+  it('are none for a shared server, its roots key or --root arguments otherwise', async () => {
+    const client = await harness.connect({ workspace: 'web' });
+    const read = (server: string) =>
+      client.call(`${server}__read_path`, { path: path.join(root, 'inside.txt') });
+    expect(resultText(await read('shared'))).toMatch(/^ENOENT/);
+    expect(resultText(await read('named'))).toBe('inside the root\n');
+    expect(resultText(await read('each'))).toBe('inside the root\n');
+    await client.close();
+  });
+});
+
 describe('a sandboxed server has no network unless its entry allows it', () => {
   let harness: Harness;
   let listener: net.Server;
@@ -251,12 +401,18 @@ describe('a sandboxed server has no network unless its entry allows it', () => {
 
 describe('a sandboxed server gets an environment of allowlisted variables only', () => {
   let harness: Harness;
+  // In the aggregator's environment: a sandbox takes its allowlisted variables from there.
   const planted = {
     OPENAI_API_KEY: 'sk-planted-in-the-aggregator',
     TOOLMESH_SECRET_TOKEN: 'planted-toolmesh-token',
-    TOOLMESH_PROBE_FLAG: 'passed',
+    TOOLMESH_AUTH_BEARER: 'tm_leak',
+    TOOLMESH_DB_URL: 'postgres://u:pw@h/db',
+    // Allowlisted, and not in the SDK's default environment that unsandboxed servers get.
+    LANGUAGE: 'xx_PROBE',
   };
+  let saved: Record<string, string | undefined>;
   beforeAll(async () => {
+    saved = Object.fromEntries(Object.keys(planted).map((name) => [name, process.env[name]]));
     Object.assign(process.env, planted);
     harness = await startHarness({
       mcpServers: {
@@ -267,16 +423,21 @@ describe('a sandboxed server gets an environment of allowlisted variables only',
   });
   afterAll(async () => {
     await harness.close();
-    for (const name of Object.keys(planted)) delete process.env[name];
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
   });
 
   it('has no inherited secrets, its own entry env, and a private HOME', async () => {
     const client = await harness.connect();
     const env = JSON.parse(resultText(await client.call('jail__env'))) as Record<string, string>;
     const free = JSON.parse(resultText(await client.call('free__env'))) as Record<string, string>;
-    expect(env.OPENAI_API_KEY).toBeUndefined();
-    expect(env.TOOLMESH_SECRET_TOKEN).toBeUndefined();
-    expect(env.TOOLMESH_PROBE_FLAG).toBe('passed');
+    // The aggregator's variables do reach the sandbox, where the unsandboxed child gets none of
+    // them: so what is missing below is kept out by the allowlist, not by the SDK.
+    expect(free.LANGUAGE).toBeUndefined();
+    expect(env.LANGUAGE).toBe('xx_PROBE');
+    for (const name of ['OPENAI_API_KEY', 'TOOLMESH_SECRET_TOKEN', 'TOOLMESH_AUTH_BEARER', 'TOOLMESH_DB_URL'])
+      expect(env[name], name).toBeUndefined();
     expect(env.PROBE_SETTING).toBe('from the entry');
     expect(env.HOME).toBe('/home/sandbox');
     // PWD is bwrap's own, set where it starts the program.
@@ -310,6 +471,8 @@ describe('sandboxed roots are read-only unless writableRoots', () => {
     expect(existsSync(file)).toBe(false);
     expect(resultText(await client.call('writer__write_path', { path: file, text: 'yes' }))).toBe('written');
     expect(readFileSync(file, 'utf8')).toBe('yes');
+    // Written as the user toolmesh runs as, not as some id of the sandbox's own.
+    expect(statSync(file).uid).toBe(process.getuid?.());
     await client.close();
   });
 });
@@ -409,11 +572,20 @@ describe('toolmesh sandbox', () => {
     const client = await spawnStdioClient(
       process.execPath,
       [TOOLMESH_BIN, 'sandbox', '--root', root, '--read-only', '--', process.execPath, PROBE],
-      { env: { OPENAI_API_KEY: 'sk-in-the-callers-env' } },
+      {
+        // toolmesh sandbox gets the caller's whole environment, and takes the allowlisted part.
+        env: {
+          OPENAI_API_KEY: 'sk-in-the-callers-env',
+          TOOLMESH_AUTH_BEARER: 'tm_leak',
+          LANGUAGE: 'xx_PROBE',
+        },
+      },
     );
     try {
       const env = JSON.parse(resultText(await client.call('env'))) as Record<string, string>;
+      expect(env.LANGUAGE).toBe('xx_PROBE');
       expect(env.OPENAI_API_KEY).toBeUndefined();
+      expect(env.TOOLMESH_AUTH_BEARER).toBeUndefined();
       expect(resultText(await client.call('read_path', { path: path.join(root, 'inside.txt') }))).toBe(
         'inside the root\n',
       );
@@ -455,6 +627,11 @@ describe('toolmesh sandbox', () => {
     );
     expect(result.stdout).toBe('picked/\n');
     expect(result.status).toBe(7);
+  });
+
+  it('drops every capability', () => {
+    const result = sandboxRun([], ['/bin/grep', 'CapEff', '/proc/self/status']);
+    expect(result.stdout).toMatch(/^CapEff:\s*0{16}\n$/);
   });
 
   it('refuses to run unsandboxed when bwrap is missing', () => {

@@ -42,7 +42,7 @@ export const stdioServerSchema = z.looseObject({
     .array(z.string().min(1))
     .optional()
     .describe(
-      'In a sandbox, the folders the server may see; relative ones are relative to the config file (default: its --root arguments, else the roots of the workspaces it serves).',
+      'In a sandbox, the folders the server may see; relative ones are relative to the config file (default: its --root arguments, which for a per-workspace instance include its workspace roots; else none).',
     ),
   writableRoots: z
     .boolean()

@@ -5,14 +5,17 @@ export interface SandboxLayout {
   network: boolean;
   /** Forbid new user namespaces inside (needs bubblewrap 0.8+). */
   disableUserns: boolean;
-  /** The program's own folders (its package, node_modules, Node), bound read-only. */
-  programFolders: readonly string[];
+  /** The program's own folders and files (its package, node_modules, Node), bound read-only. */
+  programPaths: readonly string[];
   /** The folders the program works on, bound at the same path. */
   roots: readonly string[];
   writableRoots: boolean;
   /** Folders bound read-write whatever `writableRoots` says: the server's data folder. */
   writableFolders: readonly string[];
-  /** Folders inside a bound one that must stay unseen (toolmesh's own state), covered by an empty tmpfs. */
+  /**
+   * Places inside the sandbox where a bound folder shows something that must stay unseen
+   * (toolmesh's own state), each covered by an empty tmpfs.
+   */
   hiddenFolders: readonly string[];
   /** A private, empty, writable home. */
   home: string;
@@ -37,6 +40,10 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
     ...(layout.network ? ['--share-net'] : []),
     // If toolmesh dies, even by SIGKILL, the kernel kills the sandbox with it.
     '--die-with-parent',
+    // Run as root (CI, containers), bwrap would hand the program every capability. The uid stays
+    // the caller's: files it writes to a writable root belong to them, and getpwuid still works.
+    '--cap-drop',
+    'ALL',
     // A new session: no controlling terminal to push keystrokes into (TIOCSTI).
     '--new-session',
   ];
@@ -45,7 +52,7 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
   for (const name of layout.unsetVariables) args.push('--unsetenv', name);
   args.push(...systemFolderArguments(layout.network));
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', layout.home);
-  for (const folder of layout.programFolders) args.push('--ro-bind', folder, folder);
+  for (const program of layout.programPaths) args.push('--ro-bind', program, program);
   for (const root of layout.roots) args.push(layout.writableRoots ? '--bind' : '--ro-bind', root, root);
   for (const folder of layout.writableFolders) args.push('--bind', folder, folder);
   for (const folder of layout.hiddenFolders) args.push('--tmpfs', folder);

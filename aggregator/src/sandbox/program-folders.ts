@@ -36,20 +36,21 @@ function isInstalledPackage(folder: string): boolean {
   return path.basename(parent).startsWith('@') && path.basename(path.dirname(parent)) === 'node_modules';
 }
 
-/** The folder of the package that holds `file`; see `packageFolderOf`. */
-export function packageRootOf(file: string): string {
+/** The folder of the package that holds `file`, if any; see `packageFolderOf`. */
+export function packageRootOf(file: string): string | undefined {
   return packageFolderOf(path.dirname(file));
 }
 
 /**
- * The package `own` belongs to: the nearest folder from it upwards with a package.json, never
- * climbing out of a node_modules folder; else `own` itself.
+ * The package `folder` belongs to: the nearest folder from it upwards with a package.json, never
+ * climbing out of a node_modules folder nor reaching a folder too wide to bind; undefined when
+ * there is none, so that a caller binds only what it must and never a folder like home or /tmp.
  */
-function packageFolderOf(own: string): string {
-  for (let folder = own; ; folder = path.dirname(folder)) {
-    if (tooWide(folder) || path.basename(folder) === 'node_modules') return own;
-    if (isInstalledPackage(folder) || existsSync(path.join(folder, 'package.json'))) return folder;
-    if (path.dirname(folder) === folder) return own;
+function packageFolderOf(folder: string): string | undefined {
+  for (let current = folder; ; current = path.dirname(current)) {
+    if (tooWide(current) || path.basename(current) === 'node_modules') return undefined;
+    if (isInstalledPackage(current) || existsSync(path.join(current, 'package.json'))) return current;
+    if (path.dirname(current) === current) return undefined;
   }
 }
 
@@ -92,24 +93,28 @@ export function outermost(folders: Iterable<string>): string[] {
 }
 
 /**
- * Every folder a program needs to run, by real path: its package, the node_modules folders its
+ * Every path a program needs to run, by real path: its package, the node_modules folders its
  * package resolves modules from (its own and each ancestor's), and each package they link to
  * from outside them, followed through their own node_modules in turn. pnpm lays a workspace out
  * as symlinks into node_modules/.pnpm and into sibling packages, so binding the program's
- * package alone would leave its imports dangling.
+ * package alone would leave its imports dangling. A file in no package (a script in home or
+ * /tmp) is bound alone: its folder holds the user's other files.
  */
-export function programFolders(programFiles: readonly string[]): string[] {
-  const folders = new Set<string>();
-  const covered = (folder: string) => [...folders].some((known) => isInside(known, folder));
+export function programPaths(programFiles: readonly string[]): string[] {
+  const paths = new Set<string>();
+  const covered = (folder: string) => [...paths].some((known) => isInside(known, folder));
   const queue: string[] = [];
   const addPackage = (root: string) => {
     if (covered(root)) return;
-    folders.add(root);
+    paths.add(root);
     queue.push(root);
   };
   for (const file of programFiles) {
     const real = realpathOrUndefined(file);
-    if (real) addPackage(packageRootOf(real));
+    if (!real) continue;
+    const packageRoot = packageRootOf(real);
+    if (packageRoot) addPackage(packageRoot);
+    else paths.add(real);
   }
   while (queue.length > 0) {
     const root = queue.shift() as string;
@@ -120,11 +125,15 @@ export function programFolders(programFiles: readonly string[]): string[] {
       if (path.dirname(folder) === folder) break;
     }
     // Every node_modules first, so a link into one of them needs no bind of its own.
-    for (const nodeModules of resolvedFrom) if (!covered(nodeModules)) folders.add(nodeModules);
+    for (const nodeModules of resolvedFrom) if (!covered(nodeModules)) paths.add(nodeModules);
     for (const nodeModules of resolvedFrom)
-      for (const target of linkedPackages(nodeModules)) addPackage(packageFolderOf(target));
+      for (const target of linkedPackages(nodeModules)) {
+        // A link to a folder that is no package is bound as it is, unless that hands out home or /.
+        const linked = packageFolderOf(target) ?? (tooWide(target) ? undefined : target);
+        if (linked) addPackage(linked);
+      }
   }
-  return outermost(folders);
+  return outermost(paths);
 }
 
 /** The host path of `command` as the sandbox's exec would find it: as given, or on PATH. */
@@ -159,13 +168,15 @@ export function programFiles(
 }
 
 /**
- * The folder of the Node binary that runs the aggregator, and its install prefix when it sits
+ * The folder of the Node binary that runs the aggregator, or its install prefix when it sits
  * in `<prefix>/bin` (npx and npm live in `<prefix>/lib/node_modules`): servers run with that same
  * Node, and scripts with a `#!/usr/bin/env node` line look it up on PATH.
  */
-export function nodeFolders(execPath: string = process.execPath): string[] {
-  const binFolder = path.dirname(realpathOrUndefined(execPath) ?? execPath);
+export function nodePaths(execPath: string = process.execPath): string[] {
+  const node = realpathOrUndefined(execPath) ?? execPath;
+  const binFolder = path.dirname(node);
   const prefix = path.dirname(binFolder);
   if (path.basename(binFolder) === 'bin' && !tooWide(prefix)) return [prefix];
-  return [binFolder];
+  // A node in home or / itself: the binary alone, not the folder beside it.
+  return tooWide(binFolder) ? [node] : [binFolder];
 }

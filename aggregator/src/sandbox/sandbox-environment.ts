@@ -1,17 +1,33 @@
-/** Variables a sandboxed program gets from the environment it is started from. */
-const PASSED_NAMES = new Set(['PATH', 'LANG', 'LANGUAGE', 'TZ', 'TERM']);
-const PASSED_PREFIXES = ['LC_', 'TOOLMESH_'];
-
 /**
- * A toolmesh variable that looks like it holds a credential stays out even though its prefix
- * is allowed: tokens for toolmesh's own HTTP front are no business of a server's.
+ * Variables a sandboxed program gets from the environment it is started from, by exact name: a
+ * prefix such as `TOOLMESH_` would let through whatever is ever named with it (a bearer token, a
+ * database URL with its password). TOOLMESH_DATA_DIR is the only toolmesh variable a server reads.
  */
-const SECRET_LOOKING = /TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE/i;
+const PASSED_NAMES = new Set([
+  'PATH',
+  'TERM',
+  'TZ',
+  'TOOLMESH_DATA_DIR',
+  // The locale, with the categories POSIX and glibc define.
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_ADDRESS',
+  'LC_COLLATE',
+  'LC_CTYPE',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NAME',
+  'LC_NUMERIC',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+  'LC_TIME',
+]);
 
 export function isPassedIntoSandbox(name: string): boolean {
-  if (PASSED_NAMES.has(name)) return true;
-  if (!PASSED_PREFIXES.some((prefix) => name.startsWith(prefix))) return false;
-  return !(name.startsWith('TOOLMESH_') && SECRET_LOOKING.test(name));
+  return PASSED_NAMES.has(name);
 }
 
 /**

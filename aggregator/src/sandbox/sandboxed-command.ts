@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { dataDirectory, isInside } from '@toolmesh/core';
 import { bwrapArguments } from './bwrap-arguments.js';
-import { nodeFolders, outermost, programFiles, programFolders, resolveCommand } from './program-folders.js';
+import { nodePaths, outermost, programFiles, programPaths, resolveCommand } from './program-folders.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
 import { AGGREGATOR_DATA_SUBFOLDER, serverDataFolder } from './server-data-folder.js';
-import { SYSTEM_FOLDERS } from './system-folders.js';
+import { SYSTEM_FOLDERS, systemBinds } from './system-folders.js';
 
 /** The home inside every sandbox: an empty tmpfs, gone when the sandbox ends. */
 export const SANDBOX_HOME = '/home/sandbox';
@@ -49,6 +49,49 @@ function existingFolder(folder: string): string {
 }
 
 /**
+ * toolmesh's own state folder, `<data>/aggregator`, by real path. It is made now if it is not
+ * there yet: a folder toolmesh creates later, while the sandbox runs, would appear in it uncovered.
+ */
+function stateFolder(data: string): string {
+  const folder = path.join(data, AGGREGATOR_DATA_SUBFOLDER);
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new SandboxSetupError(
+      `cannot create ${folder}, toolmesh's state folder, to keep it out of the sandbox: ${(error as Error).message}`,
+    );
+  }
+  return realpathSync(folder);
+}
+
+/**
+ * Where inside the sandbox the state folder shows, given the host paths bound at their own paths:
+ * below a bound path, at the state folder's path relative to that path's real one. Plain paths
+ * are not enough: a symlink on either side (a linked data directory, a root given through a link)
+ * makes them differ while the bind shows the folder all the same.
+ */
+function stateFolderPlaces(bound: readonly string[], state: string): string[] {
+  const places = new Set<string>();
+  for (const host of bound) {
+    const real = realpathOrUndefined(host);
+    if (real === undefined) continue;
+    if (isInside(state, real))
+      throw new SandboxSetupError(`${host} is inside ${state}, toolmesh's own state, which no sandbox sees`);
+    if (isInside(real, state)) places.add(path.join(host, path.relative(real, state)));
+  }
+  return [...places];
+}
+
+/** Undefined for a path that is not there: bwrap skips such a system file (--ro-bind-try). */
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The path the sandbox executes: a system command as found (/usr/bin/git), anything else by
  * its real path, since only real paths of program folders are bound (a ~/.local/bin symlink is not).
  */
@@ -79,11 +122,12 @@ export function sandboxedCommand(
 
   const files = programFiles(request.command, request.args, { searchPath, cwd: hostCwd });
   const underSystem = (folder: string) => SYSTEM_FOLDERS.some((system) => isInside(system, folder));
-  const program = outermost([...programFolders(files), ...nodeFolders()]).filter(
+  const program = outermost([...programPaths(files), ...nodePaths()]).filter(
     (folder) => !underSystem(folder),
   );
 
   const data = dataDirectory({ ...inherited, ...request.env });
+  const state = stateFolder(data);
   const dataFolder = serverDataFolder(files, data);
   if (dataFolder) mkdirSync(dataFolder, { recursive: true });
   const writableFolders = dataFolder ? [realpathSync(dataFolder)] : [];
@@ -93,15 +137,14 @@ export function sandboxedCommand(
   if (dataFolder) env.TOOLMESH_DATA_DIR = data;
 
   const visible = [...program, ...roots, ...writableFolders];
+  const hiddenFolders = stateFolderPlaces([...systemBinds(request.network), ...visible], state);
   const seen = (folder: string) => visible.some((bound) => isInside(bound, folder));
-  const aggregatorData = path.join(data, AGGREGATOR_DATA_SUBFOLDER);
-  const hiddenFolders = existsSync(aggregatorData) && seen(aggregatorData) ? [aggregatorData] : [];
   const cwd = seen(hostCwd) ? hostCwd : (roots[0] ?? SANDBOX_HOME);
 
   const args = bwrapArguments({
     network: request.network,
     disableUserns: bwrap.disableUserns,
-    programFolders: program,
+    programPaths: program,
     roots,
     writableRoots: request.writableRoots,
     writableFolders,

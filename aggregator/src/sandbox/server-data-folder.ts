@@ -7,7 +7,9 @@ export const AGGREGATOR_DATA_SUBFOLDER = 'aggregator';
 
 function packageName(file: string): string | undefined {
   try {
-    const manifest = path.join(packageRootOf(realpathSync(file)), 'package.json');
+    const packageRoot = packageRootOf(realpathSync(file));
+    if (!packageRoot) return undefined;
+    const manifest = path.join(packageRoot, 'package.json');
     const { name } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown };
     return typeof name === 'string' ? name : undefined;
   } catch {

@@ -41,6 +41,12 @@ function symlinkTarget(file: string): string | undefined {
   }
 }
 
+/** The host paths of system folders and /etc files a sandbox shows at their own paths, read-only. */
+export function systemBinds(network: boolean): string[] {
+  const folders = SYSTEM_FOLDERS.filter((folder) => symlinkTarget(folder) === undefined);
+  return [...folders, ...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])];
+}
+
 /**
  * bwrap arguments that show the host's system folders read-only: a top-level symlink (/bin →
  * usr/bin) is recreated as the same symlink, everything else bound if it exists.
@@ -50,8 +56,7 @@ export function systemFolderArguments(network: boolean): string[] {
   for (const folder of SYSTEM_FOLDERS) {
     const target = symlinkTarget(folder);
     if (target !== undefined) args.push('--symlink', target, folder);
-    else args.push('--ro-bind-try', folder, folder);
   }
-  for (const file of [...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])]) args.push('--ro-bind-try', file, file);
+  for (const bound of systemBinds(network)) args.push('--ro-bind-try', bound, bound);
   return args;
 }

@@ -35,20 +35,12 @@ export function upstreamConfigs(
       upstreams.set(name, config);
       continue;
     }
-    const served = workspaces.filter((workspace) => servesWorkspace(workspace, name));
     if (!config.perWorkspace) {
-      upstreams.set(
-        name,
-        withSandboxRoots(
-          config,
-          served.flatMap((workspace) => workspace.roots),
-        ),
-      );
+      upstreams.set(name, withSandboxRoots(config));
       continue;
     }
-    for (const workspace of served) {
-      const instance = withRoots(config, workspace.roots);
-      upstreams.set(instanceName(name, workspace.id), withSandboxRoots(instance, workspace.roots));
+    for (const workspace of workspaces.filter((served) => servesWorkspace(served, name))) {
+      upstreams.set(instanceName(name, workspace.id), withSandboxRoots(withRoots(config, workspace.roots)));
     }
   }
   return upstreams;

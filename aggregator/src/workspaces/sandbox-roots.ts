@@ -13,15 +13,13 @@ export function rootArguments(args: readonly string[]): string[] {
 
 /**
  * A sandboxed server's `roots` made explicit: as configured, else its `--root` arguments (as the
- * server itself reads them, relative to its cwd), else the roots of the workspaces it serves.
+ * server itself reads them, relative to its cwd; a per-workspace instance has its workspace's),
+ * else none. A shared server (memory, tickets, a third-party entry) is not shown the workspaces'
+ * folders just because it serves them: its entry names the ones it needs.
  */
-export function withSandboxRoots(
-  config: StdioServerConfig,
-  workspaceRoots: readonly string[],
-): StdioServerConfig {
+export function withSandboxRoots(config: StdioServerConfig): StdioServerConfig {
   if (config.sandbox === 'off' || config.roots !== undefined) return config;
-  const fromArgs = rootArguments(config.args);
   const cwd = config.cwd ?? process.cwd();
-  const roots = fromArgs.length > 0 ? fromArgs.map((root) => path.resolve(cwd, root)) : workspaceRoots;
+  const roots = rootArguments(config.args).map((root) => path.resolve(cwd, root));
   return { ...config, roots: [...new Set(roots)] };
 }
