@@ -130,3 +130,15 @@ export function takeWithinBudget<T>(
   }
   return { items: taken, truncated: false };
 }
+
+/**
+ * The page of `items` a paged request asks for: from the request's cursor, within its
+ * `maxTokens`, with a next cursor bound to the request's other arguments.
+ */
+export function requestedPage<T>(
+  items: readonly T[],
+  args: { cursor?: string | undefined; maxTokens: number } & Record<string, unknown>,
+): BudgetPage<T> {
+  const key = requestKey(args);
+  return takeWithinBudget(items, args.maxTokens, { offset: decodeCursor(args.cursor, key), key });
+}

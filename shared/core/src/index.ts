@@ -11,6 +11,7 @@ export {
   MAX_MAX_TOKENS,
   MIN_MAX_TOKENS,
   maxTokensArg,
+  requestedPage,
   requestKey,
   takeWithinBudget,
   utf8Bytes,

@@ -1,11 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestKey,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedPage } from '@toolmesh/core';
 import { z } from 'zod';
 import { defineTool, READ_ONLY } from './define.js';
 import {
@@ -54,11 +47,7 @@ export const codeCallers = defineTool({
       caller: viewSymbol(engine, { root: target.root, symbol: group.caller }),
       callsites: group.callsites.map((callsite) => viewCallsite(engine, target, callsite)),
     }));
-    const key = requestKey(args);
-    const { items, ...budget } = takeWithinBudget(groups, args.maxTokens, {
-      offset: decodeCursor(args.cursor, key),
-      key,
-    });
+    const { items, ...budget } = requestedPage(groups, args);
     return {
       symbol: viewSymbol(engine, target),
       callerCount: groups.length,
@@ -111,11 +100,7 @@ export const codeCallees = defineTool({
       text: group.text,
       callsites: group.callsites.map((callsite) => viewCallsite(engine, source, callsite)),
     }));
-    const key = requestKey(args);
-    const { items, ...budget } = takeWithinBudget(groups, args.maxTokens, {
-      offset: decodeCursor(args.cursor, key),
-      key,
-    });
+    const { items, ...budget } = requestedPage(groups, args);
     return {
       symbol: viewSymbol(engine, source),
       calleeCount: groups.length,

@@ -1,11 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestKey,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedPage } from '@toolmesh/core';
 import { z } from 'zod';
 import type { LocatedSymbol } from '../graph/graph-queries.js';
 import { defineTool, READ_ONLY } from './define.js';
@@ -68,11 +61,7 @@ export const repoMap = defineTool({
         });
       }
     }
-    const key = requestKey(args);
-    const { items, ...budget } = takeWithinBudget(entries, args.maxTokens, {
-      offset: decodeCursor(args.cursor, key),
-      key,
-    });
+    const { items, ...budget } = requestedPage(entries, args);
     return { files: items, ...indexState(engine), ...budget };
   },
 });

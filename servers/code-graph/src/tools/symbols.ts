@@ -1,12 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestKey,
-  ToolError,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedPage, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { SYMBOL_KINDS } from '../graph/facts.js';
 import { defineTool, READ_ONLY } from './define.js';
@@ -73,8 +65,7 @@ export const searchCode = defineTool({
       )
       .sort((a, b) => b.score - a.score)
       .slice(0, args.limit);
-    const key = requestKey(args);
-    const page = takeWithinBudget(hits, args.maxTokens, { offset: decodeCursor(args.cursor, key), key });
+    const page = requestedPage(hits, args);
     const { items, ...budget } = page;
     return { query: args.query, results: items, ...indexState(engine), ...budget };
   },
@@ -107,11 +98,7 @@ export const codeSymbol = defineTool({
     ].join('\n'),
   async handle(args, { engine }) {
     const matches = findOrExplain(engine, args.name, args.file).map((found) => viewSymbol(engine, found));
-    const key = requestKey(args);
-    const { items, ...budget } = takeWithinBudget(matches, args.maxTokens, {
-      offset: decodeCursor(args.cursor, key),
-      key,
-    });
+    const { items, ...budget } = requestedPage(matches, args);
     return { name: args.name, total: matches.length, matches: items, ...indexState(engine), ...budget };
   },
 });

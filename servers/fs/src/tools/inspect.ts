@@ -5,9 +5,9 @@ import {
   decodeCursor,
   encodeCursor,
   maxTokensArg,
+  requestedPage,
   requestKey,
   ToolError,
-  takeWithinBudget,
 } from '@toolmesh/core';
 import { z } from 'zod';
 import { displayPath } from '../workspace/engine.js';
@@ -207,9 +207,7 @@ export const listDir = defineTool({
         ...(size !== undefined && { size }),
       });
     }
-    const key = requestKey(args);
-    const page = takeWithinBudget(entries, args.maxTokens, { key, offset: decodeCursor(args.cursor, key) });
-    const { items, ...budget } = page;
+    const { items, ...budget } = requestedPage(entries, args);
     return { path: shown, entries: items, limitReached, ...budget };
   },
 });
