@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestArguments } from '../src/audit/arguments-digest.js';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { auditCommand, parseDuration } from '../src/cli/audit.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
+import { auditRecord } from './audit-record-fixture.js';
 import { TOOLMESH_BIN } from './harness.js';
 
 const T0 = Date.UTC(2027, 0, 15, 12, 0, 0);
@@ -40,20 +40,7 @@ function run(args: string[]): Promise<number> {
 }
 
 function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    time: T0 - MINUTE,
-    identity: 'local:ana',
-    session: 's1',
-    mode: 'chat',
-    tool: 'fs__read_file',
-    server: 'fs',
-    argumentsDigest: digestArguments({ path: 'a.txt' }),
-    decision: 'allow',
-    rule: 'mode chat allows everything',
-    outcome: 'ok',
-    durationMs: 3.25,
-    ...overrides,
-  };
+  return auditRecord({ time: T0 - MINUTE, durationMs: 3.25, ...overrides });
 }
 
 async function seed(): Promise<AuditRecord[]> {

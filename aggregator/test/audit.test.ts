@@ -12,6 +12,7 @@ import type { AuditRecord } from '../src/audit/audit-record.js';
 import { AuditRetention } from '../src/audit/audit-retention.js';
 import { parseConfig } from '../src/config/load.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
+import { auditRecord } from './audit-record-fixture.js';
 import { FS_BIN, fixture, type Harness, startHarness, until } from './harness.js';
 
 const T0 = 1_800_000_000_000;
@@ -19,20 +20,7 @@ const DAY = 24 * 60 * 60 * 1000;
 const quiet = createLogger({ sink: () => {} });
 
 function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
-  return {
-    time: T0,
-    identity: 'local:ana',
-    session: 's1',
-    mode: 'chat',
-    tool: 'fs__read_file',
-    server: 'fs',
-    argumentsDigest: digestArguments({ path: 'a.txt' }),
-    decision: 'allow',
-    rule: 'mode chat allows everything',
-    outcome: 'ok',
-    durationMs: 1.5,
-    ...overrides,
-  };
+  return auditRecord({ time: T0, ...overrides });
 }
 
 describe('the audit in the state', () => {

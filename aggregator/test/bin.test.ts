@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
@@ -11,6 +11,7 @@ import {
   FS_BIN,
   fixture,
   type Harness,
+  processesTagged,
   serveToolmesh,
   startHarness,
   until,
@@ -33,20 +34,6 @@ function writeConfig(name: string, servers: Record<string, unknown>): string {
   const file = path.join(folder, name);
   writeFileSync(file, JSON.stringify({ mcpServers: servers }));
   return file;
-}
-
-/** Processes whose command line carries `tag`: the children a test started. */
-function processesTagged(tag: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tag);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 describe('toolmesh serve over stdio', () => {

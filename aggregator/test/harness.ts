@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,4 +122,18 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 8000):
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('condition not met in time');
+}
+
+/** Processes whose command line carries `tag`: the children a test started (tag them with an argument or variable no other process has). */
+export function processesTagged(tag: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tag);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

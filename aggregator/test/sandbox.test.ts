@@ -4,7 +4,6 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -21,26 +20,12 @@ import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BWRAP_VARIABLE, findBwrap } from '../src/sandbox/find-bwrap.js';
 import { isPassedIntoSandbox } from '../src/sandbox/sandbox-environment.js';
-import { FS_BIN, type Harness, startHarness, TOOLMESH_BIN, until } from './harness.js';
+import { FS_BIN, type Harness, processesTagged, startHarness, TOOLMESH_BIN, until } from './harness.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/probe-server.mjs', import.meta.url));
 
 function probe(extra: Record<string, unknown> = {}) {
   return { command: process.execPath, args: [PROBE], ...extra };
-}
-
-/** The processes whose command line holds `tag`: bwrap, its init inside, and the server. */
-function processesTagged(tag: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(tag);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 /** `toolmesh sandbox [flags] -- command…` from the built bin, with `env` over this process's. */

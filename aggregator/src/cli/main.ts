@@ -55,13 +55,6 @@ const STARTER_CONFIG = {
 
 class UsageError extends Error {}
 
-/** --config FILE (or --config=FILE) among a subcommand's own flags. */
-function configFlag(argv: string[]): { config?: string } {
-  const at = argv.indexOf('--config');
-  const value = at >= 0 ? argv[at + 1] : argv.find((arg) => arg.startsWith('--config='))?.slice(9);
-  return value ? { config: value } : {};
-}
-
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
 }
@@ -84,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'token') {
     return tokenCommand(argv.slice(1), {
       storeFile: tokenStoreFile(dataDirectory()),
-      config: () => resolveConfig({ ...configFlag(argv), root: '.' }),
+      config: resolveConfig,
       print,
     });
   }

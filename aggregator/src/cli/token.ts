@@ -6,8 +6,8 @@ import { Policy } from '../policy/policy.js';
 export interface TokenCommandOptions {
   /** Where `toolmesh token` keeps its tokens (the data directory's aggregator/tokens.json). */
   storeFile: string;
-  /** The config in effect, to check modes and workspaces against and to list its own tokens. */
-  config: () => LoadedConfig;
+  /** The config in effect (from the command's --config and --root), to check modes and workspaces against and to list its own tokens. */
+  config: (flags: { config?: string; root: string }) => LoadedConfig;
   print: (line: string) => void;
 }
 
@@ -58,6 +58,8 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
     },
   });
   const [verb, ...extra] = positionals;
+  const config = () =>
+    options.config({ ...(values.config && { config: values.config }), root: values.root ?? '.' });
   const store = new TokenStore(options.storeFile);
   try {
     if (verb === 'create' && extra.length === 0) {
@@ -65,7 +67,7 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
         print(`token create needs --name NAME, the identity servers will see. ${USAGE}`);
         return 2;
       }
-      const loaded = options.config();
+      const loaded = config();
       const workspaces = listOf(values.workspace);
       const modes = listOf(values.modes);
       const inConfig = loaded.config.auth.tokens.some((token) => token.name === values.name);
@@ -99,7 +101,7 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
     if (verb === 'list' && extra.length === 0) {
       const listed = [
         ...store.list().map((token) => ({ ...token, source: 'toolmesh token' })),
-        ...options.config().config.auth.tokens.map((token) => ({ ...token, source: 'config' })),
+        ...config().config.auth.tokens.map((token) => ({ ...token, source: 'config' })),
       ].map(({ sha256, ...token }) => ({ ...token, sha256Prefix: sha256.slice(0, 12) }));
       if (values.json) print(JSON.stringify(listed, null, 2));
       else if (listed.length === 0)
@@ -113,7 +115,7 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
         print(`revoked ${name}: requests with it now get 401`);
         return 0;
       }
-      const inConfig = options.config().config.auth.tokens.some((token) => token.name === name);
+      const inConfig = config().config.auth.tokens.some((token) => token.name === name);
       print(
         inConfig
           ? `token ${name} is in the config file's auth.tokens: remove it there (toolmesh reloads the file)`

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectHttpClient, resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFixture, type FixtureCopy, until } from './fixture-graph.js';
+import { copyFixture, type FixtureCopy, TOOL_NAMES, until } from './fixture-graph.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const run = promisify(execFile);
@@ -41,16 +41,7 @@ describe('toolmesh-code-graph over real stdio', () => {
     const call = async (name: string, args: Record<string, unknown> = {}) =>
       (await server.call(name, args)) as CallToolResult;
     const { tools } = await server.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'search_code',
-      'code_symbol',
-      'code_callers',
-      'code_callees',
-      'read_symbol',
-      'repo_map',
-      'index_status',
-      'reindex',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     await until('the background index', async () => (await call('index_status')).structuredContent?.roots);
     await until('the first index to finish', async () => {
       const status = (await call('index_status')).structuredContent as { roots: { complete: boolean }[] };

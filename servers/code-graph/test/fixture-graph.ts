@@ -72,3 +72,15 @@ export async function until<T>(what: string, check: () => T | Promise<T>, ms = 1
   }
   throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${JSON.stringify(last)})`);
 }
+
+/** The server's tools in the order it lists them: a contract, so the tests spell it out once. */
+export const TOOL_NAMES = [
+  'search_code',
+  'code_symbol',
+  'code_callers',
+  'code_callees',
+  'read_symbol',
+  'repo_map',
+  'index_status',
+  'reindex',
+];

@@ -3,7 +3,7 @@ import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/cor
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CodeGraph } from '../src/graph/code-graph.js';
 import { createCodeGraphServer } from '../src/server.js';
-import { copyFixture, type FixtureCopy, indexedGraph, quietLog } from './fixture-graph.js';
+import { copyFixture, type FixtureCopy, indexedGraph, quietLog, TOOL_NAMES } from './fixture-graph.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read as loose JSON; their schemas are checked by the server
 type Loose = any;
@@ -38,16 +38,7 @@ async function fails(name: string, args: Record<string, unknown> = {}) {
 describe('code-graph tools through an SDK client', () => {
   it('lists the tools with read-only annotations and the read action class', async () => {
     const { tools } = await client.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'search_code',
-      'code_symbol',
-      'code_callers',
-      'code_callees',
-      'read_symbol',
-      'repo_map',
-      'index_status',
-      'reindex',
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint).toBe(true);
       expect(tool._meta?.['toolmesh/actions']).toEqual(['read']);
