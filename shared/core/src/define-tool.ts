@@ -10,6 +10,10 @@ export interface ToolContext<Engine> {
   /** Sends `notifications/progress` when the client asked for progress; a no-op otherwise. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   log: Logger;
+  /** Who is calling: the aggregator's `toolmesh/agent`, else the server's `--agent`, else `anonymous`. */
+  identity: string;
+  /** The workspace of the call: its checked `workspace_id` for workspace-scoped tools, else the first served. */
+  workspace: string;
 }
 
 const REPLY = Symbol('toolmesh.reply');
@@ -62,6 +66,7 @@ export interface ToolDefinition<
   annotations: Omit<ToolAnnotations, 'title'>;
   actions: readonly ActionClass[];
   requiresApproval?: boolean;
+  /** Takes `workspace_id` (added to `input` by the kit, checked against the served ids before `handle`). */
   workspaceScoped?: boolean;
   /** Text rendering of the structured output, for clients that ignore `structuredContent`. */
   render?: (output: z.infer<Output>) => string;

@@ -16,6 +16,14 @@ export {
   takeWithinBudget,
   utf8Bytes,
 } from './budget.js';
+export {
+  ANONYMOUS_IDENTITY,
+  type CallingScope,
+  callingIdentity,
+  pickWorkspace,
+  scopedInput,
+  WORKSPACE_ARGUMENT,
+} from './calling-scope.js';
 export { dataDirectory } from './data-dir.js';
 export {
   type AnyToolDefinition,
@@ -64,6 +72,7 @@ export {
   describeArgumentIssues,
   errorResult,
   runTool,
+  type ToolCallContext,
   type ToolServerOptions,
 } from './tool-server.js';
 export { frameUntrusted } from './untrusted.js';

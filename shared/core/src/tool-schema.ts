@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { META_KEYS } from './actions.js';
+import { scopedInput } from './calling-scope.js';
 import type { AnyToolDefinition } from './define-tool.js';
 
 type JsonSchemaObject = Tool['inputSchema'];
@@ -24,7 +25,7 @@ export function toolListEntry(definition: AnyToolDefinition): Tool {
     name: definition.name,
     title: definition.title,
     description: definition.description,
-    inputSchema: toJsonSchema(definition.input, 'input'),
+    inputSchema: toJsonSchema(scopedInput(definition), 'input'),
     ...(definition.output ? { outputSchema: toJsonSchema(definition.output, 'output') } : {}),
     annotations: { title: definition.title, ...definition.annotations },
     _meta: {

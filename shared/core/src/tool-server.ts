@@ -10,6 +10,14 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import { META_KEYS } from './actions.js';
+import {
+  type CallingScope,
+  callingIdentity,
+  pickWorkspace,
+  scopedInput,
+  WORKSPACE_ARGUMENT,
+} from './calling-scope.js';
 import {
   type AnyToolDefinition,
   isRawResult,
@@ -29,7 +37,18 @@ export interface ToolServerOptions<Engine> {
   tools: readonly AnyToolDefinition<Engine>[];
   engine: Engine;
   log?: Logger;
+  /** The workspaces served (default `["default"]`) and the identity when a request names none. */
+  scope?: CallingScope;
 }
+
+/** What a caller of runTool supplies; the identity and workspace come from the call and its scope. */
+export type ToolCallContext<Engine> = Omit<ToolContext<Engine>, 'identity' | 'workspace'> & {
+  scope?: CallingScope;
+  /** The request's `toolmesh/agent`, when it came with one. */
+  requestAgent?: unknown;
+};
+
+const DEFAULT_SCOPE: CallingScope = { workspaces: ['default'] };
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -41,7 +60,7 @@ export function errorResult(message: string): CallToolResult {
 export function describeArgumentIssues(tool: AnyToolDefinition, error: z.ZodError): string {
   const lines = error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      const known = Object.keys(tool.input.shape).join(', ');
+      const known = Object.keys(scopedInput(tool).shape).join(', ');
       return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `\`${key}\``).join(', ')}: this tool takes ${known}`;
     }
     const where = issue.path.length > 0 ? `\`${issue.path.join('.')}\`` : 'the arguments';
@@ -70,12 +89,23 @@ function progressSender(extra: Extra) {
 export async function runTool<Engine>(
   tool: AnyToolDefinition<Engine>,
   rawArgs: unknown,
-  context: ToolContext<Engine>,
+  callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
-  const parsed = tool.input.strict().safeParse(rawArgs ?? {});
+  const { scope = DEFAULT_SCOPE, requestAgent, ...context } = callContext;
+  const parsed = scopedInput(tool)
+    .strict()
+    .safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
   try {
-    const returned = await tool.handle(parsed.data, context);
+    const { [WORKSPACE_ARGUMENT]: asked, ...input } = parsed.data as Record<string, unknown>;
+    const workspace = tool.workspaceScoped
+      ? pickWorkspace(asked, scope.workspaces)
+      : (scope.workspaces[0] ?? 'default');
+    const returned = await tool.handle(tool.workspaceScoped ? input : parsed.data, {
+      ...context,
+      identity: callingIdentity(requestAgent, scope),
+      workspace,
+    });
     if (isRawResult(returned)) return returned.result;
     const reply = isToolReply(returned) ? returned : withContent(returned, []);
     if (!tool.output) throw new Error(`${tool.name} has no output schema, so it must return a raw result`);
@@ -123,6 +153,8 @@ export function createToolServer<Engine>(options: ToolServerOptions<Engine>): Se
       signal: extra.signal,
       progress: progressSender(extra),
       log,
+      ...(options.scope && { scope: options.scope }),
+      requestAgent: request.params._meta?.[META_KEYS.agent],
     });
   });
   return server;

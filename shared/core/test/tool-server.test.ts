@@ -32,6 +32,22 @@ const add = defineTool({
   },
 });
 
+const whoami = defineTool({
+  name: 'whoami',
+  title: 'Who am I',
+  description: 'Says who is calling and in which workspace.',
+  capability: 'read',
+  input: z.object({}),
+  output: z.object({ identity: z.string(), workspace: z.string() }),
+  annotations: { readOnlyHint: true },
+  actions: ['read'],
+  workspaceScoped: true,
+  async handle(input, { identity, workspace }) {
+    expect(input).toEqual({});
+    return { identity, workspace };
+  },
+});
+
 const fail = defineTool({
   name: 'fail',
   title: 'Fail',
@@ -144,6 +160,39 @@ describe('createToolServer', () => {
       /Unknown tool "nope".*add, fail/,
     );
     await close();
+  });
+
+  it('adds workspace_id to workspace-scoped tools and checks it against the served workspaces', async () => {
+    const scoped = (workspaces: string[]) =>
+      createToolServer({
+        name: 'scoped',
+        version: '1.0.0',
+        tools: [whoami],
+        engine: { count: 0 },
+        log: createLogger({ level: 'error', sink: () => undefined }),
+        scope: { workspaces, identity: 'cli-agent' },
+      });
+    const one = await connectInMemory(scoped(['alpha']));
+    const { tools } = await one.client.listTools();
+    expect(tools[0]?.inputSchema.properties).toHaveProperty('workspace_id');
+    expect((await one.call('whoami')).structuredContent).toEqual({
+      identity: 'cli-agent',
+      workspace: 'alpha',
+    });
+    const stranger = await one.call('whoami', { workspace_id: 'beta' });
+    expect(stranger.isError).toBe(true);
+    expect(resultText(stranger)).toMatch(/workspace "beta" is not served here: use one of "alpha"/);
+    await one.close();
+
+    const two = await connectInMemory(scoped(['alpha', 'beta']));
+    expect(resultText(await two.call('whoami'))).toMatch(/workspace_id is required here: .*"alpha", "beta"/);
+    const asAgent = await two.client.callTool({
+      name: 'whoami',
+      arguments: { workspace_id: 'beta' },
+      _meta: { [META_KEYS.agent]: 'planner' },
+    });
+    expect(asAgent.structuredContent).toEqual({ identity: 'planner', workspace: 'beta' });
+    await two.close();
   });
 
   it('refuses tool names that clients would reject', () => {
