@@ -20,18 +20,20 @@ describe('tool search quality on the development set', () => {
     return queryMetrics(scores, query.relevant);
   });
   const overall = meanMetrics(perQuery);
+  // Tuning looked at the even lines only; the odd ones stay held out, to show what generalises.
+  const halves = {
+    'even lines': meanMetrics(perQuery.filter((_, at) => at % 2 === 0)),
+    'odd lines': meanMetrics(perQuery.filter((_, at) => at % 2 === 1)),
+  };
 
   it('reports Recall@1, Recall@5 and MRR@10, overall and on each half', () => {
     const line = (label: string, metrics: QueryMetrics, count: number) =>
       `${label.padEnd(12)} n=${String(count).padEnd(3)} R@1 ${metrics.recallAt1.toFixed(3)}  R@5 ${metrics.recallAt5.toFixed(3)}  MRR@10 ${metrics.reciprocalRankAt10.toFixed(3)}`;
-    const even = perQuery.filter((_, at) => at % 2 === 0);
-    const odd = perQuery.filter((_, at) => at % 2 === 1);
     console.error(
       [
         `tool search over ${registry.length} tools:`,
         line('all', overall, perQuery.length),
-        line('even lines', meanMetrics(even), even.length),
-        line('odd lines', meanMetrics(odd), odd.length),
+        ...Object.entries(halves).map(([half, metrics]) => line(half, metrics, perQuery.length / 2)),
       ].join('\n'),
     );
     expect(registry).toHaveLength(737);
@@ -39,15 +41,19 @@ describe('tool search quality on the development set', () => {
   });
 
   it('holds the level it has reached', () => {
-    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.61);
-    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.85);
-    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.7);
+    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.67);
+    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.875);
+    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
+    expect(halves['odd lines'].recallAt1).toBeGreaterThanOrEqual(0.6);
+    expect(halves['odd lines'].recallAt5).toBeGreaterThanOrEqual(0.8);
   });
 
-  // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70; lexical ranking with general
-  // techniques stops short of that here. When it gets there, this fails: make it a plain `it`.
-  it.fails('meets the issue’s targets: Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70', () => {
-    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.9);
-    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.7);
+  // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70. The tuned (even) half meets both;
+  // the held-out (odd) half does not yet. When both do, this fails: make it a plain `it`.
+  it.fails('meets the issue’s targets on both halves: Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70', () => {
+    for (const metrics of Object.values(halves)) {
+      expect(metrics.recallAt5).toBeGreaterThanOrEqual(0.9);
+      expect(metrics.recallAt1).toBeGreaterThanOrEqual(0.7);
+    }
   });
 });

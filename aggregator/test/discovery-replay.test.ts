@@ -62,8 +62,8 @@ describe('search_tool_bm25 over 38 real catalogues replayed as MCP servers', () 
     );
     // What the index reaches today (see discovery-eval.test.ts, which also tracks the issue's
     // targets of 0.70 / 0.90): the served registry must rank as well as the index on its own.
-    expect(figures.recallAt1).toBeGreaterThanOrEqual(0.58);
-    expect(figures.recallAt5).toBeGreaterThanOrEqual(0.85);
-    expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.68);
+    expect(figures.recallAt1).toBeGreaterThanOrEqual(0.67);
+    expect(figures.recallAt5).toBeGreaterThanOrEqual(0.875);
+    expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { parseToolQuery } from '../src/discovery/query-syntax.js';
 import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
 import { ToolIndex } from '../src/discovery/tool-index.js';
+import { termExpansions } from '../src/discovery/verb-senses.js';
 
 const TOOLS: IndexedTool[] = [
   {
@@ -81,6 +82,43 @@ describe('ToolIndex', () => {
     expect(names(index.search('hit enter'))[0]).toBe('browser__press_key');
   });
 
+  it('reads a leading verb in its verb sense and weighs what the request wants over why', () => {
+    const index = indexOf([
+      ...TOOLS,
+      {
+        name: 'github__update_issue',
+        server: 'github',
+        tool: 'update_issue',
+        description: 'Update an issue in a GitHub repository.',
+        inputSchema: { type: 'object', properties: { state: { type: 'string', enum: ['open', 'closed'] } } },
+      },
+      {
+        name: 'db__apply_upgrade',
+        server: 'db',
+        tool: 'apply_upgrade',
+        description: 'Apply an upgrade to the database.',
+      },
+      {
+        name: 'db__make_backup',
+        server: 'db',
+        tool: 'make_backup',
+        description: 'Make a backup of the database.',
+      },
+    ]);
+    expect(names(index.search('open a GitHub ticket: the toggle does not persist'))[0]).toBe(
+      'github__create_issue',
+    );
+    // Each tool matches one word equally well; the one the request names first wins.
+    expect(names(index.search('a backup before the upgrade', 2))).toEqual([
+      'db__make_backup',
+      'db__apply_upgrade',
+    ]);
+    expect(names(index.search('the upgrade after a backup', 2))).toEqual([
+      'db__apply_upgrade',
+      'db__make_backup',
+    ]);
+  });
+
   it('lifts the tools of a server the request names', () => {
     const index = indexOf();
     expect(names(index.search('new issue in linear', 2))).toEqual([
@@ -143,16 +181,46 @@ describe('parseToolQuery', () => {
 });
 
 describe('rewriteQuery', () => {
-  it('drops literal values but keeps a file name’s extension', () => {
-    expect(rewriteQuery("tag the page with 'oncall'")).toBe('tag the page with  ');
-    expect(rewriteQuery('summarize https://youtu.be/x1 now')).toBe('summarize   now');
-    expect(rewriteQuery('parse invoice.pdf from docs/in/')).toBe('parse  pdf  from  ');
+  const texts = (parts: { text: string }[]) => parts.map((part) => part.text.replace(/\s+/g, ' ').trim());
+
+  it('drops literal values, and says a file name names a file of its kind', () => {
+    expect(texts(rewriteQuery("tag the page with 'oncall'"))).toEqual(['tag the page', 'with']);
+    expect(texts(rewriteQuery('summarize https://youtu.be/x1 now'))).toEqual(['summarize now']);
+    expect(texts(rewriteQuery('parse invoice.pdf from docs/in/'))).toEqual(['parse file pdf', 'from']);
   });
 
-  it('joins phrasal verbs and gives a question the action it asks for', () => {
-    expect(rewriteQuery('sign me out everywhere')).toBe('sign me out everywhere signout');
-    expect(rewriteQuery('which boards do we have?')).toBe('which boards do we have? list get');
-    expect(rewriteQuery('who made this')).toBe('who made this user');
+  it('weighs each phrase less than the one before, down to a floor', () => {
+    expect(rewriteQuery('capture a backup of the db before the upgrade, then tell me')).toEqual([
+      { text: 'capture a backup ', weight: 1 },
+      { text: 'of the db ', weight: 0.7 },
+      { text: 'before the upgrade', weight: 0.4 },
+      { text: ' then tell me', weight: 0.4 },
+    ]);
+  });
+
+  it('joins phrasal verbs, at their phrase’s weight, and gives a question the action it asks for', () => {
+    expect(rewriteQuery('sign me out everywhere')).toEqual([
+      { text: 'sign me out everywhere', weight: 1 },
+      { text: 'signout', weight: 1 },
+    ]);
+    expect(rewriteQuery('restart the app and roll it back')).toContainEqual({ text: 'rollback', weight: 1 });
+    expect(rewriteQuery('sign in to Slack')).toContainEqual({ text: 'signin', weight: 1 });
+    expect(rewriteQuery('which boards do we have?')).toContainEqual({ text: 'list get', weight: 1 });
+    expect(rewriteQuery('who made this')).toContainEqual({ text: 'user', weight: 1 });
+  });
+});
+
+describe('termExpansions', () => {
+  it('reads the verb a request leads with in its verb sense, and only that verb', () => {
+    expect(termExpansions('open a ticket for this')('open')).toEqual(
+      expect.arrayContaining(['create', 'add']),
+    );
+    expect(termExpansions('please, hit Enter')('hit')).toContain('press');
+    expect(termExpansions('can you drop a comment there')('drop')).toEqual(
+      expect.arrayContaining(['add', 'post', 'delete']),
+    );
+    expect(termExpansions('list the open tickets')('open')).toEqual([]);
+    expect(termExpansions('list the open tickets')('ticket')).toEqual(synonymsOf('ticket'));
   });
 });
 

@@ -1,6 +1,7 @@
 // search_tool_bm25's index at scale: building a ToolIndex of 10,000 tools and querying it, in
 // process, with the index the aggregator's package exports (the code behind search_tool_bm25).
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { ToolIndex } from '@toolmesh/aggregator';
 import { check } from './check.mjs';
 import { summarize } from './stats.mjs';
@@ -46,4 +47,13 @@ export function benchmarkSearch({ tools: count, builds, queries: queryCount, lim
     query: summarize(queryTimes),
     empty,
   };
+}
+
+// `node test/bench/aggregator-search.mjs`: this part alone, printed, without `pnpm bench`.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = benchmarkSearch({ tools: 10_000, builds: 5, queries: 2000, limit: 5, log: console.error });
+  const line = ({ median, p95, min, max }) =>
+    `median ${median.toFixed(3)} ms, p95 ${p95.toFixed(3)}, min ${min.toFixed(3)}, max ${max.toFixed(3)}`;
+  console.log(`build of ${result.tools} tools: ${line(result.build)}`);
+  console.log(`search (limit ${result.limit}): ${line(result.query)}; ${result.empty} with no hits`);
 }

@@ -1,4 +1,3 @@
-import { identifierWords } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
 
 /** A question ("what's open?", "which PDFs…", "who wrote…") asks to find out, not to change anything. */
@@ -20,10 +19,13 @@ export function asksToFindOut(request: string): boolean {
   return QUESTION.test(request);
 }
 
-/** Whether a tool changes things: as its annotations say, else as the verbs of its name suggest. */
-export function changesThings(tool: IndexedTool): boolean {
+/**
+ * Whether a tool changes things: as its annotations say, else as the verbs of its name
+ * (`identifierWords(tool.tool)`) suggest.
+ */
+export function changesThings(tool: IndexedTool, nameWords: readonly string[]): boolean {
   const readOnly = tool.annotations?.readOnlyHint;
   if (typeof readOnly === 'boolean') return !readOnly;
-  const words = identifierWords(tool.tool).map((word) => word.toLowerCase());
+  const words = nameWords.map((word) => word.toLowerCase());
   return words.some((word) => CHANGING_VERBS.has(word)) && !words.some((word) => READING_VERBS.has(word));
 }

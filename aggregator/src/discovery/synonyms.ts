@@ -70,6 +70,7 @@ const GROUPS: readonly (readonly string[])[] = [
   ['kubernetes', 'k8s'],
   ['javascript', 'js'],
   ['typescript', 'ts'],
+  ['markdown', 'md'],
   ['postgres', 'postgresql', 'pg'],
   ['github', 'gh'],
   ['azure devops', 'ado'],

@@ -1,4 +1,4 @@
-import { identifierWords } from '@toolmesh/bm25';
+import { type FieldText, identifierWords } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
 
 export type ToolField = 'name' | 'title' | 'description' | 'parameterNames' | 'parameterText' | 'server';
@@ -7,17 +7,23 @@ export type ToolField = 'name' | 'title' | 'description' | 'parameterNames' | 'p
 const GENERIC_SERVER_WORDS = new Set(['mcp', 'server', 'modelcontextprotocol']);
 
 /**
- * The text of each searchable field of a tool. `serverText` is `serverText(entry.server)`,
- * passed in so a registry computes it once per server rather than once per tool.
+ * The text of each searchable field of a tool, given the words of its name
+ * (`identifierWords(entry.tool)`) and `serverText(entry.server)`, which a registry works out
+ * once for other uses and once per server. Texts of several parts stay in pieces: a registry
+ * of thousands of tools runs this for every tool it indexes.
  */
-export function toolFields(entry: IndexedTool, serverText: string): Record<ToolField, string> {
+export function toolFields(
+  entry: IndexedTool,
+  nameWords: readonly string[],
+  serverText: string,
+): Record<ToolField, FieldText> {
   const parameters = parametersOf(entry.inputSchema);
   return {
-    name: nameWords(entry.tool),
+    name: namePieces(entry.tool, nameWords),
     title: entry.title ?? '',
     description: entry.description ?? '',
     parameterNames: parameters.names,
-    parameterText: parameters.text,
+    parameterText: parameters.texts,
     server: serverText,
   };
 }
@@ -26,9 +32,8 @@ export function toolFields(entry: IndexedTool, serverText: string): Record<ToolF
  * A tool name as separate words plus the name joined up, spelled out here rather than left
  * to the tokenizer, which keeps product-style names (`GetUser`) whole.
  */
-function nameWords(tool: string): string {
-  const words = identifierWords(tool);
-  return words.length > 1 ? `${words.join(' ')} ${words.join('')}` : tool;
+function namePieces(tool: string, words: readonly string[]): FieldText {
+  return words.length > 1 ? [...words, words.join('').toLowerCase()] : tool;
 }
 
 /** A server's name as the words that say what it is for, joined by spaces. */
@@ -38,28 +43,19 @@ export function serverText(server: string): string {
     .join(' ');
 }
 
-const NO_PARAMETERS = { names: '', text: '' };
+const NO_PARAMETERS: { names: readonly string[]; texts: readonly string[] } = { names: [], texts: [] };
 
-/**
- * The top-level parameters' names, space-separated, and their texts (each description with its
- * allowed values), one a line. Built in one pass without intermediate pairs: a registry of
- * thousands of tools runs this for every tool it indexes.
- */
-function parametersOf(schema: object | undefined): { names: string; text: string } {
+/** The top-level parameters' names, and their texts: each description and its allowed values. */
+function parametersOf(schema: object | undefined): { names: readonly string[]; texts: readonly string[] } {
   const properties = (schema as { properties?: unknown } | undefined)?.properties;
   if (!properties || typeof properties !== 'object') return NO_PARAMETERS;
-  const names: string[] = [];
+  const names = Object.keys(properties);
   const texts: string[] = [];
-  for (const name of Object.keys(properties)) {
+  for (const name of names) {
     const property = (properties as Record<string, unknown>)[name];
     const { description, enum: values } = (property ?? {}) as { description?: unknown; enum?: unknown };
-    const text = typeof description === 'string' ? description : '';
-    names.push(name);
-    texts.push(Array.isArray(values) ? `${text} ${stringsOf(values).join(' ')}` : text);
+    if (typeof description === 'string') texts.push(description);
+    if (Array.isArray(values)) for (const value of values) if (typeof value === 'string') texts.push(value);
   }
-  return { names: names.join(' '), text: texts.join('\n') };
-}
-
-function stringsOf(values: unknown[]): string[] {
-  return values.filter((value): value is string => typeof value === 'string');
+  return { names, texts };
 }

@@ -1,10 +1,11 @@
-import { Bm25Index } from '@toolmesh/bm25';
+import { Bm25Index, identifierWords } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
 import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
 import { rewriteQuery } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
 import { serverText, type ToolField, toolFields } from './tool-fields.js';
+import { termExpansions } from './verb-senses.js';
 
 export interface ToolHit {
   name: string;
@@ -41,7 +42,9 @@ const QUESTION_RERANK_DEPTH = 20;
 /**
  * Ranks the registry's tools for a request written by a model or a person: BM25F over each
  * tool's name, title, description, parameters and server, with synonyms, plus a lift for
- * the tools of a server the request names. A query that is exactly a tool's name ranks that
+ * the tools of a server the request names. The request's phrases count less the later they
+ * come, and the verb it leads with is read in the senses it has there (see `rewriteQuery`,
+ * `termExpansions`). A query that is exactly a tool's name ranks that
  * tool first, and `server:<name>` keeps to the servers whose name contains it.
  */
 export class ToolIndex {
@@ -53,8 +56,8 @@ export class ToolIndex {
   readonly #toolsOf = new Map<string, Set<string>>();
   /** Each server's `serverText`, the same for all its tools. */
   readonly #serverTexts = new Map<string, string>();
-  /** Lowercased exposed and original names → the exposed names they denote. */
-  readonly #named = new Map<string, string[]>();
+  /** Each tool's name on its server → the exposed names of the tools of that name. */
+  readonly #byOwnName = new Map<string, string[]>();
 
   get size(): number {
     return this.#entries.size;
@@ -63,7 +66,8 @@ export class ToolIndex {
   upsert(entry: IndexedTool): void {
     this.remove(entry.name);
     this.#entries.set(entry.name, entry);
-    if (changesThings(entry)) this.#changing.add(entry.name);
+    const nameWords = identifierWords(entry.tool);
+    if (changesThings(entry, nameWords)) this.#changing.add(entry.name);
     const siblings = this.#toolsOf.get(entry.server) ?? new Set();
     if (siblings.size === 0) {
       const text = serverText(entry.server);
@@ -71,12 +75,14 @@ export class ToolIndex {
       this.#servers.add(entry.server, { name: text });
     }
     this.#toolsOf.set(entry.server, siblings.add(entry.name));
-    this.#tools.add(entry.name, toolFields(entry, this.#serverTexts.get(entry.server)!), entry.server);
-    for (const key of namesOf(entry)) {
-      const names = this.#named.get(key);
-      if (!names) this.#named.set(key, [entry.name]);
-      else if (!names.includes(entry.name)) names.push(entry.name);
-    }
+    this.#tools.add(
+      entry.name,
+      toolFields(entry, nameWords, this.#serverTexts.get(entry.server)!),
+      entry.server,
+    );
+    const namesakes = this.#byOwnName.get(entry.tool);
+    if (namesakes) namesakes.push(entry.name);
+    else this.#byOwnName.set(entry.tool, [entry.name]);
   }
 
   remove(name: string): boolean {
@@ -92,11 +98,9 @@ export class ToolIndex {
       this.#serverTexts.delete(entry.server);
       this.#servers.remove(entry.server);
     }
-    for (const key of namesOf(entry)) {
-      const others = this.#named.get(key)?.filter((other) => other !== name) ?? [];
-      if (others.length === 0) this.#named.delete(key);
-      else this.#named.set(key, others);
-    }
+    const namesakes = this.#byOwnName.get(entry.tool)!.filter((other) => other !== name);
+    if (namesakes.length === 0) this.#byOwnName.delete(entry.tool);
+    else this.#byOwnName.set(entry.tool, namesakes);
     return true;
   }
 
@@ -104,17 +108,18 @@ export class ToolIndex {
     const { text, server } = parseToolQuery(query);
     const accept = server === undefined ? undefined : (name: string) => this.#isOnServer(name, server);
     if (text === '') return this.#all(accept).slice(0, limit);
-    const named = this.#named.get(text.toLowerCase()) ?? [];
-    const exact = (accept ? named.filter(accept) : [...named]).sort();
+    const named = new Set([...(this.#entries.has(text) ? [text] : []), ...(this.#byOwnName.get(text) ?? [])]);
+    const exact = [...named].filter((name) => accept?.(name) ?? true).sort();
     const request = rewriteQuery(text);
+    const words = request.map((part) => part.text).join(' ');
     const question = asksToFindOut(text);
     const found = this.#tools
       .search(request, {
         limit: limit + exact.length + (question ? QUESTION_RERANK_DEPTH : 0),
-        expand: synonymsOf,
+        expand: termExpansions(text),
         expansionWeight: SYNONYM_WEIGHT,
         ...(accept && { filter: accept }),
-        groupBoost: this.#mentionLift(request),
+        groupBoost: this.#mentionLift(words),
       })
       .map(({ id, score }) => ({ name: id, score }));
     const hits = question ? this.#readersFirst(found) : found;
@@ -147,8 +152,4 @@ export class ToolIndex {
   #isOnServer(name: string, server: string): boolean {
     return this.#entries.get(name)?.server.toLowerCase().includes(server) ?? false;
   }
-}
-
-function namesOf(entry: IndexedTool): string[] {
-  return [entry.name.toLowerCase(), entry.tool.toLowerCase()];
 }

@@ -1,4 +1,8 @@
-import { tokenize as defaultTokenize } from './tokenize.js';
+import { Postings } from './postings.js';
+import { type Concept, type QueryPart, queryConcepts } from './query-concepts.js';
+import { TermList } from './term-list.js';
+import { tokenize as defaultTokenize, sharedTokenizer } from './tokenize.js';
+import { Vocabulary } from './vocabulary.js';
 
 export interface Bm25Options<Field extends string> {
   /** Weight of each field: a term in a field of weight 3 counts as three occurrences elsewhere. */
@@ -21,8 +25,9 @@ export interface SearchOptions<Id> {
    * an expansion of several terms ("pull request" for "pr") scores the sum of its terms.
    * Two adjacent query terms are offered too, joined by a space ("pull request"), so phrases
    * can have synonyms ("pr"); a phrase with expansions becomes a concept of its own.
+   * An expansion given as a part counts its own weight instead of `expansionWeight`.
    */
-  expand?: (term: string) => readonly string[];
+  expand?: (term: string) => readonly (string | QueryPart)[];
   /** How much an expansion counts next to the query's own term; default 0.5. */
   expansionWeight?: number;
   /** Only documents it accepts are ranked. */
@@ -31,32 +36,13 @@ export interface SearchOptions<Id> {
   groupBoost?: ReadonlyMap<string, number>;
 }
 
+/** A field's text, whole or in pieces (which spares joining them: a piece boundary separates words). */
+export type FieldText = string | readonly string[];
+
 export interface Bm25Hit<Id> {
   id: Id;
   score: number;
 }
-
-/**
- * One term's occurrences: an entry per document and field holding it, keyed
- * `slot * fieldCount + field`, with the count there. A document's entries are adjacent,
- * which lets a search sum its fields without a lookup.
- */
-interface Postings {
-  term: string;
-  keys: number[];
-  counts: number[];
-  /** How many documents hold the term in any field. */
-  documents: number;
-}
-
-/** One way of saying a query term: its own term, or an expansion of one or more terms. */
-interface Alternative {
-  postings: Postings[];
-  weight: number;
-}
-
-/** The alternatives that stand for one query term. */
-type Concept = Alternative[];
 
 const INITIAL_CAPACITY = 64;
 
@@ -71,12 +57,21 @@ export class Bm25Index<Id, Field extends string = string> {
   readonly #fieldWeights: Float64Array;
   readonly #lengthNormalisation: Float64Array;
   readonly #k1: number;
+  /** Tokenizes queries and expansions. */
   readonly #tokenize: (text: string) => string[];
-  readonly #postings = new Map<string, Postings>();
+  /** Turns a document's text into term numbers. */
+  readonly #numbers: (text: string, into: TermList) => void;
+  /** The shared tokenizer's, unless the index was given its own tokenizer. */
+  readonly #vocabulary: Vocabulary;
+  /** Lets the vocabulary give back numbers no index holds; never while a document is being added. */
+  readonly #tidy: () => void;
+  /** The index holds the numbers of the terms some document of it holds. */
+  readonly #postings: Postings;
+  readonly #termList = new TermList();
   readonly #slotOf = new Map<Id, number>();
   readonly #ids: (Id | undefined)[] = [];
-  /** Per slot, the postings its document appears in. */
-  readonly #postingsOf: (Postings[] | undefined)[] = [];
+  /** Per slot, the numbers of the terms its document holds. */
+  readonly #termsOf: (number[] | undefined)[] = [];
   readonly #groupNumbers = new Map<string, number>();
   /** Per slot, its document's group number + 1, or 0. */
   #groupOf: Int32Array;
@@ -97,7 +92,21 @@ export class Bm25Index<Id, Field extends string = string> {
       typeof options.b === 'object' ? (options.b[field] ?? 0.75) : (options.b ?? 0.75),
     );
     this.#k1 = options.k1 ?? 1.2;
-    this.#tokenize = options.tokenize ?? defaultTokenize;
+    this.#postings = new Postings();
+    const tokenize = options.tokenize;
+    if (tokenize) {
+      const vocabulary = new Vocabulary();
+      this.#vocabulary = vocabulary;
+      this.#numbers = (text, into) => {
+        for (const term of tokenize(text)) into.push(vocabulary.numberOf(term));
+      };
+      this.#tidy = () => vocabulary.tidy();
+    } else {
+      this.#vocabulary = sharedTokenizer.vocabulary;
+      this.#numbers = (text, into) => sharedTokenizer.numbers(text, into);
+      this.#tidy = () => sharedTokenizer.tidy();
+    }
+    this.#tokenize = tokenize ?? defaultTokenize;
     this.#totalLengths = new Float64Array(this.#fields.length);
     this.#lengths = new Float64Array(INITIAL_CAPACITY * this.#fields.length);
     this.#scores = new Float64Array(INITIAL_CAPACITY);
@@ -118,41 +127,35 @@ export class Bm25Index<Id, Field extends string = string> {
    * Indexes a document under `id`, replacing any document already there. Missing fields are
    * empty. A `group` (say, the server a tool comes from) lets a search favour the group.
    */
-  add(id: Id, document: Partial<Readonly<Record<Field, string>>>, group?: string): void {
+  add(id: Id, document: Partial<Readonly<Record<Field, FieldText>>>, group?: string): void {
     this.remove(id);
+    this.#tidy();
     const fieldCount = this.#fields.length;
     const slot = this.#freeSlots.pop() ?? this.#ids.length;
     this.#reserve(slot + 1);
-    const byTerm = this.#postings;
-    const own: Postings[] = [];
+    const postings = this.#postings;
+    const terms = this.#termList;
+    const own: number[] = [];
+    const documentStart = slot * fieldCount;
     for (let field = 0; field < fieldCount; field++) {
       const text = document[this.#fields[field]!];
-      const terms = text ? this.#tokenize(text) : [];
-      const key = slot * fieldCount + field;
-      this.#lengths[key] = terms.length;
-      this.#totalLengths[field]! += terms.length;
-      for (const term of terms) {
-        let postings = byTerm.get(term);
-        if (!postings) {
-          postings = { term, keys: [], counts: [], documents: 0 };
-          byTerm.set(term, postings);
-        }
-        // While this document is added, its entries are the last ones of every postings.
-        const last = postings.keys.length - 1;
-        if (postings.keys[last] === key) {
-          postings.counts[last]!++;
-          continue;
-        }
-        if (last < 0 || ((postings.keys[last]! / fieldCount) | 0) !== slot) {
-          postings.documents++;
-          own.push(postings);
-        }
-        postings.keys.push(key);
-        postings.counts.push(1);
+      terms.length = 0;
+      if (typeof text === 'string') this.#numbers(text, terms);
+      else if (text) for (const piece of text) this.#numbers(piece, terms);
+      const key = documentStart + field;
+      const count = terms.length;
+      this.#lengths[key] = count;
+      this.#totalLengths[field]! += count;
+      const numbers = terms.values;
+      for (let at = 0; at < count; at++) {
+        const term = numbers[at]!;
+        if (!postings.add(term, key, documentStart)) continue;
+        own.push(term);
+        if (postings.documents(term) === 1) this.#vocabulary.hold(term);
       }
     }
     this.#ids[slot] = id;
-    this.#postingsOf[slot] = own;
+    this.#termsOf[slot] = own;
     this.#groupOf[slot] = group === undefined ? 0 : this.#groupNumber(group) + 1;
     this.#slotOf.set(id, slot);
   }
@@ -172,33 +175,34 @@ export class Bm25Index<Id, Field extends string = string> {
     if (slot === undefined) return false;
     const fieldCount = this.#fields.length;
     const first = slot * fieldCount;
-    for (const postings of this.#postingsOf[slot]!) {
-      const { keys, counts } = postings;
-      const isOwn = (key: number) => key >= first && key < first + fieldCount;
-      let start = 0;
-      while (!isOwn(keys[start]!)) start++;
-      let end = start + 1;
-      while (end < keys.length && isOwn(keys[end]!)) end++;
-      keys.splice(start, end - start);
-      counts.splice(start, end - start);
-      if (--postings.documents === 0) this.#postings.delete(postings.term);
+    for (const term of this.#termsOf[slot]!) {
+      if (this.#postings.drop(term, slot, fieldCount) === 0) this.#vocabulary.letGo(term);
     }
     for (let field = 0; field < fieldCount; field++) {
       this.#totalLengths[field]! -= this.#lengths[first + field]!;
     }
     this.#ids[slot] = undefined;
-    this.#postingsOf[slot] = undefined;
+    this.#termsOf[slot] = undefined;
     this.#groupOf[slot] = 0;
     this.#slotOf.delete(id);
     this.#freeSlots.push(slot);
     return true;
   }
 
-  /** The best documents for `query`, best first; equal scores are ordered by id. */
-  search(query: string, options: SearchOptions<Id> = {}): Bm25Hit<Id>[] {
+  /**
+   * The best documents for `query`, best first; equal scores are ordered by id. A query in
+   * parts weighs each part's terms by its weight.
+   */
+  search(query: string | readonly QueryPart[], options: SearchOptions<Id> = {}): Bm25Hit<Id>[] {
     const limit = options.limit ?? 10;
     if (limit <= 0 || this.size === 0) return [];
-    const matched = this.#score(this.#concepts(query, options));
+    const concepts = queryConcepts(query, {
+      tokenize: this.#tokenize,
+      held: (term) => this.#numberHeld(term),
+      expand: options.expand,
+      expansionWeight: options.expansionWeight ?? 0.5,
+    });
+    const matched = this.#score(concepts);
     const scores = this.#scores;
     if (options.groupBoost?.size) this.#boostGroups(matched, options.groupBoost);
     const ranked = this.#rank(matched, limit, options.filter);
@@ -216,57 +220,6 @@ export class Bm25Index<Id, Field extends string = string> {
     for (const slot of matched) this.#scores[slot]! += byNumber[this.#groupOf[slot]!]!;
   }
 
-  #concepts(query: string, options: SearchOptions<Id>): Concept[] {
-    const concepts: Concept[] = [];
-    const seen = new Set<string>();
-    const terms = this.#tokenize(query);
-    for (const term of terms) {
-      if (seen.has(term)) continue;
-      seen.add(term);
-      concepts.push(this.#concept(term, [term], options));
-    }
-    for (let at = 1; at < terms.length; at++) {
-      const phrase = this.#concept(`${terms[at - 1]} ${terms[at]}`, [], options);
-      if (phrase.length > 0) concepts.push(phrase);
-    }
-    return this.#withoutRepeats(concepts);
-  }
-
-  /** A concept for `key`: its own terms at full weight when given, then its expansions. */
-  #concept(key: string, own: string[], options: SearchOptions<Id>): Concept {
-    const concept: Concept = [];
-    const spellings = new Set<string>();
-    const add = (terms: string[], weight: number) => {
-      const spelling = terms.join(' ');
-      if (terms.length === 0 || spellings.has(spelling)) return;
-      spellings.add(spelling);
-      const postings = terms.flatMap((term) => this.#postings.get(term) ?? []);
-      if (postings.length > 0) concept.push({ postings, weight });
-    };
-    add(own, 1);
-    const weight = options.expansionWeight ?? 0.5;
-    for (const text of options.expand?.(key) ?? []) add(this.#tokenize(text), weight);
-    return concept;
-  }
-
-  /**
-   * A query term that is also another term's synonym ("create new …") is one concept, not
-   * two: its own concept goes, and the one that names it counts it at full weight.
-   */
-  #withoutRepeats(concepts: Concept[]): Concept[] {
-    const kept: Concept[] = [];
-    for (const concept of concepts) {
-      const own = concept[0];
-      const elsewhere =
-        own?.weight === 1 && own.postings.length === 1
-          ? kept.flat().find((other) => other.postings.length === 1 && other.postings[0] === own.postings[0])
-          : undefined;
-      if (elsewhere) elsewhere.weight = 1;
-      else if (concept.length > 0) kept.push(concept);
-    }
-    return kept;
-  }
-
   /**
    * Adds each concept's score into `#scores` and returns the slots that matched anything.
    * An alternative of several terms scores their sum; a concept scores its best alternative.
@@ -276,22 +229,22 @@ export class Bm25Index<Id, Field extends string = string> {
     const conceptScores = this.#conceptScores;
     const alternativeScores = this.#alternativeScores;
     const matched: number[] = [];
-    for (const concept of concepts) {
-      const only = concept.length === 1 ? concept[0]! : undefined;
-      if (only?.postings.length === 1) {
+    for (const { alternatives, weight: conceptWeight } of concepts) {
+      const only = alternatives.length === 1 ? alternatives[0]! : undefined;
+      if (only?.terms.length === 1) {
         // Most query terms have no synonyms: their scores go straight to the totals.
-        this.#scoreTerm(only.postings[0]!, only.weight, scores, matched, false);
+        this.#scoreTerm(only.terms[0]!, only.weight * conceptWeight, scores, matched, false);
         continue;
       }
       const inConcept: number[] = [];
-      for (const { postings, weight } of concept) {
-        if (postings.length === 1) {
-          this.#scoreTerm(postings[0]!, weight, conceptScores, inConcept, true);
+      for (const { terms, weight: alternativeWeight } of alternatives) {
+        const weight = alternativeWeight * conceptWeight;
+        if (terms.length === 1) {
+          this.#scoreTerm(terms[0]!, weight, conceptScores, inConcept, true);
           continue;
         }
         const inAlternative: number[] = [];
-        for (const termPostings of postings)
-          this.#scoreTerm(termPostings, weight, alternativeScores, inAlternative, false);
+        for (const term of terms) this.#scoreTerm(term, weight, alternativeScores, inAlternative, false);
         for (const slot of inAlternative) {
           if (conceptScores[slot] === 0) inConcept.push(slot);
           if (alternativeScores[slot]! > conceptScores[slot]!) conceptScores[slot] = alternativeScores[slot]!;
@@ -312,9 +265,10 @@ export class Bm25Index<Id, Field extends string = string> {
    * better of the two, when `best`) for every slot holding it: its field counts, each
    * weighted and length-normalised, summed, then saturated.
    */
-  #scoreTerm(postings: Postings, weight: number, into: Float64Array, matched: number[], best: boolean): void {
+  #scoreTerm(term: number, weight: number, into: Float64Array, matched: number[], best: boolean): void {
     if (weight <= 0) return;
-    const { keys, counts } = postings;
+    const postings = this.#postings;
+    const entries = postings.entries;
     const fieldCount = this.#fields.length;
     const documentCount = this.size;
     const lengths = this.#lengths;
@@ -322,18 +276,19 @@ export class Bm25Index<Id, Field extends string = string> {
     const normalisation = this.#lengthNormalisation;
     const perLength = normalisation.map((b, field) => (b * documentCount) / this.#totalLengths[field]!);
     const k1 = this.#k1;
-    const idf =
-      weight * Math.log(1 + (documentCount - postings.documents + 0.5) / (postings.documents + 0.5));
-    let at = 0;
-    while (at < keys.length) {
-      const slot = (keys[at]! / fieldCount) | 0;
+    const documents = postings.documents(term);
+    const idf = weight * Math.log(1 + (documentCount - documents + 0.5) / (documents + 0.5));
+    const end = (postings.start(term) + postings.length(term)) * 2;
+    let at = postings.start(term) * 2;
+    while (at < end) {
+      const slot = (entries[at]! / fieldCount) | 0;
       const first = slot * fieldCount;
       let count = 0;
-      for (; at < keys.length && keys[at]! >= first && keys[at]! < first + fieldCount; at++) {
-        const key = keys[at]!;
+      for (; at < end && entries[at]! >= first && entries[at]! < first + fieldCount; at += 2) {
+        const key = entries[at]!;
         const field = key - first;
         const b = normalisation[field]!;
-        count += (counts[at]! * fieldWeights[field]!) / (1 - b + perLength[field]! * lengths[key]!);
+        count += (entries[at + 1]! * fieldWeights[field]!) / (1 - b + perLength[field]! * lengths[key]!);
       }
       if (count <= 0) continue;
       const score = (idf * count * (k1 + 1)) / (k1 + count);
@@ -341,6 +296,12 @@ export class Bm25Index<Id, Field extends string = string> {
       if (previous === 0) matched.push(slot);
       into[slot] = best ? Math.max(previous, score) : previous + score;
     }
+  }
+
+  /** The number of `term` when some document holds it. */
+  #numberHeld(term: string): number | undefined {
+    const number = this.#vocabulary.find(term);
+    return number !== undefined && this.#postings.documents(number) > 0 ? number : undefined;
   }
 
   #rank(matched: number[], limit: number, filter: ((id: Id) => boolean) | undefined): number[] {

@@ -1,7 +1,9 @@
+import { ChunkTable } from './chunk-table.js';
 import { identifierWords } from './identifier-words.js';
-import { hashStep, rememberedTerm, rememberTerm } from './plain-words.js';
 import { stem } from './stem.js';
 import { STOPWORDS } from './stopwords.js';
+import { TermList } from './term-list.js';
+import { Vocabulary } from './vocabulary.js';
 
 /** Beyond ASCII, what counts as part of a word; ASCII is classified by character code, for speed. */
 const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u;
@@ -12,11 +14,72 @@ const WORD_CHARACTER = /[\p{L}\p{N}\p{M}]/u;
  */
 const PRODUCT_NAME = /^\p{Lu}\p{Ll}+\p{Lu}\p{Ll}+$/u;
 
-/** The terms of each identifier-like chunk met so far. */
-const identifierTerms = new Map<string, string[]>();
-/** The term of each word beyond ASCII, or '' for a word that is dropped. */
-const wideTerms = new Map<string, string>();
-const MAX_REMEMBERED_WORDS = 100_000;
+/** ASCII letters, digits, `_` and `-`: the characters of a chunk. */
+const IS_CHUNK_CHARACTER = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const character = String.fromCharCode(code);
+  IS_CHUNK_CHARACTER[code] = /[A-Za-z0-9_-]/.test(character) ? 1 : 0;
+}
+
+/**
+ * Turns text into terms (see `tokenize`) and hands them out as the numbers of its
+ * vocabulary, remembering the terms of every chunk of text it has met, so each distinct
+ * word is split, lowercased and stemmed once.
+ */
+export class Tokenizer {
+  readonly vocabulary = new Vocabulary();
+  readonly #chunks = new ChunkTable();
+  readonly #scratch: number[] = [];
+  readonly #list = new TermList();
+
+  /** Appends the term numbers of `text` to `into`, giving new terms numbers. */
+  numbers(text: string, into: TermList): void {
+    const end = text.length;
+    const isChunkCharacter = IS_CHUNK_CHARACTER;
+    let at = 0;
+    while (at < end) {
+      const start = at;
+      let hash = 0;
+      for (; at < end; at++) {
+        const code = text.charCodeAt(at);
+        if (code < 128 ? isChunkCharacter[code] === 0 : !WORD_CHARACTER.test(text[at]!)) break;
+        hash = ChunkTable.hashStep(hash, code);
+      }
+      if (at === start) at++;
+      else if (!this.#chunks.appendTerms(text, start, at, hash, into))
+        this.#addChunk(text.slice(start, at), hash, into);
+    }
+  }
+
+  /** The terms of `text`, in order. */
+  terms(text: string): string[] {
+    const numbers = this.#list;
+    numbers.length = 0;
+    this.numbers(text, numbers);
+    const terms: string[] = new Array(numbers.length);
+    for (let at = 0; at < numbers.length; at++) terms[at] = this.vocabulary.termOf(numbers.values[at]!)!;
+    return terms;
+  }
+
+  /** Lets the vocabulary give back unheld numbers (see `Vocabulary.tidy`), forgetting the chunks that named them. */
+  tidy(): void {
+    if (this.vocabulary.tidy()) this.#chunks.clear();
+  }
+
+  #addChunk(chunk: string, hash: number, into: TermList): void {
+    const numbers = this.#scratch;
+    numbers.length = 0;
+    for (const term of chunkTerms(chunk)) numbers.push(this.vocabulary.numberOf(term));
+    this.#chunks.remember(chunk, hash, numbers);
+    for (const number of numbers) into.push(number);
+  }
+}
+
+/**
+ * The tokenizer of `tokenize` and of every index that tokenizes the default way: the words
+ * of a catalogue recur across indexes and rebuilds, so what one learnt serves the next.
+ */
+export const sharedTokenizer = new Tokenizer();
 
 /**
  * Index terms of a text: lowercase words split on non-alphanumerics and on identifier
@@ -26,97 +89,46 @@ const MAX_REMEMBERED_WORDS = 100_000;
  * a product-style name (`GitHub`) stays one word.
  */
 export function tokenize(text: string): string[] {
-  const found: string[] = [];
-  const end = text.length;
-  let at = 0;
-  while (at < end) {
-    const start = at;
-    // Most chunks are plain words, needing no split: lowercase perhaps capitalised, all
-    // capitals, or all digits. They are hashed as they are scanned, to be looked up unsliced.
-    let lower = false;
-    let upper = false;
-    let innerUpper = false;
-    let digit = false;
-    let other = false;
-    let hash = 0;
-    for (; at < end; at++) {
-      const code = text.charCodeAt(at);
-      if (code >= 97 && code <= 122) lower = true;
-      else if (code >= 65 && code <= 90) {
-        upper = true;
-        innerUpper ||= at > start;
-      } else if (code >= 48 && code <= 57) digit = true;
-      else if (code === 95 || code === 45 || (code >= 128 && WORD_CHARACTER.test(text[at]!))) other = true;
-      else break;
-      hash = hashStep(hash, code | 32);
-    }
-    const plain = !other && (digit ? !lower && !upper : !(innerUpper && lower));
-    if (at === start) at++;
-    else if (plain) addPlainWord(found, text, start, at, hash);
-    else addIdentifier(found, text.slice(start, at));
-  }
-  return found;
-}
-
-function addPlainWord(into: string[], text: string, start: number, end: number, hash: number): void {
-  let term = rememberedTerm(text, start, end, hash);
-  if (term === undefined) {
-    const word = text.slice(start, end).toLowerCase();
-    term = termOf(word);
-    rememberTerm(word, hash, term);
-  }
-  if (term !== '') into.push(term);
+  sharedTokenizer.tidy();
+  return sharedTokenizer.terms(text);
 }
 
 /**
- * A chunk with separators, digits, inner capitals or letters beyond ASCII. Parameter and
- * field names recur across a catalogue, so each chunk's terms are remembered whole.
+ * The terms of one chunk (a run of letters, digits, `_` and `-`). A plain word — lowercase
+ * perhaps capitalised, all capitals, or all digits — is one term; anything else is split as
+ * an identifier into its words, then its joined form.
  */
-function addIdentifier(into: string[], chunk: string): void {
-  let terms = identifierTerms.get(chunk);
-  if (terms === undefined) {
-    terms = identifierTermsOf(chunk);
-    if (identifierTerms.size >= MAX_REMEMBERED_WORDS) identifierTerms.clear();
-    identifierTerms.set(chunk, terms);
+function chunkTerms(chunk: string): string[] {
+  let lower = false;
+  let upper = false;
+  let innerUpper = false;
+  let digit = false;
+  let other = false;
+  for (let at = 0; at < chunk.length; at++) {
+    const code = chunk.charCodeAt(at);
+    if (code >= 97 && code <= 122) lower = true;
+    else if (code >= 65 && code <= 90) {
+      upper = true;
+      innerUpper ||= at > 0;
+    } else if (code >= 48 && code <= 57) digit = true;
+    else other = true;
   }
-  for (const term of terms) into.push(term);
-}
-
-/** Its words as plain words, then its joined form, which is rarely met again and so not remembered alone. */
-function identifierTermsOf(chunk: string): string[] {
-  const terms: string[] = [];
+  const plain = !other && (digit ? !lower && !upper : !(innerUpper && lower));
+  if (plain) {
+    const term = termOf(chunk.toLowerCase());
+    return term === '' ? [] : [term];
+  }
   const words = PRODUCT_NAME.test(chunk) ? [chunk] : identifierWords(chunk);
+  const terms: string[] = [];
   for (const word of words) {
-    const lowercase = word.toLowerCase();
-    if (isAscii(lowercase)) addPlainWord(terms, lowercase, 0, lowercase.length, hashOf(lowercase));
-    else addWideWord(terms, lowercase);
+    const term = termOf(word.toLowerCase());
+    if (term !== '') terms.push(term);
   }
   if (words.length > 1) {
     const joined = termOf(words.join('').toLowerCase());
     if (joined !== '') terms.push(joined);
   }
   return terms;
-}
-
-function addWideWord(into: string[], word: string): void {
-  let term = wideTerms.get(word);
-  if (term === undefined) {
-    term = termOf(word);
-    if (wideTerms.size >= MAX_REMEMBERED_WORDS) wideTerms.clear();
-    wideTerms.set(word, term);
-  }
-  if (term !== '') into.push(term);
-}
-
-function hashOf(word: string): number {
-  let hash = 0;
-  for (let at = 0; at < word.length; at++) hash = hashStep(hash, word.charCodeAt(at));
-  return hash;
-}
-
-function isAscii(word: string): boolean {
-  for (let at = 0; at < word.length; at++) if (word.charCodeAt(at) > 127) return false;
-  return true;
 }
 
 /** A word's term: its stem, or '' when it is a stopword or a single letter. */

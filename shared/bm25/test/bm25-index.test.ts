@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../src/index.js';
+import { Bm25Index, tokenize } from '../src/index.js';
 
 type Field = 'name' | 'body';
 
@@ -127,6 +127,29 @@ describe('Bm25Index', () => {
     }
   });
 
+  it('after churn far past its first room, still scores exactly as a fresh index', () => {
+    const text = (id: number, round: number) =>
+      Array.from({ length: 30 }, (_, at) => `w${(id * 7 + at * 13 + round) % 400}`).join(' ');
+    const churned = new Bm25Index<number, 'body'>({ fields: { body: 1 } });
+    const alive = new Map<number, string>();
+    for (let round = 0; round < 4; round++) {
+      for (let id = 0; id < 3000; id++) {
+        if ((id + round) % 3 === 0) {
+          churned.remove(id);
+          alive.delete(id);
+        } else {
+          churned.add(id, { body: text(id, round) });
+          alive.set(id, text(id, round));
+        }
+      }
+    }
+    const fresh = new Bm25Index<number, 'body'>({ fields: { body: 1 } });
+    for (const [id, body] of alive) fresh.add(id, { body });
+    for (const query of ['w1', 'w17 w230', 'w399 w0 w5', 'w42 w42 w43']) {
+      expect(churned.search(query, { limit: 40 })).toEqual(fresh.search(query, { limit: 40 }));
+    }
+  });
+
   it('expands query terms, counting a synonym for less than the word itself', () => {
     const index = indexOf();
     const expand = (term: string) => (term === 'remov' ? ['delete'] : []);
@@ -157,6 +180,35 @@ describe('Bm25Index', () => {
     expect(both.score).toBeCloseTo(pull.score + request.score);
   });
 
+  it('weighs a query given in parts by each part’s weight', () => {
+    const index = indexOf();
+    const whole = index.search('delete branch')[0]!;
+    const half = index.search([{ text: 'delete branch', weight: 0.5 }])[0]!;
+    expect(half.id).toBe(whole.id);
+    expect(half.score).toBeCloseTo(whole.score * 0.5);
+    const parted = index.search([{ text: 'delete' }, { text: 'branch', weight: 0.25 }])[0]!;
+    const deleteOnly = index.search('delete')[0]!.score;
+    const branchOnly = index.search('branch').find((hit) => hit.id === 'deleteBranch')!.score;
+    expect(parted.score).toBeCloseTo(deleteOnly + 0.25 * branchOnly);
+  });
+
+  it('counts a term met in several parts as in the heaviest, and leaves out parts weighing nothing', () => {
+    const index = indexOf();
+    const once = index.search('delete branch');
+    expect(index.search([{ text: 'delete branch' }, { text: 'delete', weight: 0.3 }])).toEqual(once);
+    expect(index.search([{ text: 'branch', weight: 0.3 }, { text: 'delete branch' }])).toEqual(once);
+    expect(index.search([{ text: 'delete branch' }, { text: 'file', weight: 0 }])).toEqual(once);
+  });
+
+  it('gives an expansion passed as a part its own weight', () => {
+    const index = indexOf();
+    const own = index.search('delete').find((hit) => hit.id === 'deleteBranch')!.score;
+    const expand = (term: string) => (term === 'drop' ? [{ text: 'delete', weight: 0.9 }, 'remove'] : []);
+    const hit = index.search('drop', { expand, expansionWeight: 0.2 })[0]!;
+    expect(hit.id).toBe('deleteBranch');
+    expect(hit.score).toBeCloseTo(own * 0.9);
+  });
+
   it('filters', () => {
     const noFiles = indexOf().search('file', { filter: (id) => id !== 'readFile' });
     expect(ids(noFiles)).toEqual(['writeFile']);
@@ -179,6 +231,22 @@ describe('Bm25Index', () => {
     index.remove('grouped');
     index.add('grouped', { body: 'read a file' });
     expect(index.search('read file', { groupBoost: new Map([['disk', 100]]) })[0]!.score).toBeLessThan(100);
+  });
+
+  it('keeps its terms while the vocabulary it shares gives back the numbers of words nobody holds', () => {
+    const index = indexOf();
+    const before = index.search('read a file');
+    // Words met only in queries (and in other indexes' removed documents) are forgotten in time.
+    for (let word = 0; word < 20_000; word++) tokenize(`query${word.toString(36)}word`);
+    const other = new Bm25Index<number, 'body'>({ fields: { body: 1 } });
+    for (let id = 0; id < 6000; id++) other.add(id, { body: `unique${id.toString(36)}term` });
+    for (let id = 0; id < 6000; id++) other.remove(id);
+    other.add(0, { body: 'a fresh document' });
+    expect(index.search('read a file')).toEqual(before);
+    index.add('later', { name: 'read_logs', body: 'Read the log file.' });
+    expect(ids(index.search('log'))).toEqual(['later']);
+    expect(ids(other.search('fresh'))).toEqual([0]);
+    expect(other.search('unique0term')).toEqual([]);
   });
 
   it('accepts its own tokenizer and rejects an index without fields', () => {

@@ -49,6 +49,20 @@ describe('tokenize', () => {
     ]);
   });
 
+  it('gives the same terms each time a chunk comes back, however it is cased or joined', () => {
+    const text = 'getPullRequest get_pull_request GET-PULL-REQUEST GetPullRequest getpullrequest';
+    const first = tokenize(text);
+    for (let word = 0; word < 10_000; word++) tokenize(`filler${word.toString(36)}`);
+    expect(tokenize(text)).toEqual(first);
+    expect(first).toEqual([
+      ...['get', 'pull', 'request', 'getpullrequest'],
+      ...['get', 'pull', 'request', 'getpullrequest'],
+      ...['get', 'pull', 'request', 'getpullrequest'],
+      ...['get', 'pull', 'request', 'getpullrequest'],
+      'getpullrequest',
+    ]);
+  });
+
   it('returns nothing for empty or punctuation-only text', () => {
     expect(tokenize('')).toEqual([]);
     expect(tokenize(' -- ... __ ')).toEqual([]);
