@@ -1,3 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'], testTimeout: 20000 } });
+// Fixture projects carry their own *.test.ts files as indexing material, not as tests to run.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/fixtures/**', '**/node_modules/**'],
+    testTimeout: 20000,
+  },
+});

@@ -12,15 +12,19 @@ import { CodeGraph } from './graph/code-graph.js';
 import type { IndexProgress } from './graph/root-index.js';
 import { CODE_GRAPH_SERVER_NAME } from './server.js';
 import { codeCallees, codeCallers } from './tools/calls.js';
+import { codeImpact } from './tools/impact.js';
 import { indexStatus } from './tools/indexing.js';
 import { repoMap } from './tools/map.js';
 import { readSymbol } from './tools/source.js';
 import { codeSymbol, searchCode } from './tools/symbols.js';
+import { codeTrace } from './tools/trace.js';
 
 /** Each CLI command is a tool, given its one positional argument under this name. */
 const COMMANDS = {
   callers: { tool: codeCallers, argument: 'symbol' },
   callees: { tool: codeCallees, argument: 'symbol' },
+  impact: { tool: codeImpact, argument: 'symbol' },
+  trace: { tool: codeTrace, argument: 'from' },
   symbol: { tool: codeSymbol, argument: 'name' },
   search: { tool: searchCode, argument: 'query' },
   read: { tool: readSymbol, argument: 'symbol' },
@@ -28,6 +32,14 @@ const COMMANDS = {
   status: { tool: indexStatus, argument: undefined },
 } as const;
 type Command = keyof typeof COMMANDS;
+
+/** Shared by the server and the CLI: precise mode is on unless this is given. */
+export const PRECISE_FLAG: Record<string, FlagSpec> = {
+  'no-precise': {
+    type: 'boolean',
+    description: 'resolve TypeScript and JavaScript syntactically only, without the TypeScript checker',
+  },
+};
 
 const CLI_FLAGS: Record<string, FlagSpec> = {
   file: {
@@ -41,14 +53,17 @@ const CLI_FLAGS: Record<string, FlagSpec> = {
     description: 'how much read shows (default body)',
   },
   'max-tokens': { type: 'string', value: 'N', description: 'output budget in bytes (default 4000)' },
+  to: { type: 'string', value: 'SYMBOL', description: 'where trace should end' },
+  depth: { type: 'string', value: 'N', description: 'how many edges impact follows (default 3, at most 6)' },
   json: { type: 'boolean', description: 'print the structured answer as JSON' },
+  ...PRECISE_FLAG,
 };
 
 export function isCliCommand(word: string | undefined): word is Command {
   return word !== undefined && Object.hasOwn(COMMANDS, word);
 }
 
-function progressBar(progress: IndexProgress): string {
+function progressBar(progress: Pick<IndexProgress, 'done' | 'total'> & { phase: string }): string {
   const width = 30;
   const share = progress.total > 0 ? progress.done / progress.total : 0;
   const filled = Math.round(share * width);
@@ -94,19 +109,26 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     ...(flags.db && { databaseFile: flags.db }),
     log,
     watch: false,
+    precise: extra['no-precise'] !== true,
   });
   try {
     if (process.stderr.isTTY) {
       for (const root of graph.roots)
         root.index.onProgress((progress) => process.stderr.write(progressBar(progress)));
+      for (const root of graph.roots)
+        root.precise?.onProgress(({ done, total, state }) =>
+          process.stderr.write(progressBar({ done, total, phase: `precise ${state}` })),
+        );
     }
-    await graph.ready();
+    await graph.preciseReady();
     if (process.stderr.isTTY) process.stderr.write('\n');
     const args: Record<string, unknown> = {};
     if (spec.argument && positional !== undefined) args[spec.argument] = positional;
     if (extra.file !== undefined) args.file = extra.file;
     if (extra.level !== undefined) args.level = extra.level;
     if (extra['max-tokens'] !== undefined) args.maxTokens = Number(extra['max-tokens']);
+    if (extra.to !== undefined) args.to = extra.to;
+    if (extra.depth !== undefined) args.depth = Number(extra.depth);
     const result: CallToolResult = await runTool(spec.tool, args, {
       engine: graph,
       signal: new AbortController().signal,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { dataDirectory, runServerProgram, UsageError } from '@toolmesh/core';
-import { isCliCommand, runCli } from './cli.js';
+import { isCliCommand, PRECISE_FLAG, runCli } from './cli.js';
 import { CodeGraph } from './graph/code-graph.js';
 import type { WatchMode } from './graph/tree-watcher.js';
 import {
@@ -33,7 +33,7 @@ if (isCliCommand(argv[0])) {
     name: CODE_GRAPH_SERVER_NAME,
     version: CODE_GRAPH_SERVER_VERSION,
     summary: `${CODE_GRAPH_SUMMARY} Without --root it indexes the current folder. CLI: toolmesh-code-graph callers|callees|symbol|search|read|map|status [NAME] --root DIR.`,
-    flags: WATCH_FLAG,
+    flags: { ...WATCH_FLAG, ...PRECISE_FLAG },
     setup(flags, extra, log) {
       const roots = flags.roots.length > 0 ? flags.roots : [process.cwd()];
       if (flags.roots.length === 0) log.info(`no --root given: indexing ${roots[0]}`);
@@ -43,6 +43,7 @@ if (isCliCommand(argv[0])) {
         ...(flags.db && { databaseFile: flags.db }),
         log,
         watch: watchMode(extra.watch),
+        precise: extra['no-precise'] !== true,
       });
       // In the background: the server answers at once, from whatever is indexed so far.
       void graph.start();

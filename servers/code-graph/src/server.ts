@@ -16,7 +16,7 @@ export interface CodeGraphServerOptions {
 /** What docs/servers/code-graph.md is generated from. */
 export const toolReference = {
   name: '@toolmesh/server-code-graph',
-  summary: `${CODE_GRAPH_SUMMARY} It parses TypeScript, TSX, JavaScript and Python with tree-sitter (honouring .gitignore, skipping files over 1 MB), resolves calls, imports, extends, implements and type references syntactically across files, and stores one SQLite database per root in the data directory, never inside the project. The index builds in the background at start and follows file changes; every answer says when it is not complete. All tools carry the action class read.`,
+  summary: `${CODE_GRAPH_SUMMARY} It parses TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C#, C, C++, Ruby, PHP and Bash (and Elixir, Haskell, Julia, OCaml and Scala when their optional grammar packages are installed) with tree-sitter (honouring .gitignore, skipping files over 1 MB), resolves calls, imports, extends, implements and type references syntactically across files, and stores one SQLite database per root in the data directory, never inside the project. The index builds in the background at start and follows file changes; every answer says when it is not complete. All tools carry the action class read.`,
   tools: CODE_GRAPH_TOOLS,
 };
 
@@ -27,7 +27,7 @@ export function createCodeGraphServer(options: CodeGraphServerOptions): Server {
     version: CODE_GRAPH_SERVER_VERSION,
     title: 'toolmesh code-graph',
     instructions:
-      'A symbol graph of the code under the roots. Start with repo_map or search_code; code_symbol finds a definition by exact name (Class.method); code_callers and code_callees list every callsite; read_symbol reads one definition instead of a whole file. Answers say indexComplete: false while indexing.',
+      'A symbol graph of the code under the roots. Start with repo_map or search_code; code_symbol finds a definition by exact name (Class.method); code_callers and code_callees list every callsite; read_symbol reads one definition instead of a whole file; code_impact gives what a change reaches (and the tests that reach it), code_trace the call path between two symbols, HTTP client calls included where they hit a route. Answers say indexComplete: false while indexing.',
     tools: CODE_GRAPH_TOOLS,
     engine: options.graph,
     log: options.log ?? createLogger({ scope: CODE_GRAPH_SERVER_NAME }),

@@ -137,7 +137,7 @@ describe('TypeScript fixture', () => {
       'src/pricing/money.ts -> src/pricing/rate.ts',
     ]);
     expect(edges(graph, 'EXTENDS')).toEqual(['SavingsAccount -> BaseAccount']);
-    expect(edges(graph, 'IMPLEMENTS')).toEqual(['FixedRate -> Rate']);
+    expect(edges(graph, 'IMPLEMENTS')).toEqual(['FixedRate -> Rate', 'FixedRate.value -> Rate.value']);
     expect(edges(graph, 'REFERENCES')).toContain('Money.multiplyByRate -> Rate');
     expect(edges(graph, 'CONTAINS')).toContain('Money -> Money.multiplyByRate');
     expect(edges(graph, 'CONTAINS')).toContain('src/pricing/money.ts -> Money');

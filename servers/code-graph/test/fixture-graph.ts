@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@toolmesh/core';
-import { CodeGraph, type CodeGraphOptions } from '../src/graph/code-graph.js';
+import { CodeGraph, type CodeGraphOptions, type FoundSymbol } from '../src/graph/code-graph.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -79,8 +79,59 @@ export const TOOL_NAMES = [
   'code_symbol',
   'code_callers',
   'code_callees',
+  'code_impact',
+  'code_trace',
   'read_symbol',
   'repo_map',
   'index_status',
   'reindex',
 ];
+
+/** The symbols a name finds, as `qualifiedName (kind) path:line`: what a test of definitions compares. */
+export function symbolsNamed(graph: CodeGraph, name: string): string[] {
+  return graph
+    .findSymbols(name)
+    .map(({ symbol }) => `${symbol.qualifiedName} (${symbol.kind}) ${symbol.path}:${symbol.startLine}`);
+}
+
+/** The one symbol of that name (or the one in `file`); several or none fail the test, listing what there is. */
+export function oneSymbol(graph: CodeGraph, name: string, file?: string): FoundSymbol {
+  const found = graph.findSymbols(name).filter((entry) => file === undefined || entry.symbol.path === file);
+  const [only] = found;
+  if (!only || found.length > 1)
+    throw new Error(`${name} names ${found.length} symbols: ${symbolsNamed(graph, name).join('; ')}`);
+  return only;
+}
+
+/** The callers of one symbol, each with its callsites as `path:line`. */
+export function callersOf(graph: CodeGraph, name: string, file?: string) {
+  const target = oneSymbol(graph, name, file);
+  return target.root.queries.callers(target.symbol.id).map((group) => ({
+    caller: group.caller.qualifiedName,
+    lines: group.callsites.map((site) => `${site.path}:${site.line}`),
+  }));
+}
+
+/** What one symbol calls: qualified names, `?text` for calls bound to nothing, each with its resolution. */
+export function calleesOf(graph: CodeGraph, name: string, file?: string): string[] {
+  const source = oneSymbol(graph, name, file);
+  return source.root.queries
+    .callees(source.symbol.id)
+    .map((group) => `${group.callee?.qualifiedName ?? `?${group.text}`} ${group.callsites[0]?.resolution}`);
+}
+
+/** Every edge of a kind in the first root, as `source -> target` (`?` when unresolved), sorted. */
+export function edgesOf(graph: CodeGraph, kind: string): string[] {
+  const db = graph.roots[0]?.index.store.db;
+  if (!db) return [];
+  return db
+    .prepare(
+      `SELECT s.qualified_name AS source, t.qualified_name AS target FROM edges e JOIN symbols s ON s.id = e.source_id
+       LEFT JOIN symbols t ON t.id = e.target_id WHERE e.kind = ? ORDER BY source, target`,
+    )
+    .all(kind)
+    .map((row) => {
+      const { source, target } = row as { source: string; target: string | null };
+      return `${source} -> ${target ?? '?'}`;
+    });
+}

@@ -165,7 +165,7 @@ describe('code-graph tools through an SDK client', () => {
       unresolvedCalls: 2,
     });
     expect(root.unresolvedCallRatio).toBeCloseTo(2 / 26, 3);
-    expect(root.edgesByKind).toMatchObject({ EXTENDS: 1, IMPLEMENTS: 1, IMPORTS: 10 });
+    expect(root.edgesByKind).toMatchObject({ EXTENDS: 1, IMPLEMENTS: 2, IMPORTS: 10 });
     expect(root.database.startsWith(copy.dataDir)).toBe(true);
   });
 

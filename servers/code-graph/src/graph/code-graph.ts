@@ -3,6 +3,8 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside, type Logger } from '@toolmesh/core';
 import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
+import { PreciseUpgrader } from './precise/precise-upgrader.js';
+import { revertToSyntactic } from './precise/syntactic-revert.js';
 import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
 import { TreeWatcher, type WatchMode } from './tree-watcher.js';
 
@@ -15,6 +17,11 @@ export interface CodeGraphOptions {
   log: Logger;
   /** Keep the graph current as files change (default events); false for one-shot use such as the CLI. */
   watch?: WatchMode | false;
+  /**
+   * Upgrade TypeScript and JavaScript edges with the TypeScript checker after the syntactic
+   * index (default true; applies where a tsconfig.json, jsconfig.json or package.json exists).
+   */
+  precise?: boolean;
 }
 
 /** Where a root's graph lives: in the data directory, named by its real path, never inside it. */
@@ -38,6 +45,8 @@ export interface IndexedRoot {
   index: RootIndex;
   queries: GraphQueries;
   watcher?: TreeWatcher;
+  /** Precise mode, unless turned off. */
+  precise?: PreciseUpgrader;
 }
 
 export interface FoundSymbol {
@@ -49,9 +58,8 @@ export interface FoundSymbol {
  * The code graph of every root: indexes them in the background at start, keeps them current
  * with a watcher, and answers from whatever is indexed so far. Knows nothing of MCP.
  *
- * A precise mode (edges upgraded with the TypeScript checker) would run after the syntactic
- * index, per root, as another RootIndex job rewriting CALLS edges whose resolution is not
- * `self`/`local`; none exists yet.
+ * Precise mode (src/graph/precise/) upgrades each root's TypeScript and JavaScript edges with
+ * the TypeScript checker once the syntactic index is done, and after every watcher batch.
  */
 export class CodeGraph {
   readonly roots: IndexedRoot[];
@@ -64,8 +72,13 @@ export class CodeGraph {
     this.roots = options.roots.map((given) => {
       const root = realRoot(given);
       const file = options.databaseFile ?? databaseFileFor(options.dataDir, root);
-      const index = new RootIndex(root, file, options.log.child(path.basename(root)));
-      return { root, index, queries: new GraphQueries(index.store) };
+      const log = options.log.child(path.basename(root));
+      const index = new RootIndex(root, file, log);
+      const precise =
+        options.precise === false
+          ? undefined
+          : new PreciseUpgrader(index, { log, keepWorker: options.watch !== false });
+      return { root, index, queries: new GraphQueries(index.store), ...(precise && { precise }) };
     });
   }
 
@@ -97,6 +110,8 @@ export class CodeGraph {
         this.options.log.info(
           `indexed ${entry.root}: ${run?.parsed ?? 0} parsed, ${run?.unchanged ?? 0} unchanged, ${run?.removed ?? 0} removed in ${run?.milliseconds ?? 0} ms`,
         );
+        if (entry.precise) entry.precise.start();
+        else await revertToSyntactic(entry.index);
       }),
     ).catch((error: Error) => this.options.log.error(`initial index failed: ${error.message}`));
     return this.initial;
@@ -171,11 +186,24 @@ export class CodeGraph {
   }
 
   reindex(): Promise<IndexProgress[]> {
-    return Promise.all(this.roots.map((entry) => entry.index.indexAll()));
+    return Promise.all(
+      this.roots.map(async (entry) => {
+        const result = await entry.index.indexAll();
+        entry.precise?.refresh();
+        return result;
+      }),
+    );
   }
 
   async close(): Promise<void> {
     for (const entry of this.roots) entry.watcher?.close();
+    await Promise.all(this.roots.map((entry) => entry.precise?.close()));
     await Promise.all(this.roots.map((entry) => entry.index.close()));
+  }
+
+  /** Resolves when the first index is done and no precise upgrade is running or waiting. */
+  async preciseReady(): Promise<void> {
+    await this.ready();
+    await Promise.all(this.roots.map((entry) => entry.precise?.settled()));
   }
 }

@@ -15,6 +15,8 @@ export const SYMBOL_KINDS = [
   'variable',
   'constant',
   'type',
+  /** An HTTP route (`GET /users/:id`), found by the route pass in src/graph/routes/. */
+  'route',
 ] as const;
 export type SymbolKind = (typeof SYMBOL_KINDS)[number];
 
@@ -35,6 +37,16 @@ export interface SymbolFact {
   parent?: number;
   /** The type a function or method is declared to return, when it names one. */
   returns?: string;
+  /**
+   * Declares what is defined elsewhere (a C prototype, a C++ method declared in its class and
+   * defined outside it): calls bound to it are bound to the definition when one is found.
+   */
+  declaration?: boolean;
+  /**
+   * For a member defined outside the body of its class or namespace (C++ `Money Money::add(…) {…}`):
+   * the owner as written (`Money`, `bank.Money`), resolved like any type name.
+   */
+  memberOf?: string;
 }
 
 /** One name an import statement binds in the importing file. */
@@ -71,6 +83,11 @@ export type Receiver =
   | { kind: 'name'; name: string }
   | { kind: 'field'; name: string }
   | { kind: 'result'; call: CallShape }
+  /**
+   * A field of any receiver whose class is known (`a.balance` with `a *Account` a Go receiver or
+   * parameter, `self.inner.balance` in Rust), typed by the field's declared type.
+   */
+  | { kind: 'member'; of: Receiver; name: string }
   | { kind: 'unknown' };
 
 /** A call as the syntax shows it; a call's result is a receiver whose type is the callee's declared return type. */
@@ -104,4 +121,60 @@ export interface FileFacts {
   fields: Record<number, Record<string, string>>;
   /** The local name `export default` gives out, when it names one. */
   defaultExport?: string;
+  /** C++ `using namespace bank;`: namespaces whose names the file uses unqualified (`bank`, `bank.detail`). */
+  usingNamespaces?: string[];
+  /** HTTP routes, mounts and client calls, when the route pass (src/graph/routes/) found any. */
+  http?: HttpFacts;
+}
+
+/** A piece of a URL as the code builds it: literal text, or a value the syntax does not give (`${id}`, `{id}`, `%d`). */
+export type UrlPiece = string | { placeholder: string };
+
+export interface HttpRouteFact {
+  /** The route's own entry in `symbols` (kind `route`). */
+  symbol: number;
+  /** Upper case; `ANY` when the route takes every method. */
+  method: string;
+  /** The path as declared, with the prefixes of routers declared in the same file: `/users/:id`. */
+  path: string;
+  framework: string;
+  /**
+   * What a mount names to prefix this route: its router or app variable, the plugin function it
+   * is declared in, or '' for the file itself (Django's urlpatterns).
+   */
+  on: string;
+  /** The handler references, each also a call from the route symbol at that line. */
+  handlers: { line: number; callee: string }[];
+}
+
+/** `app.use('/api', router)`, `include_router(r, prefix=…)`, `path('api/', include('users.urls'))`. */
+export interface HttpMountFact {
+  /** The router or app mounted on, named as routes name theirs. */
+  on: string;
+  prefix: string;
+  /** A name in this file (`usersRouter`, `items.router`), a module (`users.urls`), or every route of a framework (Nest's global prefix). */
+  target: { name: string } | { module: string } | { framework: string };
+  line: number;
+}
+
+export interface HttpClientFact {
+  /** Index of the innermost enclosing symbol, as for calls. */
+  caller?: number;
+  line: number;
+  /** Upper case; undefined when the code computes it. */
+  method?: string;
+  url: UrlPiece[];
+  library: string;
+  /** `api.get(…)` on a client instance imported from another file, whose base URL the linker prepends. */
+  instance?: string;
+}
+
+export interface HttpFacts {
+  routes: HttpRouteFact[];
+  mounts: HttpMountFact[];
+  clients: HttpClientFact[];
+  /** Client instances with a base URL (`axios.create({ baseURL })`), by variable name. */
+  instances: { name: string; baseUrl: UrlPiece[] }[];
+  /** `module.exports = router`: what a default import of this file gets. */
+  moduleExports?: string;
 }

@@ -1,5 +1,6 @@
 import { EDGE_KINDS, type EdgeKind } from './facts.js';
 import { type GraphStore, type StoredSymbol, toSymbol } from './graph-store.js';
+import { OVERRIDE_RESOLUTION } from './implementations.js';
 import { splitIdentifierWords } from './name-words.js';
 
 export interface LocatedSymbol extends StoredSymbol {
@@ -24,6 +25,15 @@ export interface CalleeGroup {
   /** The call as written, e.g. `this.rates.lookup`. */
   text: string;
   callsites: Callsite[];
+}
+
+/** One edge from a symbol to a neighbour in a walk: the neighbour, the edge's kind and its line. */
+export interface GraphStep {
+  id: number;
+  kind: EdgeKind;
+  line: number;
+  /** For usesOf: the edge was followed from an overriding method up to the method it overrides. */
+  upward?: boolean;
 }
 
 export interface SearchHit extends LocatedSymbol {
@@ -101,6 +111,38 @@ export class GraphQueries {
         `SELECT f.path, (SELECT importance FROM symbols WHERE file_id = f.id AND ordinal = -1) AS imported,
                 (SELECT coalesce(sum(importance), 0) FROM symbols WHERE file_id = f.id AND ordinal >= 0) AS used
          FROM files f WHERE (f.path = ? OR f.path LIKE ? ESCAPE '\\' OR ? = '')`,
+      ),
+      locatedMany: db.prepare(
+        `SELECT ${symbolColumns} FROM json_each(?) j JOIN symbols s ON s.id = j.value JOIN files f ON f.id = s.file_id`,
+      ),
+      usesOf: db.prepare(
+        `SELECT e.source_id AS id, e.kind, e.line, 0 AS upward FROM edges e
+         WHERE e.target_id = @id AND e.kind IN ('CALLS', 'REFERENCES', 'EXTENDS', 'IMPLEMENTS') AND e.source_id != e.target_id
+         UNION ALL
+         SELECT e.target_id, e.kind, e.line, 1 FROM edges e
+         WHERE e.source_id = @id AND e.kind = 'IMPLEMENTS' AND e.resolution = @override AND e.target_id IS NOT NULL`,
+      ),
+      importsInto: db.prepare(
+        `SELECT e.source_id AS id, s.file_id AS fileId, e.line, e.target_text AS specifier FROM edges e
+         JOIN symbols s ON s.id = e.source_id WHERE e.target_id = ? AND e.kind = 'IMPORTS' ORDER BY e.id`,
+      ),
+      callsOutOf: db.prepare(
+        `SELECT e.target_id AS id, e.kind, e.line FROM edges e
+         WHERE e.source_id = @id AND e.kind = 'CALLS' AND e.target_id IS NOT NULL AND e.target_id != e.source_id
+         UNION ALL
+         SELECT e.source_id, e.kind, e.line FROM edges e WHERE e.target_id = @id AND e.kind = 'IMPLEMENTS' AND e.resolution = @override`,
+      ),
+      callsInto: db.prepare(
+        `SELECT e.source_id AS id, e.kind, e.line FROM edges e
+         WHERE e.target_id = @id AND e.kind = 'CALLS' AND e.source_id != e.target_id
+         UNION ALL
+         SELECT e.target_id, e.kind, e.line FROM edges e
+         WHERE e.source_id = @id AND e.kind = 'IMPLEMENTS' AND e.resolution = @override AND e.target_id IS NOT NULL`,
+      ),
+      unresolvedCallsNamed: db.prepare(
+        `SELECT e.source_id AS id, e.target_text AS text, e.target_name AS name, e.line FROM edges e
+         WHERE e.target_id IS NULL AND e.kind = 'CALLS' AND e.resolution != 'external'
+           AND e.target_name IN (SELECT value FROM json_each(?)) ORDER BY e.id`,
       ),
     };
   }
@@ -278,5 +320,52 @@ export class GraphQueries {
     )
       .map((row) => ({ path: row.path, weight: (row.imported ?? 0) * 2 + row.used }))
       .sort((a, b) => b.weight - a.weight || a.path.localeCompare(b.path));
+  }
+  /** Symbols by id, with their paths, in no particular order. */
+  locatedMany(ids: readonly number[]): LocatedSymbol[] {
+    return (this.statements.locatedMany.all(JSON.stringify(ids)) as Row[]).map(located);
+  }
+
+  /**
+   * The edges along which a change to `id` spreads: its callers, type users, subclasses and
+   * overriding methods (each the edge's source), and, `upward`, the base methods it overrides
+   * (whose callers may be dispatched to it).
+   */
+  usesOf(id: number): GraphStep[] {
+    return (
+      this.statements.usesOf.all({ id, override: OVERRIDE_RESOLUTION }) as (Omit<GraphStep, 'upward'> & {
+        upward: number;
+      })[]
+    ).map((row) => ({ ...row, upward: row.upward === 1 }));
+  }
+
+  /** The IMPORTS edges into a file node: each importing file's node and the specifier it wrote. */
+  importsInto(fileNodeId: number): { id: number; fileId: number; line: number; specifier: string }[] {
+    return this.statements.importsInto.all(fileNodeId) as {
+      id: number;
+      fileId: number;
+      line: number;
+      specifier: string;
+    }[];
+  }
+
+  /** Where running `id` can go next: what it calls, and (IMPLEMENTS) the methods overriding it. */
+  callsOutOf(id: number): GraphStep[] {
+    return this.statements.callsOutOf.all({ id, override: OVERRIDE_RESOLUTION }) as GraphStep[];
+  }
+
+  /** The reverse of callsOutOf: callers of `id`, and (IMPLEMENTS) the base methods it overrides. */
+  callsInto(id: number): GraphStep[] {
+    return this.statements.callsInto.all({ id, override: OVERRIDE_RESOLUTION }) as GraphStep[];
+  }
+
+  /** Calls bound to nothing whose callee name is one of `names`, e.g. `service.place` for `place`. */
+  unresolvedCallsNamed(names: readonly string[]): { id: number; text: string; name: string; line: number }[] {
+    return this.statements.unresolvedCallsNamed.all(JSON.stringify(names)) as {
+      id: number;
+      text: string;
+      name: string;
+      line: number;
+    }[];
   }
 }

@@ -1,5 +1,6 @@
 import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { EdgeKind, FileFacts, SymbolKind } from './facts.js';
+import { SymbolRanker } from './importance.js';
 import { splitIdentifierWords } from './name-words.js';
 import { GRAPH_MIGRATIONS } from './schema.js';
 
@@ -88,10 +89,12 @@ export function toSymbol(row: SymbolRow): StoredSymbol {
 export class GraphStore {
   readonly db: SqliteDatabase;
   private readonly statements;
+  private readonly ranker: SymbolRanker;
 
   constructor(file: string) {
     this.db = openDatabase(file, GRAPH_MIGRATIONS);
     const db = this.db;
+    this.ranker = new SymbolRanker(db);
     this.statements = {
       fileByPath: db.prepare('SELECT id, path, language, hash FROM files WHERE path = ?'),
       allFiles: db.prepare('SELECT id, path, language, hash FROM files'),
@@ -148,9 +151,6 @@ export class GraphStore {
       ),
       filesWithUnresolvedName: db.prepare(
         'SELECT DISTINCT file_id AS id FROM edges WHERE target_id IS NULL AND target_name = ?',
-      ),
-      updateImportance: db.prepare(
-        `UPDATE symbols SET importance = (SELECT count(*) FROM edges WHERE edges.target_id = symbols.id AND edges.kind != 'CONTAINS')`,
       ),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
@@ -340,9 +340,12 @@ export class GraphStore {
     return (this.statements.filesWithUnresolvedName.all(name) as { id: number }[]).map((row) => row.id);
   }
 
-  /** The importance prior: how many edges point at each symbol. */
-  refreshImportance(): void {
-    this.statements.updateImportance.run();
+  /**
+   * The importance prior: PageRank over the uses between symbols (importance.ts). Give the
+   * files whose edges changed since the last call, or nothing to read every edge again.
+   */
+  refreshImportance(changedFiles?: Iterable<number>): void {
+    this.ranker.rank(changedFiles);
   }
 
   meta(key: string): string | undefined {
@@ -351,5 +354,93 @@ export class GraphStore {
 
   setMeta(key: string, value: string): void {
     this.statements.setMeta.run(key, value);
+  }
+
+  // HTTP routes and clients (routes/link-http.ts): statements made on first use, since most roots have none.
+  private httpStatements?: ReturnType<GraphStore['prepareHttp']>;
+
+  private prepareHttp() {
+    const db = this.db;
+    return {
+      httpPartOf: db.prepare(
+        `SELECT json_extract(facts, '$.http') AS http, json_extract(facts, '$.imports') AS imports,
+                json_extract(facts, '$.defaultExport') AS default_export FROM files WHERE id = ?`,
+      ),
+      putHttp: db.prepare(
+        'INSERT INTO http_facts (file_id, facts) VALUES (?, ?) ON CONFLICT(file_id) DO UPDATE SET facts = excluded.facts',
+      ),
+      dropHttp: db.prepare('DELETE FROM http_facts WHERE file_id = ?'),
+      httpFiles: db.prepare(
+        'SELECT h.file_id AS fileId, f.path, f.language, h.facts FROM http_facts h JOIN files f ON f.id = h.file_id ORDER BY f.path',
+      ),
+      clearLinks: db.prepare(
+        'DELETE FROM edges WHERE resolution = ? AND file_id IN (SELECT file_id FROM http_facts)',
+      ),
+      relabel: db.prepare(
+        `UPDATE edges SET resolution = @resolution WHERE source_id = @sourceId AND kind = 'CALLS' AND line = @line
+         AND target_name = @targetName AND target_id IS NOT NULL`,
+      ),
+      rename: db.prepare('UPDATE symbols SET name = @name, qualified_name = @name WHERE id = @id'),
+    };
+  }
+
+  private get http() {
+    this.httpStatements ??= this.prepareHttp();
+    return this.httpStatements;
+  }
+
+  /**
+   * Copies the HTTP part of these files' facts (with the imports and default export that mounts
+   * are resolved through) to http_facts, where the linker reads it without parsing whole facts.
+   */
+  syncHttpFacts(fileIds: Iterable<number>): void {
+    for (const fileId of fileIds) {
+      const row = this.http.httpPartOf.get(fileId) as
+        | { http: string | null; imports: string | null; default_export: string | null }
+        | undefined;
+      if (!row?.http) {
+        this.http.dropHttp.run(fileId);
+        continue;
+      }
+      const defaultExport =
+        row.default_export !== null ? `,"defaultExport":${JSON.stringify(row.default_export)}` : '';
+      this.http.putHttp.run(fileId, `{"http":${row.http},"imports":${row.imports ?? '[]'}${defaultExport}}`);
+    }
+  }
+
+  /** Every file with HTTP facts, as synced: `facts` is JSON of `{ http, imports, defaultExport }`. */
+  httpFiles(): { fileId: number; path: string; language: string; facts: string }[] {
+    return this.http.httpFiles.all() as { fileId: number; path: string; language: string; facts: string }[];
+  }
+
+  /** Drops the edges of one resolution (the client → route links) from the files with HTTP facts. */
+  clearHttpEdges(resolution: string): void {
+    this.http.clearLinks.run(resolution);
+  }
+
+  /** Relabels the bound CALLS edges from a symbol at a line to a name, e.g. a route's calls of its handler. */
+  relabelCalls(sourceId: number, line: number, targetName: string, resolution: string): void {
+    this.http.relabel.run({ sourceId, line, targetName, resolution });
+  }
+
+  /** Gives a symbol a new name (both its name and qualified name), searchable under it. */
+  renameSymbol(id: number, name: string): void {
+    const symbol = this.symbolById(id);
+    if (!symbol) return;
+    this.http.rename.run({ id, name });
+    this.statements.deleteSearch.run(id);
+    this.indexForSearch(id, { qualifiedName: name, signature: symbol.signature, doc: symbol.doc });
+  }
+
+  /** How many edges of each kind (CONTAINS aside) each resolution produced: resolution → kind → count. */
+  edgeCountsByResolution(): Record<string, Partial<Record<EdgeKind, number>>> {
+    const rows = this.db
+      .prepare(
+        "SELECT resolution, kind, count(*) AS count FROM edges WHERE kind != 'CONTAINS' GROUP BY resolution, kind ORDER BY resolution, kind",
+      )
+      .all() as { resolution: string; kind: EdgeKind; count: number }[];
+    const counts: Record<string, Partial<Record<EdgeKind, number>>> = {};
+    for (const row of rows) counts[row.resolution] = { ...counts[row.resolution], [row.kind]: row.count };
+    return counts;
   }
 }

@@ -1,9 +1,24 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { extractBash } from './extract-bash.js';
+import { extractCFamily } from './extract-c.js';
+import { extractCsharp } from './extract-csharp.js';
 import { extractEcmascript } from './extract-ecmascript.js';
+import { extractGo } from './extract-go.js';
+import { extractJava } from './extract-java.js';
+import { extractPhp } from './extract-php.js';
 import { extractPython } from './extract-python.js';
+import { extractRuby } from './extract-ruby.js';
+import { extractRust } from './extract-rust.js';
+import { TagsReader, type TagsSource } from './extract-tags.js';
 import type { FileFacts } from './facts.js';
+import { HASKELL_TAGS } from './queries/haskell-tags.js';
+import { JULIA_TAGS } from './queries/julia-tags.js';
 import type { SyntaxTree } from './syntax.js';
+
+// Declared before LANGUAGES: which optional grammars are installed is asked while the table is built.
+const require = createRequire(import.meta.url);
 
 /**
  * One entry per language: where its grammar's `.wasm` lives (the one its official grammar
@@ -17,8 +32,55 @@ export interface LanguageSpec {
   wasmFile: string;
   extract(tree: SyntaxTree, source: string): FileFacts;
   /** How an import specifier is turned into candidate files; see module-paths.ts. */
-  moduleStyle: 'ecmascript' | 'python';
+  moduleStyle:
+    | 'ecmascript'
+    | 'python'
+    | 'c'
+    | 'ruby'
+    | 'php'
+    | 'bash'
+    | 'none'
+    | 'go'
+    | 'rust'
+    | 'java'
+    | 'csharp';
+  /** How names resolve beyond imports that bind them, for languages that do it differently (see resolve.ts). */
+  names?: NameRules;
+  /** For an optional grammar: whether its package (and the tags query it is read with) is installed. */
+  installed?: () => boolean;
+  /** Whole file names it claims besides its extensions: Go's `go.mod`. */
+  fileNames?: readonly string[];
 }
+
+/**
+ * What C, C++, Ruby, PHP, Bash and the tags-driven languages do with names that TypeScript and
+ * Python do not. Each rule is off unless set.
+ */
+export interface NameRules {
+  /**
+   * An import (`#include`, `require`, `include`, `source`) makes every name the imported file
+   * defines visible, and the names of what it imports in turn.
+   */
+  inclusive?: boolean;
+  /**
+   * Names are qualified (`bank.Money`) and looked up from the enclosing namespaces, modules and
+   * classes outward, across every file that reopens them.
+   */
+  nested?: boolean;
+  /** A bare call inside a method may be a call of the class's own or inherited method (C++, Ruby, Scala). */
+  implicitSelf?: boolean;
+  /**
+   * A name nothing visible defines is looked for in the whole root, by qualified name, then as
+   * the only function of that name: Ruby constants are global once loaded, PHP classes autoload.
+   */
+  global?: boolean;
+  /** A bare call that names no function runs a program or builtin outside the root (a shell command). */
+  commands?: boolean;
+}
+
+const C_NAMES: NameRules = { inclusive: true, nested: true, implicitSelf: true };
+const SCRIPT_NAMES: NameRules = { inclusive: true, nested: true, global: true };
+const TAGS_NAMES: NameRules = { nested: true, implicitSelf: true, global: true };
 
 export const LANGUAGES: readonly LanguageSpec[] = [
   {
@@ -53,18 +115,162 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extract: extractPython,
     moduleStyle: 'python',
   },
+  {
+    id: 'c',
+    extensions: ['.c'],
+    grammarPackage: 'tree-sitter-c',
+    wasmFile: 'tree-sitter-c.wasm',
+    extract: extractCFamily,
+    moduleStyle: 'c',
+    names: C_NAMES,
+  },
+  {
+    // `.h` is read as C++: the C++ grammar reads C declarations as well, while the C grammar
+    // cannot read a class, so a header of either language keeps its symbols. Such headers are
+    // counted under cpp in index_status, even in a C-only tree.
+    id: 'cpp',
+    extensions: ['.cc', '.cpp', '.cxx', '.c++', '.hpp', '.hh', '.hxx', '.h++', '.h'],
+    grammarPackage: 'tree-sitter-cpp',
+    wasmFile: 'tree-sitter-cpp.wasm',
+    extract: extractCFamily,
+    moduleStyle: 'c',
+    names: C_NAMES,
+  },
+  {
+    id: 'ruby',
+    extensions: ['.rb', '.rake', '.gemspec'],
+    grammarPackage: 'tree-sitter-ruby',
+    wasmFile: 'tree-sitter-ruby.wasm',
+    extract: extractRuby,
+    moduleStyle: 'ruby',
+    names: { ...SCRIPT_NAMES, implicitSelf: true },
+  },
+  {
+    id: 'php',
+    extensions: ['.php'],
+    grammarPackage: 'tree-sitter-php',
+    wasmFile: 'tree-sitter-php.wasm',
+    extract: extractPhp,
+    moduleStyle: 'php',
+    names: SCRIPT_NAMES,
+  },
+  {
+    id: 'bash',
+    extensions: ['.sh', '.bash'],
+    grammarPackage: 'tree-sitter-bash',
+    wasmFile: 'tree-sitter-bash.wasm',
+    extract: extractBash,
+    moduleStyle: 'bash',
+    names: { inclusive: true, commands: true },
+  },
+  optionalLanguage('elixir', ['.ex', '.exs'], 'tree-sitter-elixir', {
+    package: 'tree-sitter-elixir',
+    file: 'queries/tags.scm',
+  }),
+  // tree-sitter-haskell and tree-sitter-julia ship no tags query: ours are in queries/.
+  optionalLanguage('haskell', ['.hs'], 'tree-sitter-haskell', { text: HASKELL_TAGS }),
+  optionalLanguage('julia', ['.jl'], 'tree-sitter-julia', { text: JULIA_TAGS }),
+  optionalLanguage('ocaml', ['.ml'], 'tree-sitter-ocaml', {
+    package: 'tree-sitter-ocaml',
+    file: 'queries/tags.scm',
+  }),
+  optionalLanguage('scala', ['.scala', '.sc'], 'tree-sitter-scala', {
+    package: 'tree-sitter-scala',
+    file: 'queries/tags.scm',
+  }),
+  {
+    id: 'go',
+    extensions: ['.go'],
+    // go.mod maps import paths to folders (its module path); see extractGo.
+    fileNames: ['go.mod'],
+    grammarPackage: 'tree-sitter-go',
+    wasmFile: 'tree-sitter-go.wasm',
+    extract: extractGo,
+    moduleStyle: 'go',
+  },
+  {
+    id: 'rust',
+    extensions: ['.rs'],
+    grammarPackage: 'tree-sitter-rust',
+    wasmFile: 'tree-sitter-rust.wasm',
+    extract: extractRust,
+    moduleStyle: 'rust',
+  },
+  {
+    id: 'java',
+    extensions: ['.java'],
+    grammarPackage: 'tree-sitter-java',
+    wasmFile: 'tree-sitter-java.wasm',
+    extract: extractJava,
+    moduleStyle: 'java',
+  },
+  {
+    id: 'csharp',
+    extensions: ['.cs'],
+    grammarPackage: 'tree-sitter-c-sharp',
+    wasmFile: 'tree-sitter-c_sharp.wasm',
+    extract: extractCsharp,
+    moduleStyle: 'csharp',
+  },
 ];
 
-const byExtension = new Map(
-  LANGUAGES.flatMap((language) => language.extensions.map((ext) => [ext, language])),
+/** A language whose grammar is an optional dependency, read by the tags-driven extractor. */
+export function optionalLanguage(
+  id: string,
+  extensions: string[],
+  grammarPackage: string,
+  tags: TagsSource,
+): LanguageSpec {
+  const reader = new TagsReader(tags);
+  const spec: LanguageSpec = {
+    id,
+    extensions,
+    grammarPackage,
+    wasmFile: `${grammarPackage}.wasm`,
+    extract: (tree) => reader.extract(tree),
+    moduleStyle: 'none',
+    names: TAGS_NAMES,
+    installed: () => reader.installed() && grammarInstalled(spec),
+  };
+  return spec;
+}
+
+function grammarInstalled(language: LanguageSpec): boolean {
+  try {
+    return existsSync(grammarPath(language));
+  } catch {
+    return false;
+  }
+}
+
+/** Every language the engine knows, and whether it can read it here: optional grammars may not be installed. */
+export function languageSupport(): { language: string; extensions: readonly string[]; installed: boolean }[] {
+  return LANGUAGES.map((language) => ({
+    language: language.id,
+    extensions: language.extensions,
+    installed: language.installed?.() ?? true,
+  }));
+}
+
+/** Which language reads each extension. A language whose grammar is missing claims no files, so they are skipped like any unknown file. */
+export function languagesByExtension(languages: readonly LanguageSpec[]): Map<string, LanguageSpec> {
+  return new Map(
+    languages
+      .filter((language) => language.installed?.() ?? true)
+      .flatMap((language) => language.extensions.map((ext) => [ext, language] as const)),
+  );
+}
+
+const byExtension = languagesByExtension(LANGUAGES);
+
+const byFileName = new Map(
+  LANGUAGES.flatMap((language) => (language.fileNames ?? []).map((name) => [name, language] as const)),
 );
 
 export function languageOf(file: string): LanguageSpec | undefined {
   // `.d.ts` files declare what exists elsewhere; they are indexed as TypeScript like any other.
-  return byExtension.get(path.extname(file).toLowerCase());
+  return byFileName.get(path.posix.basename(file)) ?? byExtension.get(path.extname(file).toLowerCase());
 }
-
-const require = createRequire(import.meta.url);
 
 export function grammarPath(language: LanguageSpec): string {
   return path.join(

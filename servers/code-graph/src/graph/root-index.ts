@@ -4,10 +4,13 @@ import path from 'node:path';
 import type { Logger } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
 import { IgnoreRules, MAX_INDEXED_BYTES, scanTree } from './file-scan.js';
-import { GraphStore, type ParsedFile } from './graph-store.js';
+import { GraphStore, type ParsedFile, type StoredFile } from './graph-store.js';
+import { linkImplementations } from './implementations.js';
 import { languageOf } from './languages.js';
+import { ParsePool } from './parse-pool.js';
 import { resolveFiles } from './resolve.js';
-import { parserFor, withTree } from './syntax.js';
+import { importersOfNewFiles } from './resolve-packages.js';
+import { linkHttp } from './routes/link-http.js';
 
 export type IndexPhase = 'idle' | 'scanning' | 'parsing' | 'resolving' | 'ready' | 'failed';
 
@@ -29,6 +32,20 @@ export interface IndexProgress {
 
 export type ProgressListener = (progress: IndexProgress) => void;
 
+/** A batch's files as resolved: those parsed (by id), those re-resolved (by id), and the paths removed. */
+export interface ResolvedBatch {
+  changed: number[];
+  affected: number[];
+  removed: string[];
+}
+
+/** One file of a slice: what is on disk, what is stored, and its parse when its content changed. */
+interface SliceEntry {
+  reading: { source: string; hash: string } | undefined;
+  stored: StoredFile | undefined;
+  parsed?: Promise<ParsedFile | undefined>;
+}
+
 /** Thrown into queued work once the index is closing; nobody waits for that work any more. */
 export class IndexClosed extends Error {
   override readonly name = 'IndexClosed';
@@ -47,7 +64,9 @@ export class RootIndex {
   private queue: Promise<unknown> = Promise.resolve();
   private closing = false;
   private readonly listeners = new Set<ProgressListener>();
+  private readonly resolvedListeners = new Set<(batch: ResolvedBatch) => void>();
   private readonly pendingPaths = new Set<string>();
+  private readonly parsing: ParsePool;
   readonly progress: IndexProgress = { phase: 'idle', done: 0, total: 0, complete: false, pending: 0 };
 
   constructor(
@@ -57,6 +76,7 @@ export class RootIndex {
   ) {
     this.store = new GraphStore(databaseFile);
     this.rules = new IgnoreRules(root);
+    this.parsing = new ParsePool({ log });
     const last = this.store.meta('last_update');
     if (last) this.progress.lastUpdate = last;
   }
@@ -148,29 +168,37 @@ export class RootIndex {
     let unchanged = 0;
     let removed = 0;
     let addedFiles = false;
+    const added: ParsedFile[] = [];
+    const removedPaths: string[] = [];
+    const sliceAt = (start: number) => paths.slice(start, start + FILES_PER_SLICE);
+    let ahead = this.readAhead(sliceAt(0));
     for (let start = 0; start < paths.length; start += FILES_PER_SLICE) {
       if (this.closing) throw new IndexClosed();
-      const slice = paths.slice(start, start + FILES_PER_SLICE);
-      const readings = await Promise.all(slice.map((relative) => this.read(relative)));
+      const slice = sliceAt(start);
+      const entries = await ahead;
+      // The next slice is read and parsed (on worker threads when large) while this one is written.
+      ahead = this.readAhead(sliceAt(start + FILES_PER_SLICE));
+      ahead.catch(() => undefined);
       const parsedSlice: ParsedFile[] = [];
+      const parsing: Promise<ParsedFile | undefined>[] = [];
       for (const [position, relative] of slice.entries()) {
-        const reading = readings[position];
-        const stored = this.store.fileByPath(relative);
-        if (reading && stored?.hash === reading.hash) {
+        const { reading, stored, parsed } = entries[position] as SliceEntry;
+        if (parsed) {
+          parsing.push(parsed);
+          continue;
+        }
+        if (reading) {
           unchanged++;
           continue;
         }
-        if (!reading) {
-          if (stored) {
-            for (const id of this.store.dependentsOf(stored.id, relative)) dependents.add(id);
-            this.store.transaction(() => this.store.removeFile(stored.id));
-            removed++;
-          }
-          continue;
+        if (stored) {
+          for (const id of this.store.dependentsOf(stored.id, relative)) dependents.add(id);
+          this.store.transaction(() => this.store.removeFile(stored.id));
+          removedPaths.push(relative);
+          removed++;
         }
-        const file = await this.parse(relative, reading.source, reading.hash);
-        if (file) parsedSlice.push(file);
       }
+      for (const file of await Promise.all(parsing)) if (file) parsedSlice.push(file);
       this.store.transaction(() => {
         for (const file of parsedSlice) {
           const stored = this.store.fileByPath(file.path);
@@ -180,7 +208,10 @@ export class RootIndex {
           if (stored && before && !onlyAdds(before, file.facts)) {
             for (const id of this.store.dependentsOf(stored.id, file.path)) dependents.add(id);
           }
-          if (!stored) addedFiles = true;
+          if (!stored) {
+            addedFiles = true;
+            added.push(file);
+          }
           const known = new Set(before?.symbols.map((symbol) => symbol.name));
           for (const symbol of file.facts.symbols) if (!known.has(symbol.name)) newNames.add(symbol.name);
           changedIds.add(this.store.putFile(file));
@@ -195,8 +226,16 @@ export class RootIndex {
       this.store.transaction(() => {
         const affected = new Set([...changedIds, ...dependents]);
         if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
+        // A file joining a Go package, Java package or C# namespace adds to what importers of it see.
+        for (const id of importersOfNewFiles(this.store, added)) affected.add(id);
         for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
         resolveFiles(this.store, affected);
+        const httpLinked = linkHttp(this.store, changedIds);
+        // Both derive from the whole resolved graph, so they follow every batch.
+        const relinked = linkImplementations(this.store);
+        this.store.refreshImportance([...affected, ...relinked, ...httpLinked]);
+        const batch = { changed: [...changedIds], affected: [...affected], removed: removedPaths };
+        for (const listener of this.resolvedListeners) listener(batch);
       });
     }
     const lastUpdate = new Date().toISOString();
@@ -207,6 +246,21 @@ export class RootIndex {
       lastRun: { parsed, unchanged, removed, milliseconds: Date.now() - started },
     });
     return { ...this.progress };
+  }
+
+  /** Reads a slice's files and starts parsing those whose content changed, all at once. */
+  private async readAhead(slice: string[]): Promise<SliceEntry[]> {
+    const readings = await Promise.all(slice.map((relative) => this.read(relative)));
+    return slice.map((relative, position) => {
+      const reading = readings[position];
+      const stored = this.store.fileByPath(relative);
+      const changed = reading !== undefined && stored?.hash !== reading.hash;
+      return {
+        reading,
+        stored,
+        ...(changed && { parsed: this.parse(relative, reading.source, reading.hash) }),
+      };
+    });
   }
 
   /** The file's text and hash; undefined when it is gone, unreadable, unsupported or ignored. */
@@ -224,8 +278,7 @@ export class RootIndex {
     const language = languageOf(relative);
     if (!language) return undefined;
     try {
-      const parser = await parserFor(language);
-      const facts = withTree(parser, source, (tree) => language.extract(tree, source));
+      const facts = await this.parsing.facts(language, relative, source);
       return {
         path: relative,
         language: language.id,
@@ -245,7 +298,19 @@ export class RootIndex {
   async close(): Promise<void> {
     this.closing = true;
     await this.queue;
+    await this.parsing.close();
     this.store.close();
+  }
+
+  /** Called inside each batch's resolving transaction, after its edges are rebuilt. */
+  onResolved(listener: (batch: ResolvedBatch) => void): () => void {
+    this.resolvedListeners.add(listener);
+    return () => this.resolvedListeners.delete(listener);
+  }
+
+  /** Runs `job` on the queue, between batches, as the precise upgrade writes its edges. */
+  runExclusive<T>(job: () => T | Promise<T>): Promise<T> {
+    return this.enqueue(async () => job());
   }
 }
 

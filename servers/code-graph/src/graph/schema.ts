@@ -64,4 +64,13 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
   END;
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   `,
+  // The HTTP part of a file's facts, kept apart so the route linker reads it without parsing every
+  // file's facts. Files indexed before the route pass existed are parsed again (their hash is cleared).
+  `
+  CREATE TABLE http_facts (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+    facts TEXT NOT NULL
+  );
+  UPDATE files SET hash = '';
+  `,
 ];

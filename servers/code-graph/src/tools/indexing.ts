@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { EDGE_KINDS } from '../graph/facts.js';
+import { languageSupport } from '../graph/languages.js';
+import { PRECISE_STATES, type PreciseUpgrader } from '../graph/precise/precise-upgrader.js';
+import { httpSummary } from '../graph/routes/link-http.js';
 import { defineTool, READ_ONLY } from './define.js';
 
 const runView = z.object({
@@ -8,6 +11,65 @@ const runView = z.object({
   removed: z.number().int(),
   milliseconds: z.number().int(),
 });
+
+const preciseStatus = z
+  .object({
+    state: z
+      .enum(PRECISE_STATES)
+      .describe(
+        'waiting for the first index, off, building a program, checking files, ready, or failed (syntactic edges kept).',
+      ),
+    reason: z.string().optional().describe('Why precise mode is off for this root.'),
+    progress: z.object({ done: z.number().int(), total: z.number().int() }),
+    partition: z.string().optional().describe('The tsconfig.json (or inferred program) being checked.'),
+    lastRun: z
+      .object({
+        files: z.number().int(),
+        partitions: z.number().int(),
+        milliseconds: z.number().int(),
+        peakRssBytes: z.number().int().describe('Peak resident memory of the process, checker included.'),
+      })
+      .optional(),
+    lastError: z.string().optional(),
+  })
+  .describe('Precise mode: TypeScript and JavaScript edges upgraded with the TypeScript checker.');
+
+function preciseView(precise: PreciseUpgrader | undefined): z.infer<typeof preciseStatus> {
+  if (!precise) return { state: 'off', reason: 'turned off (--no-precise)', progress: { done: 0, total: 0 } };
+  const { state, reason, done, total, partition, lastRun, lastError } = precise.progress;
+  return {
+    state,
+    progress: { done, total },
+    ...(reason && { reason }),
+    ...(partition && { partition }),
+    ...(lastRun && { lastRun }),
+    ...(lastError && { lastError }),
+  };
+}
+
+const httpStatus = z
+  .object({
+    routes: z.number().int(),
+    routesByFramework: z.record(z.string(), z.number().int()),
+    clients: z.number().int().describe('HTTP client call sites: fetch, axios, requests, httpx, net/http.'),
+    linkedClients: z.number().int().describe('Client call sites linked to at least one route.'),
+    ambiguousClients: z
+      .number()
+      .int()
+      .describe('Clients matching several routes equally well, linked to each at a split confidence.'),
+    links: z.number().int().describe('Client → route CALLS edges (resolution http-route).'),
+    unmatched: z
+      .array(
+        z.object({
+          path: z.string(),
+          line: z.number().int(),
+          method: z.string().optional(),
+          url: z.string(),
+        }),
+      )
+      .describe('The first clients that hit no indexed route, or whose URL the code computes.'),
+  })
+  .describe('HTTP routes as nodes, and the client call sites linked to them across services.');
 
 const rootStatus = z.object({
   root: z.string(),
@@ -44,16 +106,28 @@ const rootStatus = z.object({
     .int()
     .describe('Callsites into packages imported from outside the root, e.g. lodash.'),
   unresolvedCallRatio: z.number().describe('unresolvedCalls / calls.'),
+  precise: preciseStatus,
+  edgesByResolution: z
+    .record(z.string(), z.record(z.string(), z.number().int()))
+    .describe('Edges (CONTAINS aside) by how they were resolved, then by kind: checker → CALLS → 812.'),
+  http: httpStatus,
 });
 
 export const indexStatus = defineTool({
   name: 'index_status',
   title: 'Code index status',
   description:
-    'What is indexed per root: files, symbols and edges by kind and language, indexing phase and progress, last update, pending changes, whether files are watched, and the share of calls left unresolved.',
+    'What is indexed per root: files, symbols and edges by kind and language, indexing phase and progress, last update, pending changes, whether files are watched, the share of calls left unresolved, the precise (TypeScript checker) phase and progress, how many edges each resolution produced, and the HTTP routes found with how many client call sites link to them.',
   capability: 'read',
   input: z.object({}),
-  output: z.object({ roots: z.array(rootStatus) }),
+  output: z.object({
+    roots: z.array(rootStatus),
+    languages: z
+      .array(z.object({ language: z.string(), extensions: z.array(z.string()), installed: z.boolean() }))
+      .describe(
+        'Every language the server reads, and whether its grammar is installed here: the optional ones (Elixir, Haskell, Julia, OCaml, Scala) may not be, and then their files are not indexed.',
+      ),
+  }),
   annotations: READ_ONLY,
   actions: ['read'],
   render: (output) =>
@@ -70,8 +144,35 @@ export const indexStatus = defineTool({
           `  edges: ${Object.entries(root.edgesByKind)
             .map(([kind, count]) => `${kind} ${count}`)
             .join(', ')}`,
+          `  precise: ${root.precise.state}${root.precise.reason ? ` (${root.precise.reason})` : ''}${root.precise.progress.total ? ` ${root.precise.progress.done}/${root.precise.progress.total} files` : ''}${root.precise.lastRun ? `, last run ${root.precise.lastRun.files} files in ${root.precise.lastRun.milliseconds} ms, peak RSS ${Math.round(root.precise.lastRun.peakRssBytes / 2 ** 20)} MiB` : ''}${root.precise.lastError ? `, error: ${root.precise.lastError}` : ''}`,
+          `  calls by resolution: ${
+            Object.entries(root.edgesByResolution)
+              .filter(([, kinds]) => kinds.CALLS)
+              .map(([resolution, kinds]) => `${resolution} ${kinds.CALLS}`)
+              .join(', ') || 'none'
+          }`,
+          `  http: routes: ${root.http.routes}${
+            Object.keys(root.http.routesByFramework).length
+              ? ` (${Object.entries(root.http.routesByFramework)
+                  .map(([framework, count]) => `${framework} ${count}`)
+                  .join(', ')})`
+              : ''
+          }, clients: ${root.http.clients} (${root.http.linkedClients} linked, ${root.http.ambiguousClients} ambiguous, ${root.http.clients - root.http.linkedClients} hitting no route)`,
           `  last update: ${root.lastUpdate ?? 'never'}; database: ${root.database}`,
         ].join('\n'),
+      )
+      .concat(
+        `languages read: ${output.languages
+          .filter((entry) => entry.installed)
+          .map((entry) => entry.language)
+          .join(', ')}${
+          output.languages.some((entry) => !entry.installed)
+            ? `; not installed: ${output.languages
+                .filter((entry) => !entry.installed)
+                .map((entry) => entry.language)
+                .join(', ')}`
+            : ''
+        }`,
       )
       .join('\n'),
   async handle(_args, { engine }) {
@@ -93,8 +194,12 @@ export const indexStatus = defineTool({
           ...counts,
           unresolvedCallRatio:
             counts.calls > 0 ? Math.round((counts.unresolvedCalls / counts.calls) * 1000) / 1000 : 0,
+          precise: preciseView(entry.precise),
+          edgesByResolution: entry.index.store.edgeCountsByResolution(),
+          http: httpSummary(entry.index.store),
         };
       }),
+      languages: languageSupport().map((entry) => ({ ...entry, extensions: [...entry.extensions] })),
     };
   },
 });

@@ -1,0 +1,164 @@
+import ts from 'typescript';
+import type { CallOutcome } from './checker-protocol.js';
+import type { DeclarationVerdicts } from './declaration-verdicts.js';
+
+export type CallNode = ts.CallExpression | ts.NewExpression | ts.TaggedTemplateExpression;
+
+export interface CallTarget {
+  name: string;
+  text: string;
+  outcome: CallOutcome;
+}
+
+/** Longest callee text kept for an edge the syntactic pass did not have. */
+const MAX_TEXT = 80;
+
+/**
+ * What a call reaches, by the checker: the callee's symbol through import aliases; for a callee
+ * without one, or one that only holds a value the store has no symbol for (a parameter, a local
+ * `const f = other`, a destructured name), the declaration of the signature the call resolves
+ * to, when that is a named function or method and not the function type of some alias.
+ */
+export class CallTargets {
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    private readonly verdicts: DeclarationVerdicts,
+  ) {}
+
+  /** Undefined for calls the graph does not record (`super(…)`, `import(…)`). */
+  of(call: CallNode): CallTarget | undefined {
+    const callee = ts.isTaggedTemplateExpression(call) ? call.tag : call.expression;
+    if (callee.kind === ts.SyntaxKind.SuperKeyword || callee.kind === ts.SyntaxKind.ImportKeyword)
+      return undefined;
+    const inner = skipWrappers(callee);
+    const nameNode = calleeName(inner);
+    const symbol = nameNode ? this.symbolAt(nameNode) : undefined;
+    const declarations = valueDeclarations(symbol?.declarations ?? []);
+    const outcome = this.verdicts.outcome(declarations);
+    // The callee's own symbol is the answer (what find-references would list it under) unless it
+    // is a value local to a function, or there is none: then the signature's declaration says
+    // which function runs (`const { total } = order; total()`, `formatterFor()(money)`).
+    if (outcome.kind === 'symbols' || outcome.kind === 'external' || !declarations.every(holdsValue)) {
+      return nameNode ? { name: nameText(nameNode), text: calleeText(inner), outcome } : undefined;
+    }
+    const signature = this.namedSignatureDeclaration(call);
+    const signed = signature ? this.verdicts.outcome([signature]) : undefined;
+    const found =
+      signed?.kind === 'symbols' || (signed?.kind === 'external' && declarations.length === 0)
+        ? signed
+        : outcome;
+    const name = nameNode ? nameText(nameNode) : signature && declaredName(signature);
+    return name ? { name, text: calleeText(inner), outcome: found } : undefined;
+  }
+
+  /** The symbol a name means, followed through imports and re-exports to its declaration. */
+  symbolAt(node: ts.Node): ts.Symbol | undefined {
+    const symbol = this.checker.getSymbolAtLocation(node);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) return this.checker.getAliasedSymbol(symbol);
+    return symbol;
+  }
+
+  private namedSignatureDeclaration(call: CallNode): ts.Node | undefined {
+    let declaration: ts.Node | undefined;
+    try {
+      declaration = this.checker.getResolvedSignature(call)?.declaration;
+    } catch {
+      return undefined;
+    }
+    if (!declaration || ts.isJSDocSignature(declaration)) return undefined;
+    // `new X()` reaches the class, as the syntactic pass records it.
+    if (ts.isConstructorDeclaration(declaration)) return declaration.parent;
+    if (ts.isClassLike(declaration)) return declaration;
+    if (ts.isFunctionExpression(declaration) || ts.isArrowFunction(declaration)) {
+      const holder = declaration.parent;
+      return ts.isVariableDeclaration(holder) ||
+        ts.isPropertyDeclaration(holder) ||
+        ts.isPropertyAssignment(holder)
+        ? holder
+        : undefined;
+    }
+    if (
+      ts.isFunctionDeclaration(declaration) ||
+      ts.isMethodDeclaration(declaration) ||
+      ts.isMethodSignature(declaration) ||
+      ts.isGetAccessorDeclaration(declaration) ||
+      ts.isSetAccessorDeclaration(declaration)
+    ) {
+      return declaration.name ? declaration : undefined;
+    }
+    // A call signature or function type: the type of the value, declared apart from any value.
+    return undefined;
+  }
+}
+
+/** `(f)`, `f!`, `f as F`, `f satisfies F` and `<F>f` all call `f`. */
+export function skipWrappers(expression: ts.Expression): ts.Expression {
+  let inner = expression;
+  while (
+    ts.isParenthesizedExpression(inner) ||
+    ts.isNonNullExpression(inner) ||
+    ts.isAsExpression(inner) ||
+    ts.isSatisfiesExpression(inner) ||
+    ts.isTypeAssertionExpression(inner)
+  ) {
+    inner = inner.expression;
+  }
+  return inner;
+}
+
+function calleeName(callee: ts.Expression): ts.Node | undefined {
+  if (ts.isIdentifier(callee)) return callee;
+  if (ts.isPropertyAccessExpression(callee)) return callee.name;
+  if (ts.isElementAccessExpression(callee) && ts.isStringLiteralLike(callee.argumentExpression))
+    return callee.argumentExpression;
+  return undefined;
+}
+
+function nameText(node: ts.Node): string {
+  return ts.isIdentifier(node) || ts.isPrivateIdentifier(node) || ts.isStringLiteralLike(node)
+    ? node.text
+    : node.getText();
+}
+
+function declaredName(declaration: ts.Node): string | undefined {
+  const name = ts.getNameOfDeclaration(declaration as ts.Declaration);
+  return name && (ts.isIdentifier(name) || ts.isPrivateIdentifier(name)) ? name.text : undefined;
+}
+
+/** The callee as written, its end kept when long: a chain's text grows with every link. */
+function calleeText(callee: ts.Expression): string {
+  const file = callee.getSourceFile();
+  const start = callee.getStart(file);
+  const from = Math.max(start, callee.end - MAX_TEXT * 2);
+  const text = file.text.slice(from, callee.end).replace(/\s+/g, '');
+  const kept = text.slice(-MAX_TEXT);
+  return from > start || kept.length < text.length ? `…${kept}` : kept;
+}
+
+/** What a call can run: a merged type alias, interface or namespace of the same name cannot. */
+function valueDeclarations(declarations: readonly ts.Declaration[]): readonly ts.Declaration[] {
+  const values = declarations.filter(
+    (declaration) =>
+      !ts.isTypeAliasDeclaration(declaration) &&
+      !ts.isInterfaceDeclaration(declaration) &&
+      !ts.isModuleDeclaration(declaration),
+  );
+  return values.length > 0 ? values : declarations;
+}
+
+/** A declaration that holds a value made elsewhere, rather than declaring the function itself. */
+function holdsValue(declaration: ts.Declaration): boolean {
+  if (
+    ts.isVariableDeclaration(declaration) ||
+    ts.isPropertyDeclaration(declaration) ||
+    ts.isPropertyAssignment(declaration) ||
+    ts.isParameter(declaration) ||
+    ts.isBindingElement(declaration)
+  ) {
+    const value = declaration.initializer && skipWrappers(declaration.initializer);
+    return (
+      !value || !(ts.isFunctionExpression(value) || ts.isArrowFunction(value) || ts.isClassExpression(value))
+    );
+  }
+  return ts.isPropertySignature(declaration) || ts.isShorthandPropertyAssignment(declaration);
+}

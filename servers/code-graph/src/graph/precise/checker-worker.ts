@@ -1,0 +1,16 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CheckRequest, WorkerMessage } from './checker-protocol.js';
+import { CheckerSession } from './checker-session.js';
+
+// The TypeScript checker runs here, off the main thread: the graph keeps answering while the
+// programs are built and checked, and ending the worker gives all of their memory back at once.
+const session = new CheckerSession((workerData as { root: string }).root);
+const post = (message: WorkerMessage) => parentPort?.postMessage(message);
+
+parentPort?.on('message', (request: CheckRequest) => {
+  try {
+    session.run(request, post);
+  } catch (error) {
+    post({ type: 'failed', message: (error as Error).stack ?? String(error) });
+  }
+});

@@ -1,0 +1,293 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '@toolmesh/core';
+import { linkImplementations } from '../implementations.js';
+import { IndexClosed, type ResolvedBatch, type RootIndex } from '../root-index.js';
+import { CheckerClient } from './checker-client.js';
+import type { CheckRequest } from './checker-protocol.js';
+import { EdgeUpgrade } from './edge-upgrade.js';
+import { PRECISE_DIGEST, PRECISE_EDGES } from './precise-meta.js';
+import { CHECKED_LANGUAGES, findProjectMarkers, type ProjectMarkers } from './project-markers.js';
+import { revertToSyntactic } from './syntactic-revert.js';
+
+export const PRECISE_STATES = ['waiting', 'off', 'building', 'checking', 'ready', 'failed'] as const;
+export type PreciseState = (typeof PRECISE_STATES)[number];
+
+export interface PreciseRun {
+  /** Files checked and written. */
+  files: number;
+  partitions: number;
+  milliseconds: number;
+  /** The process's peak resident memory so far, which includes the checker worker's. */
+  peakRssBytes: number;
+}
+
+export interface PreciseProgress {
+  state: PreciseState;
+  /** Why precise mode is off for this root. */
+  reason?: string;
+  /** Files checked in the current run, of `total`. */
+  done: number;
+  total: number;
+  /** The program being built or checked: a tsconfig.json, or `inferred (<package folder>)`. */
+  partition?: string;
+  lastRun?: PreciseRun;
+  lastError?: string;
+}
+
+interface Work {
+  targets: Set<string> | 'all';
+  changed: Set<string>;
+  refresh: boolean;
+}
+
+/**
+ * Precise mode for one root: after the syntactic index, the TypeScript checker (in a worker)
+ * upgrades the CALLS, EXTENDS, IMPLEMENTS and REFERENCES edges of every TypeScript and
+ * JavaScript file; after each watcher batch it re-checks the changed files and their
+ * dependents. The syntactic edges answer meanwhile. Results are written as RootIndex jobs, so
+ * they never interleave with a batch, and only for files whose content the checker saw.
+ */
+export class PreciseUpgrader {
+  readonly progress: PreciseProgress = { state: 'waiting', done: 0, total: 0 };
+  private readonly listeners = new Set<(progress: PreciseProgress) => void>();
+  private readonly client: CheckerClient;
+  private readonly upgrade: EdgeUpgrade;
+  private pending: Work | undefined;
+  private draining: Promise<void> | undefined;
+  private started = false;
+  private closing = false;
+  /** Every file has been upgraded since start, so a settled state can be recorded as complete. */
+  private complete = false;
+
+  constructor(
+    private readonly index: RootIndex,
+    private readonly options: { log: Logger; keepWorker: boolean },
+  ) {
+    this.client = new CheckerClient(index.root);
+    this.upgrade = new EdgeUpgrade(index.store);
+    index.onResolved((batch) => this.afterBatch(batch));
+  }
+
+  onProgress(listener: (progress: PreciseProgress) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private report(change: Partial<PreciseProgress>): void {
+    Object.assign(this.progress, change);
+    for (const listener of this.listeners) listener(this.progress);
+  }
+
+  /**
+   * Called once the first syntactic index is done: upgrades every file, unless the stored edges
+   * already are the upgrade of exactly these files and project settings.
+   */
+  start(): void {
+    this.started = true;
+    const files = this.checkedFiles();
+    if (files.length === 0) {
+      this.turnOff('no TypeScript or JavaScript files are indexed');
+      return;
+    }
+    const markers = findProjectMarkers(this.index.root, files);
+    if (markers.configs.length === 0 && markers.packages.length === 0) {
+      this.turnOff('no tsconfig.json, jsconfig.json or package.json in the root or above it');
+      return;
+    }
+    if (this.index.store.meta(PRECISE_DIGEST) === this.digest(files, markers)) {
+      this.complete = true;
+      this.report({ state: 'ready' });
+      return;
+    }
+    this.schedule({ targets: 'all', changed: new Set(), refresh: true });
+  }
+
+  /** Upgrades every file again, configuration included (after a full re-index). */
+  refresh(): void {
+    if (this.started && this.progress.state !== 'off')
+      this.schedule({ targets: 'all', changed: new Set(), refresh: true });
+  }
+
+  /** Resolves once no upgrade is running or waiting. */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  /** Off for this root; edges an earlier precise run wrote are resolved syntactically again. */
+  private turnOff(reason: string): void {
+    this.report({ state: 'off', reason });
+    this.draining = revertToSyntactic(this.index)
+      .catch((error: Error) => {
+        if (!(error instanceof IndexClosed))
+          this.options.log.warning(`re-resolving ${this.index.root} syntactically failed: ${error.message}`);
+      })
+      .finally(() => {
+        this.draining = undefined;
+      });
+  }
+
+  private checkedFiles(): string[] {
+    return this.index.store
+      .allFiles()
+      .filter((file) => CHECKED_LANGUAGES.has(file.language))
+      .map((file) => file.path)
+      .sort();
+  }
+
+  /** Runs inside the batch's job: the changed files and every file that depends on them are checked again. */
+  private afterBatch(batch: ResolvedBatch): void {
+    if (!this.started || this.progress.state === 'off') return;
+    const store = this.index.store;
+    store.setMeta(PRECISE_DIGEST, '');
+    const paths = new Map(store.allFiles().map((file) => [file.id, file.path]));
+    const targets = new Set<string>();
+    const changed = new Set<string>();
+    for (const id of batch.affected) {
+      const found = paths.get(id);
+      if (found) targets.add(found);
+    }
+    for (const id of batch.changed) {
+      const found = paths.get(id);
+      if (!found) continue;
+      changed.add(found);
+      targets.add(found);
+      // Inferred types flow into importers even when the file's outline stayed the same.
+      for (const dependent of store.dependentsOf(id, found)) {
+        const dependentPath = paths.get(dependent);
+        if (dependentPath) targets.add(dependentPath);
+      }
+    }
+    for (const removed of batch.removed) changed.add(removed);
+    this.schedule({ targets, changed, refresh: false });
+  }
+
+  private schedule(work: Work): void {
+    const pending = this.pending;
+    if (!pending) this.pending = work;
+    else {
+      this.pending = {
+        targets:
+          pending.targets === 'all' || work.targets === 'all'
+            ? 'all'
+            : new Set([...pending.targets, ...work.targets]),
+        changed: new Set([...pending.changed, ...work.changed]),
+        refresh: pending.refresh || work.refresh,
+      };
+    }
+    this.draining ??= this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending && !this.closing) {
+        const work = this.pending;
+        this.pending = undefined;
+        await this.run(work);
+      }
+    } finally {
+      this.draining = undefined;
+      if (!this.options.keepWorker) await this.client.close();
+    }
+  }
+
+  private async run(work: Work): Promise<void> {
+    const started = Date.now();
+    const files = this.checkedFiles();
+    const known = new Set(files);
+    const targets = work.targets === 'all' ? files : [...work.targets].filter((file) => known.has(file));
+    if (targets.length === 0) return;
+    this.report({ state: 'building', done: 0, total: targets.length, partition: undefined });
+    const request: CheckRequest = {
+      type: 'check',
+      files,
+      targets,
+      changed: [...work.changed],
+      refresh: work.refresh,
+      keepPrograms: this.options.keepWorker,
+    };
+    const writes: Promise<number[]>[] = [];
+    try {
+      const done = await this.client.check(request, (message) => {
+        if (message.type === 'progress') {
+          this.report({
+            state: message.phase,
+            partition: message.partition,
+            done: message.done,
+            total: message.total,
+          });
+        } else if (message.type === 'files') {
+          const checked = message.files;
+          writes.push(
+            this.index.runExclusive(() => this.index.store.transaction(() => this.upgrade.apply(checked))),
+          );
+        }
+      });
+      const written = (await Promise.all(writes)).flat();
+      if (work.targets === 'all') this.complete = true;
+      await this.index.runExclusive(() => this.finish(files, written));
+      this.report({
+        state: 'ready',
+        partition: undefined,
+        lastRun: {
+          files: written.length,
+          partitions: done.partitions,
+          milliseconds: Date.now() - started,
+          peakRssBytes: process.resourceUsage().maxRSS * 1024,
+        },
+      });
+    } catch (error) {
+      await Promise.allSettled(writes);
+      if (error instanceof IndexClosed || this.closing) return;
+      this.complete = false;
+      const message = (error as Error).message;
+      this.options.log.warning(
+        `precise mode for ${this.index.root} failed; syntactic edges kept: ${message}`,
+      );
+      this.report({ state: 'failed', partition: undefined, lastError: message });
+      await this.client.close();
+    }
+  }
+
+  /** After a run's writes: what derives from the whole graph, and the digest once all is precise. */
+  private finish(files: string[], written: number[]): void {
+    const store = this.index.store;
+    store.transaction(() => {
+      const relinked = linkImplementations(store);
+      store.refreshImportance([...written, ...relinked]);
+      store.setMeta(PRECISE_EDGES, '1');
+      const settled = this.complete && !this.pending && this.index.progress.pending === 0;
+      if (settled)
+        store.setMeta(PRECISE_DIGEST, this.digest(files, findProjectMarkers(this.index.root, files)));
+    });
+  }
+
+  /** What an upgrade depends on: every checked file's hash and the project files' contents. */
+  private digest(files: string[], markers: ProjectMarkers): string {
+    const hashes = new Map(this.index.store.allFiles().map((file) => [file.path, file.hash]));
+    const digest = createHash('sha1');
+    for (const file of files) digest.update(`${file}\0${hashes.get(file)}\n`);
+    const projectFiles = [
+      ...markers.configs,
+      ...markers.packages.map((folder) => path.join(folder, 'package.json')),
+    ];
+    for (const file of projectFiles.sort()) {
+      let text = '';
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        // A project file that vanished reads as empty, which differs from any it had.
+      }
+      digest.update(`${file}\0${text}\n`);
+    }
+    return digest.digest('hex');
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.pending = undefined;
+    await this.client.close();
+    await this.settled();
+  }
+}

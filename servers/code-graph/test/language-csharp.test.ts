@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import {
+  calleesOf,
+  callersOf,
+  copyFixture,
+  edgesOf,
+  type FixtureCopy,
+  indexedGraph,
+  symbolsNamed,
+} from './fixture-graph.js';
+
+function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
+  const found = graph.findSymbols(name);
+  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
+  return (found[0] as FoundSymbol).symbol;
+}
+
+describe('C# fixture', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('csharp-bank');
+    graph = await indexedGraph(copy);
+  });
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it('finds namespaces, types, methods, properties and constants, named without their namespace', () => {
+    expect(only(graph, 'Money.MultiplyByRate')).toMatchObject({
+      kind: 'method',
+      path: 'Pricing/Money.cs',
+      startLine: 23,
+      endLine: 26,
+      signature: 'public Money MultiplyByRate(IRate rate)',
+      doc: 'Multiplies the amount by a IRate, rounding half up.',
+      exported: true,
+    });
+    expect(only(graph, 'Money')).toMatchObject({ kind: 'class', doc: 'An amount in cents.' });
+    expect(only(graph, 'Money.Cents')).toMatchObject({ kind: 'variable', signature: 'public long Cents' });
+    expect(only(graph, 'Money.NoCents').kind).toBe('constant');
+    expect(only(graph, 'IRate.Value').exported).toBe(true);
+    expect(only(graph, 'Account.Audit').exported).toBe(false);
+    expect(symbolsNamed(graph, 'Bank.Pricing')).toEqual([
+      'Bank.Pricing (module) Pricing/Money.cs:1',
+      'Bank.Pricing (module) Pricing/Rates.cs:1',
+    ]);
+  });
+
+  it('counts callers through this, base, bare calls, inherited fields, partial classes, var and target-typed new', () => {
+    expect(callersOf(graph, 'Money.Add')).toEqual([
+      { caller: 'Account.Deposit', lines: ['Accounts/Account.cs:12'] },
+      { caller: 'Program.Main', lines: ['Program.cs:14', 'Program.cs:15'] },
+    ]);
+    expect(callersOf(graph, 'Money.Of')).toEqual([
+      { caller: 'Account', lines: ['Accounts/Account.cs:8'] },
+      { caller: 'Money.Add', lines: ['Pricing/Money.cs:18'] },
+      { caller: 'Money.MultiplyByRate', lines: ['Pricing/Money.cs:25'] },
+      { caller: 'Program.Main', lines: ['Program.cs:12', 'Program.cs:15'] },
+    ]);
+    expect(callersOf(graph, 'Account.Deposit')).toEqual([
+      { caller: 'SavingsAccount.Accrue', lines: ['Accounts/SavingsAccount.cs:13'] },
+      { caller: 'Program.Main', lines: ['Program.cs:12'] },
+    ]);
+    // Audit is in the other part of the partial class; balance is a field of the base class.
+    expect(callersOf(graph, 'Account.Audit')).toEqual([
+      { caller: 'Account.Deposit', lines: ['Accounts/Account.cs:13'] },
+    ]);
+    expect(callersOf(graph, 'Money.MultiplyByRate')).toEqual([
+      { caller: 'SavingsAccount.Accrue', lines: ['Accounts/SavingsAccount.cs:12'] },
+    ]);
+    expect(callersOf(graph, 'Money')).toEqual([
+      { caller: 'Money.Of', lines: ['Pricing/Money.cs:16'] },
+      { caller: 'Program.Main', lines: ['Program.cs:13'] },
+    ]);
+    expect(calleesOf(graph, 'Money.MultiplyByRate')).toEqual([
+      'Money.Of self',
+      '?System.Math.Round unresolved',
+      'IRate.Value typed',
+    ]);
+  });
+
+  it('resolves using directives to every file of the namespace, aliases, and base lists', () => {
+    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+      'Accounts/Account.cs -> Pricing/Money.cs',
+      'Accounts/Account.cs -> Pricing/Rates.cs',
+      'Accounts/SavingsAccount.cs -> Pricing/Money.cs',
+      'Accounts/SavingsAccount.cs -> Pricing/Rates.cs',
+      'Program.cs -> ?',
+      'Program.cs -> Accounts/Account.Audit.cs',
+      'Program.cs -> Accounts/Account.cs',
+      'Program.cs -> Accounts/SavingsAccount.cs',
+      'Program.cs -> Pricing/Money.cs',
+      'Program.cs -> Pricing/Rates.cs',
+    ]);
+    expect(edgesOf(graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
+    expect(edgesOf(graph, 'IMPLEMENTS')).toContain('FixedRate -> IRate');
+    expect(edgesOf(graph, 'REFERENCES')).toContain('SavingsAccount -> IRate');
+  });
+});
+
+describe('C# files with syntax errors, deep nesting and long call chains', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('csharp-bank');
+    copy.write(
+      'Odd/Broken.cs',
+      'namespace Odd;\n\npublic class Kept {}\n\npartial class : { void ( => using = ;\n',
+    );
+    copy.write(
+      'Odd/Chain.cs',
+      `namespace Odd { class Chain { void Deep(Thing y) { var x = ${'('.repeat(3000)}1${')'.repeat(3000)}; y${'.A()'.repeat(3000)}; } } }\n`,
+    );
+    graph = await indexedGraph(copy);
+  });
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it('indexes what it can read of them and keeps serving', () => {
+    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(graph.findSymbols('Kept')).toHaveLength(1);
+    expect(graph.findSymbols('Chain.Deep')).toHaveLength(1);
+  });
+});

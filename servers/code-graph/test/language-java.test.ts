@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import {
+  calleesOf,
+  callersOf,
+  copyFixture,
+  edgesOf,
+  type FixtureCopy,
+  indexedGraph,
+  symbolsNamed,
+} from './fixture-graph.js';
+
+function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
+  const found = graph.findSymbols(name);
+  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
+  return (found[0] as FoundSymbol).symbol;
+}
+
+const SOURCES = 'src/main/java/com/bank';
+
+describe('Java fixture', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('java-bank');
+    graph = await indexedGraph(copy);
+  });
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it('finds packages, classes, interfaces, methods and constants with `public` as the export flag', () => {
+    expect(only(graph, 'Money.multiplyByRate')).toMatchObject({
+      kind: 'method',
+      path: `${SOURCES}/money/Money.java`,
+      startLine: 23,
+      endLine: 25,
+      signature: 'public Money multiplyByRate(Rate rate)',
+      doc: 'Multiplies the amount by a rate, rounding half up.',
+      exported: true,
+    });
+    expect(only(graph, 'Money.cents').exported).toBe(false);
+    expect(only(graph, 'Money.ZERO')).toMatchObject({ kind: 'constant', exported: true });
+    expect(only(graph, 'Rate')).toMatchObject({ kind: 'interface', doc: 'A conversion rate.' });
+    // Interface members are public without saying so.
+    expect(only(graph, 'Rate.value').exported).toBe(true);
+    expect(symbolsNamed(graph, 'com.bank.money')).toEqual([
+      `com.bank.money (module) ${SOURCES}/money/FixedRate.java:1`,
+      `com.bank.money (module) ${SOURCES}/money/Money.java:1`,
+      `com.bank.money (module) ${SOURCES}/money/Rate.java:1`,
+    ]);
+  });
+
+  it('counts callers through this, inherited fields and methods, typed locals, `var` and static imports', () => {
+    expect(callersOf(graph, 'Money.add')).toEqual([
+      { caller: 'App.main', lines: [`${SOURCES}/App.java:14`, `${SOURCES}/App.java:16`] },
+      { caller: 'Account.deposit', lines: [`${SOURCES}/accounts/Account.java:10`] },
+    ]);
+    expect(callersOf(graph, 'Money.of')).toEqual([
+      { caller: 'App.main', lines: [`${SOURCES}/App.java:12`, `${SOURCES}/App.java:13`] },
+      { caller: 'Money.add', lines: [`${SOURCES}/money/Money.java:19`] },
+      { caller: 'Money.multiplyByRate', lines: [`${SOURCES}/money/Money.java:24`] },
+    ]);
+    expect(callersOf(graph, 'Account.deposit')).toEqual([
+      { caller: 'App.main', lines: [`${SOURCES}/App.java:12`] },
+      { caller: 'SavingsAccount.accrue', lines: [`${SOURCES}/accounts/SavingsAccount.java:11`] },
+    ]);
+    expect(callersOf(graph, 'Money.multiplyByRate')).toEqual([
+      { caller: 'SavingsAccount.accrue', lines: [`${SOURCES}/accounts/SavingsAccount.java:10`] },
+    ]);
+    expect(callersOf(graph, 'Rate.value')).toEqual([
+      { caller: 'Money.multiplyByRate', lines: [`${SOURCES}/money/Money.java:24`] },
+    ]);
+    expect(callersOf(graph, 'FixedRate')).toEqual([
+      { caller: 'SavingsAccount', lines: [`${SOURCES}/accounts/SavingsAccount.java:7`] },
+    ]);
+  });
+
+  it('resolves single-type, on-demand and static imports, and same-package names without one', () => {
+    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+      `${SOURCES}/App.java -> ?`,
+      `${SOURCES}/App.java -> ${SOURCES}/accounts/SavingsAccount.java`,
+      `${SOURCES}/App.java -> ${SOURCES}/money/Money.java`,
+      `${SOURCES}/App.java -> ${SOURCES}/money/Money.java`,
+      `${SOURCES}/accounts/Account.java -> ${SOURCES}/money/Money.java`,
+      `${SOURCES}/accounts/SavingsAccount.java -> ${SOURCES}/money/FixedRate.java`,
+      `${SOURCES}/accounts/SavingsAccount.java -> ${SOURCES}/money/Money.java`,
+      `${SOURCES}/accounts/SavingsAccount.java -> ${SOURCES}/money/Rate.java`,
+    ]);
+    // Rate is in Money's package: no import names it.
+    expect(edgesOf(graph, 'REFERENCES')).toContain('Money.multiplyByRate -> Rate');
+    expect(edgesOf(graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
+    expect(edgesOf(graph, 'IMPLEMENTS')).toContain('FixedRate -> Rate');
+    expect(calleesOf(graph, 'App.main')).toContain('?List.of external');
+  });
+});
+
+describe('Java files with syntax errors, deep nesting and long call chains', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('java-bank');
+    copy.write(
+      'odd/Broken.java',
+      'package odd;\n\npublic class Kept {}\n\nclass { extends implements ( import static .*;\n',
+    );
+    copy.write(
+      'odd/Chain.java',
+      `package odd;\n\nclass Chain {\n  void deep(Thing y) {\n    int x = ${'('.repeat(3000)}1${')'.repeat(3000)};\n    y${'.a()'.repeat(3000)};\n  }\n}\n`,
+    );
+    graph = await indexedGraph(copy);
+  });
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it('indexes what it can read of them and keeps serving', () => {
+    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(graph.findSymbols('Kept')).toHaveLength(1);
+    expect(graph.findSymbols('Chain.deep')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,326 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectInMemory } from '@toolmesh/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CodeGraph } from '../src/graph/code-graph.js';
+import { createCodeGraphServer } from '../src/server.js';
+import { copyFixture, type FixtureCopy, indexedGraph, quietLog, until } from './fixture-graph.js';
+
+// Precise mode checks the fixture with the TypeScript compiler in a worker thread, which takes
+// seconds on a busy machine; the hooks that wait for it get the time.
+const PRECISE_TIMEOUT = 120_000;
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const run = promisify(execFile);
+
+function only(graph: CodeGraph, name: string) {
+  const found = graph.findSymbols(name);
+  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([name]);
+  return found[0] as NonNullable<(typeof found)[number]>;
+}
+
+/** Every callsite of `name` as `file:line resolution`, in file order. */
+function callsites(graph: CodeGraph, name: string): string[] {
+  const { root, symbol } = only(graph, name);
+  return root.queries
+    .callers(symbol.id)
+    .flatMap((group) => group.callsites.map((site) => `${site.path}:${site.line} ${site.resolution}`))
+    .sort();
+}
+
+function callers(graph: CodeGraph, name: string): string[] {
+  const { root, symbol } = only(graph, name);
+  return root.queries.callers(symbol.id).map((group) => group.caller.qualifiedName);
+}
+
+function references(graph: CodeGraph, name: string): string[] {
+  const db = graph.roots[0]?.index.store.db;
+  return (
+    db
+      ?.prepare(
+        `SELECT s.qualified_name AS source, e.resolution FROM edges e JOIN symbols s ON s.id = e.source_id
+         JOIN symbols t ON t.id = e.target_id WHERE e.kind = 'REFERENCES' AND t.qualified_name = ? ORDER BY source`,
+      )
+      .all(name)
+      .map((row) => {
+        const { source, resolution } = row as { source: string; resolution: string };
+        return `${source} ${resolution}`;
+      }) ?? []
+  );
+}
+
+async function preciseGraph(copy: FixtureCopy, options: Parameters<typeof indexedGraph>[1] = {}) {
+  const graph = await indexedGraph(copy, options);
+  await graph.preciseReady();
+  return graph;
+}
+
+/** The callsites of Money.multiplyByRate the checker finds: inferred, chained, destructured, aliased, JSDoc. */
+const MULTIPLY_BY_RATE_PRECISE = [
+  'src/catalog.ts:14 field',
+  'src/checkout.ts:11 checker',
+  'src/checkout.ts:12 checker',
+  'src/checkout.ts:13 checker',
+  'src/checkout.ts:8 checker',
+  'src/checkout.ts:9 checker',
+  'src/report.js:8 checker',
+];
+
+describe('precise mode against the syntactic mode (ts-precise fixture)', () => {
+  let preciseCopy: FixtureCopy;
+  let syntacticCopy: FixtureCopy;
+  let precise: CodeGraph;
+  let syntactic: CodeGraph;
+  beforeAll(async () => {
+    preciseCopy = copyFixture('ts-precise');
+    syntacticCopy = copyFixture('ts-precise');
+    precise = await preciseGraph(preciseCopy);
+    syntactic = await indexedGraph(syntacticCopy, { precise: false });
+  }, PRECISE_TIMEOUT);
+  afterAll(async () => {
+    await precise.close();
+    await syntactic.close();
+    preciseCopy.remove();
+    syntacticCopy.remove();
+  });
+
+  it('resolves calls through type-inferred receivers that the syntax leaves open (seed 000)', () => {
+    // samplePrice = priceOf(…) with no declared return type; a chain on inferred returns; a
+    // destructured result; a re-exported alias; a value alias; a JSDoc-typed JavaScript parameter.
+    expect(callsites(precise, 'Money.multiplyByRate')).toEqual(MULTIPLY_BY_RATE_PRECISE);
+    expect(callers(precise, 'Money.multiplyByRate')).toEqual(['LineItem.total', 'checkout', 'describe']);
+    expect(callsites(syntactic, 'Money.multiplyByRate')).toEqual(['src/catalog.ts:14 field']);
+  });
+
+  it('resolves calls on callback parameters and through interfaces', () => {
+    expect(callsites(precise, 'LineItem.total')).toEqual([
+      'src/catalog.ts:39 checker',
+      'src/checkout.ts:17 checker',
+    ]);
+    expect(callsites(precise, 'Priced.total')).toEqual([
+      'src/checkout.ts:22 checker',
+      'src/report.js:17 checker',
+    ]);
+    expect(callsites(precise, 'Money.add')).toEqual([
+      'src/catalog.ts:39 checker',
+      'src/checkout.ts:22 checker',
+      'src/checkout.ts:9 checker',
+    ]);
+    for (const name of ['LineItem.total', 'Priced.total', 'Money.add'])
+      expect(callsites(syntactic, name)).toEqual([]);
+  });
+
+  it('fixes targets the syntax got wrong: overloads and parameters', () => {
+    // make('gift') resolves to the overload returning Gift; the syntax took the first overload's LineItem.
+    expect(callsites(syntactic, 'LineItem.label')).toEqual(['src/checkout.ts:14 returned']);
+    expect(callsites(precise, 'LineItem.label')).toEqual([]);
+    expect(callsites(precise, 'Gift.label')).toEqual(['src/checkout.ts:14 checker']);
+    // applyAll calls its parameter `format`, not the only top-level `format` in the root.
+    expect(callsites(syntactic, 'format')).toEqual(['src/checkout.ts:27 unique-name']);
+    expect(callsites(precise, 'format')).toEqual([]);
+  });
+
+  it('binds a call to the callee symbol, and a local holding a function to the function it holds', () => {
+    // computePrice is an exported constant: calls of it are its callsites, as find-references has them.
+    expect(callsites(precise, 'computePrice')).toEqual(['src/checkout.ts:13 import']);
+    // `const lookup = priceOf; lookup(11)`: the local is no symbol, the signature is priceOf's.
+    expect(callsites(precise, 'priceOf')).toContain('src/checkout.ts:32 checker');
+    expect(callsites(syntactic, 'priceOf')).not.toContain('src/checkout.ts:32 checker');
+    expect(callsites(precise, 'priceOf')).toHaveLength(callsites(syntactic, 'priceOf').length + 1);
+  });
+
+  it('adds callsites the syntax does not see, and keeps syntactic tags where the checker agrees', () => {
+    // formatterFor()(samplePrice): a call of what a call returns.
+    expect(callsites(precise, 'describe')).toEqual(['src/checkout.ts:16 checker']);
+    expect(callsites(syntactic, 'describe')).toEqual([]);
+    expect(callsites(precise, 'summarize')).toEqual(['src/checkout.ts:10 import']);
+  });
+
+  it('follows JSDoc types in JavaScript to REFERENCES edges', () => {
+    expect(references(precise, 'Money')).toContain('describe checker');
+    expect(references(precise, 'Priced')).toContain('format checker');
+    expect(references(syntactic, 'Priced')).not.toContain('format checker');
+  });
+
+  it('index_status reports the precise phase and the edges each resolution produced', async () => {
+    const status = async (graph: CodeGraph) => {
+      const client = await connectInMemory(createCodeGraphServer({ graph, log: quietLog }));
+      try {
+        const result = (await client.call('index_status')) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        return (result.structuredContent as { roots: Record<string, never>[] }).roots[0] as Record<
+          string,
+          unknown
+        >;
+      } finally {
+        await client.close();
+      }
+    };
+    const upgraded = await status(precise);
+    expect(upgraded.precise).toMatchObject({
+      state: 'ready',
+      progress: { done: 5, total: 5 },
+      lastRun: { files: 5, partitions: 1 },
+    });
+    const byResolution = upgraded.edgesByResolution as Record<string, Record<string, number>>;
+    expect(byResolution.checker?.CALLS).toBe(21);
+    expect(byResolution.external?.CALLS).toBe(6);
+    const plain = await status(syntactic);
+    expect(plain.precise).toEqual({
+      state: 'off',
+      reason: 'turned off (--no-precise)',
+      progress: { done: 0, total: 0 },
+    });
+    expect((plain.edgesByResolution as Record<string, unknown>).checker).toBeUndefined();
+    expect(upgraded.unresolvedCalls).toBe(1);
+    expect(plain.unresolvedCalls).toBe(24);
+  });
+});
+
+describe('precise mode follows edits (watcher on)', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('ts-precise');
+    graph = await preciseGraph(copy, { watch: 'events' });
+  }, PRECISE_TIMEOUT);
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it(
+    'checks an edited file again, and only that file when nothing depends on it',
+    async () => {
+      const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
+      copy.write(
+        'src/checkout.ts',
+        `${source}\nexport function again() {\n  return priceOf(9).multiplyByRate(9);\n}\n`,
+      );
+      await until(
+        'the new inferred call to be precise',
+        () => callsites(graph, 'Money.multiplyByRate').includes('src/checkout.ts:36 checker'),
+        PRECISE_TIMEOUT,
+      );
+      await graph.preciseReady();
+      expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
+        [...MULTIPLY_BY_RATE_PRECISE, 'src/checkout.ts:36 checker'].sort(),
+      );
+      expect(graph.roots[0]?.precise?.progress.lastRun?.files).toBe(1);
+    },
+    PRECISE_TIMEOUT,
+  );
+
+  it(
+    're-checks the importers of a file whose inferred return type changed',
+    async () => {
+      expect(callsites(graph, 'Money.label')).toContain('src/checkout.ts:15 checker');
+      const source = readFileSync(path.join(copy.root, 'src/money.ts'), 'utf8');
+      copy.write(
+        'src/money.ts',
+        `${source.replace('export function bonusOf(cents: number) {\n  return new Money(cents);', 'export function bonusOf(cents: number) {\n  return new Voucher(cents);')}\nexport class Voucher {\n  constructor(readonly cents: number) {}\n\n  label(): string {\n    return 'voucher';\n  }\n}\n`,
+      );
+      // checkout.ts did not change; bonusOf(7).label() now runs Voucher.label.
+      await until(
+        'Voucher.label to be called from checkout',
+        () =>
+          graph.findSymbols('Voucher.label').length === 1 &&
+          callsites(graph, 'Voucher.label').includes('src/checkout.ts:15 checker'),
+        PRECISE_TIMEOUT,
+      );
+      await graph.preciseReady();
+      expect(callsites(graph, 'Money.label')).not.toContain('src/checkout.ts:15 checker');
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
+describe('where precise mode applies, and turning it off', () => {
+  it('is off without a tsconfig.json, jsconfig.json or package.json, and the syntactic answers stand', async () => {
+    const copy = copyFixture('ts-shop');
+    const graph = await preciseGraph(copy);
+    try {
+      expect(graph.roots[0]?.precise?.progress).toMatchObject({
+        state: 'off',
+        reason: 'no tsconfig.json, jsconfig.json or package.json in the root or above it',
+      });
+      expect(callsites(graph, 'Money.multiplyByRate')).toHaveLength(6);
+    } finally {
+      await graph.close();
+      copy.remove();
+    }
+  });
+
+  it(
+    'checks a package.json project without a tsconfig.json as one inferred program',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      rmSync(path.join(copy.root, 'tsconfig.json'));
+      copy.write('package.json', '{ "name": "shop", "type": "module" }\n');
+      const graph = await preciseGraph(copy);
+      try {
+        expect(graph.roots[0]?.precise?.progress.lastRun).toMatchObject({ files: 5, partitions: 1 });
+        expect(callsites(graph, 'Money.multiplyByRate')).toEqual(MULTIPLY_BY_RATE_PRECISE);
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+
+  it(
+    'keeps an upgrade across restarts, and turning the mode off restores the syntactic edges',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      try {
+        const first = await preciseGraph(copy);
+        expect(callsites(first, 'Money.multiplyByRate')).toEqual(MULTIPLY_BY_RATE_PRECISE);
+        await first.close();
+        // Nothing changed: the stored upgrade is used as it is, without running the checker.
+        const again = await preciseGraph(copy);
+        expect(again.roots[0]?.precise?.progress).toMatchObject({ state: 'ready' });
+        expect(again.roots[0]?.precise?.progress.lastRun).toBeUndefined();
+        expect(callsites(again, 'Money.multiplyByRate')).toEqual(MULTIPLY_BY_RATE_PRECISE);
+        await again.close();
+        const off = await indexedGraph(copy, { precise: false });
+        expect(callsites(off, 'Money.multiplyByRate')).toEqual(['src/catalog.ts:14 field']);
+        expect(callsites(off, 'LineItem.label')).toEqual(['src/checkout.ts:14 returned']);
+        await off.close();
+        const on = await preciseGraph(copy);
+        expect(on.roots[0]?.precise?.progress.lastRun?.files).toBe(5);
+        expect(callsites(on, 'Money.multiplyByRate')).toEqual(MULTIPLY_BY_RATE_PRECISE);
+        await on.close();
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+
+  it(
+    'the CLI answers precisely by default, and syntactically with --no-precise',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      const env = { ...process.env, TOOLMESH_DATA_DIR: copy.dataDir };
+      const callersOf = async (...flags: string[]) => {
+        const { stdout } = await run(
+          process.execPath,
+          [BIN, 'callers', 'Money.multiplyByRate', '--root', copy.root, '--json', ...flags],
+          { env },
+        );
+        return JSON.parse(stdout) as { callerCount: number; callsiteCount: number };
+      };
+      try {
+        expect(await callersOf()).toMatchObject({ callerCount: 3, callsiteCount: 7 });
+        expect(await callersOf('--no-precise')).toMatchObject({ callerCount: 1, callsiteCount: 1 });
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
