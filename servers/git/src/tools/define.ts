@@ -1,0 +1,37 @@
+import { toolDefiner } from '@toolmesh/core';
+import { z } from 'zod';
+import type { GitWorkspace } from '../repository/workspace.js';
+
+export const defineTool = toolDefiner<GitWorkspace>();
+
+/** The annotations of a tool that only reads repositories inside the roots. */
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/** The annotations of a tool that changes a repository but loses nothing (commits, stashes, branches). */
+export const RECOVERABLE_WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+
+export const repoArg = z
+  .string()
+  .optional()
+  .describe(
+    'The repository: a folder relative to the first root, or absolute, inside the roots (default: the first root). A folder inside a repository means that repository. List them with git_repos.',
+  );
+
+export const pathsArg = (what: string) =>
+  z
+    .array(z.string().min(1))
+    .max(500)
+    .describe(`${what} Relative to the repository's top folder; literal paths (no globs), files or folders.`);
+
+export const revisionArg = (what: string) =>
+  z.string().min(1).max(256).describe(`${what} A branch, tag, commit hash or expression such as HEAD~3.`);
