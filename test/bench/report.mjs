@@ -1,5 +1,7 @@
 // Renders the figures of a bench run as docs/benchmarks.md: the machine, then one section per package.
 import { renderAggregatorSection } from './aggregator-report.mjs';
+import { renderCodeGraphSection } from './code-graph-report.mjs';
+import { renderGitSection } from './git-bench.mjs';
 import { renderFsSection } from './fs-report.mjs';
 import { count, table } from './markdown.mjs';
 
@@ -17,10 +19,10 @@ ${table(
 `;
 }
 
-export function renderReport({ facts, fs, aggregator, warnings, totalMs }) {
+export function renderReport({ facts, fs, aggregator, codeGraph, git, warnings, totalMs }) {
   return `# Benchmarks
 
-Figures for the fs server (\`toolmesh-fs\`) and the aggregator (\`toolmesh\`), written by \`pnpm bench\` — run that
+Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) and the git server (\`toolmesh-git\`), written by \`pnpm bench\` — run that
 command at the repo root to reproduce them on your machine (it builds, then runs \`node test/bench/run.mjs\`;
 about ${Math.ceil(totalMs / 1000)} s here). This page is generated: edit test/bench/ rather than this file.
 
@@ -40,5 +42,7 @@ ${table(
 )}
 
 ${renderFsSection(fs)}
-${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}${warningsSection(warnings)}`;
+${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}
+${renderCodeGraphSection(codeGraph)}
+${renderGitSection(git)}${warningsSection(warnings)}`;
 }

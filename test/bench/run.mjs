@@ -1,6 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
-// `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section.
+// `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
+// `--only code-graph` and `--only git` do the same for those servers' sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchmarkAggregator, benchmarkAggregatorAudit } from './aggregator-bench.mjs';
 import { renderAuditSection } from './aggregator-report.mjs';
+import { benchmarkCodeGraph } from './code-graph-bench.mjs';
+import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
+import { benchmarkGit, renderGitSection } from './git-bench.mjs';
 import { machineFacts } from './machine.mjs';
 import { stopAll } from './processes.mjs';
 import { renderReport } from './report.mjs';
@@ -20,7 +24,7 @@ const OUTPUT = path.join(REPO, 'docs', 'benchmarks.md');
 
 const log = (line) => process.stderr.write(`${line}\n`);
 
-/** The page with one `### ` section replaced (or added at the end of the aggregator's part). */
+/** The page with one section replaced, up to the next heading of its level or above (or added at the end). */
 function withSection(page, section) {
   const heading = section.slice(0, section.indexOf('\n'));
   const start = page.indexOf(`${heading}\n`);
@@ -29,7 +33,8 @@ function withSection(page, section) {
     const at = warnings < 0 ? page.length : warnings;
     return `${page.slice(0, at).trimEnd()}\n\n${section}\n${page.slice(at)}`;
   }
-  const next = page.slice(start + heading.length).search(/\n##+ /);
+  const level = /^#+/.exec(heading)[0].length;
+  const next = page.slice(start + heading.length).search(new RegExp(`\\n#{2,${level}} `));
   const end = next < 0 ? page.length : start + heading.length + next;
   return `${page.slice(0, start)}${section}\n${page.slice(end)}`;
 }
@@ -39,6 +44,21 @@ async function auditOnly(base) {
   writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderAuditSection({ audit })));
   log(`bench: rewrote the audit log section of ${path.relative(REPO, OUTPUT)}`);
 }
+
+async function codeGraphOnly(base) {
+  const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderCodeGraphSection(codeGraph)));
+  log(`bench: rewrote the code-graph section of ${path.relative(REPO, OUTPUT)}`);
+}
+
+async function gitOnly(base) {
+  const git = await benchmarkGit({ base: path.join(base, 'git'), log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderGitSection(git)));
+  log(`bench: rewrote the git section of ${path.relative(REPO, OUTPUT)}`);
+}
+
+/** The parts `--only` can run alone. */
+const ONLY = { audit: auditOnly, 'code-graph': codeGraphOnly, git: gitOnly };
 
 async function main() {
   printEachWarningOnce();
@@ -60,17 +80,22 @@ async function main() {
   try {
     const only = process.argv.indexOf('--only');
     if (only >= 0) {
-      if (process.argv[only + 1] !== 'audit') throw new Error('--only takes one part: audit');
-      await auditOnly(base);
+      const part = ONLY[process.argv[only + 1]];
+      if (!part) throw new Error(`--only takes one part: ${Object.keys(ONLY).join(' or ')}`);
+      await part(base);
       return;
     }
     const facts = await machineFacts();
     const fs = await benchmarkFs({ base: path.join(base, 'fs'), open, log });
     const aggregator = await benchmarkAggregator({ base, log });
+    const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
+    const git = await benchmarkGit({ base: path.join(base, 'git'), log });
     const report = renderReport({
       facts,
       fs,
       aggregator,
+      codeGraph,
+      git,
       warnings: warningsSeen(),
       totalMs: performance.now() - began,
     });
