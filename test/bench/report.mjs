@@ -1,8 +1,8 @@
 // Renders the figures of a bench run as docs/benchmarks.md: the machine, then one section per package.
 import { renderAggregatorSection } from './aggregator-report.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
-import { renderGitSection } from './git-bench.mjs';
 import { renderFsSection } from './fs-report.mjs';
+import { renderGitSection } from './git-bench.mjs';
 import { count, table } from './markdown.mjs';
 
 function warningsSection(warnings) {
