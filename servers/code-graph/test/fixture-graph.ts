@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@toolmesh/core';
+import { afterAll, beforeAll } from 'vitest';
 import { CodeGraph, type CodeGraphOptions, type FoundSymbol } from '../src/graph/code-graph.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -134,4 +135,36 @@ export function edgesOf(graph: CodeGraph, kind: string): string[] {
       const { source, target } = row as { source: string; target: string | null };
       return `${source} -> ${target ?? '?'}`;
     });
+}
+
+/**
+ * Indexes a copy of the fixture before the enclosing suite's tests (after `prepare` edits it) and
+ * removes it after them; the getters read what beforeAll made.
+ */
+export function indexedFixtureSuite(
+  name: string,
+  prepare: (copy: FixtureCopy) => void = () => undefined,
+  options: Partial<CodeGraphOptions> = {},
+): { readonly graph: CodeGraph; readonly copy: FixtureCopy } {
+  let copy: FixtureCopy | undefined;
+  let graph: CodeGraph | undefined;
+  beforeAll(async () => {
+    copy = copyFixture(name);
+    prepare(copy);
+    graph = await indexedGraph(copy, options);
+  });
+  afterAll(async () => {
+    await graph?.close();
+    copy?.remove();
+  });
+  return {
+    get graph() {
+      if (!graph) throw new Error(`${name} is not indexed yet: use the suite inside a test`);
+      return graph;
+    },
+    get copy() {
+      if (!copy) throw new Error(`${name} is not copied yet: use the suite inside a test`);
+      return copy;
+    },
+  };
 }

@@ -1,61 +1,50 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph } from '../src/graph/code-graph.js';
-import {
-  calleesOf,
-  callersOf,
-  copyFixture,
-  edgesOf,
-  type FixtureCopy,
-  indexedGraph,
-  symbolsNamed,
-} from './fixture-graph.js';
+import { describe, expect, it } from 'vitest';
+import { calleesOf, callersOf, edgesOf, indexedFixtureSuite, symbolsNamed } from './fixture-graph.js';
 
 describe('Bash fixture', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('bash-tools');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('bash-tools');
 
   it('finds functions in both syntaxes, with the comment block above as doc', () => {
-    expect(symbolsNamed(graph, 'backup')).toEqual(['backup (function) bin/backup.sh:8']);
-    expect(graph.findSymbols('backup')[0]?.symbol).toMatchObject({
+    expect(symbolsNamed(suite.graph, 'backup')).toEqual(['backup (function) bin/backup.sh:8']);
+    expect(suite.graph.findSymbols('backup')[0]?.symbol).toMatchObject({
       signature: 'backup()',
       doc: 'Backs up a folder into an archive.\nLogs what it does.',
       exported: true,
       endLine: 11,
     });
-    expect(graph.findSymbols('archive')[0]?.symbol.signature).toBe('function archive');
+    expect(suite.graph.findSymbols('archive')[0]?.symbol.signature).toBe('function archive');
   });
 
   it('follows source and . of paths relative to the script, and binds commands to the functions they run', () => {
-    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+    expect(edgesOf(suite.graph, 'IMPORTS')).toEqual([
       'bin/backup.sh -> lib/fs.sh',
       'bin/backup.sh -> lib/log.sh',
       'lib/fs.sh -> lib/log.sh',
     ]);
-    expect(callersOf(graph, 'log_info')).toEqual([
+    expect(callersOf(suite.graph, 'log_info')).toEqual([
       { caller: 'backup', lines: ['bin/backup.sh:9'] },
       { caller: 'archive', lines: ['lib/fs.sh:4'] },
     ]);
-    expect(callersOf(graph, 'main')).toEqual([{ caller: 'bin/backup.sh', lines: ['bin/backup.sh:17'] }]);
+    expect(callersOf(suite.graph, 'main')).toEqual([
+      { caller: 'bin/backup.sh', lines: ['bin/backup.sh:17'] },
+    ]);
     // Commands that name no function run programs: outside the root, not unresolved.
-    expect(calleesOf(graph, 'backup')).toEqual(['log_info import', 'archive import', '?tee external']);
-    expect(graph.roots[0]?.queries.status()).toMatchObject({ unresolvedCalls: 0, externalCalls: 4 });
+    expect(calleesOf(suite.graph, 'backup')).toEqual(['log_info import', 'archive import', '?tee external']);
+    expect(suite.graph.roots[0]?.queries.status()).toMatchObject({ unresolvedCalls: 0, externalCalls: 4 });
   });
 
   it('binds a command to a function that a sourced file defines later', async () => {
-    copy.write('bin/report.sh', 'source "$(dirname "$0")/../lib/log.sh"\nlog_warn "start"\n');
-    await graph.roots[0]?.index.update(['bin/report.sh']);
-    expect(edgesOf(graph, 'CALLS')).toContain('bin/report.sh -> ?');
-    copy.write('lib/log.sh', 'log_info() {\n  echo "[info] $*" >&2\n}\n\nlog_warn() { echo "$*" >&2; }\n');
-    await graph.roots[0]?.index.update(['lib/log.sh']);
+    suite.copy.write('bin/report.sh', 'source "$(dirname "$0")/../lib/log.sh"\nlog_warn "start"\n');
+    await suite.graph.roots[0]?.index.update(['bin/report.sh']);
+    expect(edgesOf(suite.graph, 'CALLS')).toContain('bin/report.sh -> ?');
+    suite.copy.write(
+      'lib/log.sh',
+      'log_info() {\n  echo "[info] $*" >&2\n}\n\nlog_warn() { echo "$*" >&2; }\n',
+    );
+    await suite.graph.roots[0]?.index.update(['lib/log.sh']);
     // bin/report.sh did not change: it is re-resolved because a name it runs now exists.
-    expect(callersOf(graph, 'log_warn')).toEqual([{ caller: 'bin/report.sh', lines: ['bin/report.sh:2'] }]);
+    expect(callersOf(suite.graph, 'log_warn')).toEqual([
+      { caller: 'bin/report.sh', lines: ['bin/report.sh:2'] },
+    ]);
   });
 });

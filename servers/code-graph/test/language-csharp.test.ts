@@ -1,35 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import type { CodeGraph } from '../src/graph/code-graph.js';
 import {
   calleesOf,
   callersOf,
   copyFixture,
   edgesOf,
   type FixtureCopy,
+  indexedFixtureSuite,
   indexedGraph,
+  oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
 
-function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
-  const found = graph.findSymbols(name);
-  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
-  return (found[0] as FoundSymbol).symbol;
-}
-
 describe('C# fixture', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('csharp-bank');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('csharp-bank');
 
   it('finds namespaces, types, methods, properties and constants, named without their namespace', () => {
-    expect(only(graph, 'Money.MultiplyByRate')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'Money.MultiplyByRate').symbol).toMatchObject({
       kind: 'method',
       path: 'Pricing/Money.cs',
       startLine: 23,
@@ -38,44 +25,50 @@ describe('C# fixture', () => {
       doc: 'Multiplies the amount by a IRate, rounding half up.',
       exported: true,
     });
-    expect(only(graph, 'Money')).toMatchObject({ kind: 'class', doc: 'An amount in cents.' });
-    expect(only(graph, 'Money.Cents')).toMatchObject({ kind: 'variable', signature: 'public long Cents' });
-    expect(only(graph, 'Money.NoCents').kind).toBe('constant');
-    expect(only(graph, 'IRate.Value').exported).toBe(true);
-    expect(only(graph, 'Account.Audit').exported).toBe(false);
-    expect(symbolsNamed(graph, 'Bank.Pricing')).toEqual([
+    expect(oneSymbol(suite.graph, 'Money').symbol).toMatchObject({
+      kind: 'class',
+      doc: 'An amount in cents.',
+    });
+    expect(oneSymbol(suite.graph, 'Money.Cents').symbol).toMatchObject({
+      kind: 'variable',
+      signature: 'public long Cents',
+    });
+    expect(oneSymbol(suite.graph, 'Money.NoCents').symbol.kind).toBe('constant');
+    expect(oneSymbol(suite.graph, 'IRate.Value').symbol.exported).toBe(true);
+    expect(oneSymbol(suite.graph, 'Account.Audit').symbol.exported).toBe(false);
+    expect(symbolsNamed(suite.graph, 'Bank.Pricing')).toEqual([
       'Bank.Pricing (module) Pricing/Money.cs:1',
       'Bank.Pricing (module) Pricing/Rates.cs:1',
     ]);
   });
 
   it('counts callers through this, base, bare calls, inherited fields, partial classes, var and target-typed new', () => {
-    expect(callersOf(graph, 'Money.Add')).toEqual([
+    expect(callersOf(suite.graph, 'Money.Add')).toEqual([
       { caller: 'Account.Deposit', lines: ['Accounts/Account.cs:12'] },
       { caller: 'Program.Main', lines: ['Program.cs:14', 'Program.cs:15'] },
     ]);
-    expect(callersOf(graph, 'Money.Of')).toEqual([
+    expect(callersOf(suite.graph, 'Money.Of')).toEqual([
       { caller: 'Account', lines: ['Accounts/Account.cs:8'] },
       { caller: 'Money.Add', lines: ['Pricing/Money.cs:18'] },
       { caller: 'Money.MultiplyByRate', lines: ['Pricing/Money.cs:25'] },
       { caller: 'Program.Main', lines: ['Program.cs:12', 'Program.cs:15'] },
     ]);
-    expect(callersOf(graph, 'Account.Deposit')).toEqual([
+    expect(callersOf(suite.graph, 'Account.Deposit')).toEqual([
       { caller: 'SavingsAccount.Accrue', lines: ['Accounts/SavingsAccount.cs:13'] },
       { caller: 'Program.Main', lines: ['Program.cs:12'] },
     ]);
     // Audit is in the other part of the partial class; balance is a field of the base class.
-    expect(callersOf(graph, 'Account.Audit')).toEqual([
+    expect(callersOf(suite.graph, 'Account.Audit')).toEqual([
       { caller: 'Account.Deposit', lines: ['Accounts/Account.cs:13'] },
     ]);
-    expect(callersOf(graph, 'Money.MultiplyByRate')).toEqual([
+    expect(callersOf(suite.graph, 'Money.MultiplyByRate')).toEqual([
       { caller: 'SavingsAccount.Accrue', lines: ['Accounts/SavingsAccount.cs:12'] },
     ]);
-    expect(callersOf(graph, 'Money')).toEqual([
+    expect(callersOf(suite.graph, 'Money')).toEqual([
       { caller: 'Money.Of', lines: ['Pricing/Money.cs:16'] },
       { caller: 'Program.Main', lines: ['Program.cs:13'] },
     ]);
-    expect(calleesOf(graph, 'Money.MultiplyByRate')).toEqual([
+    expect(calleesOf(suite.graph, 'Money.MultiplyByRate')).toEqual([
       'Money.Of self',
       '?System.Math.Round unresolved',
       'IRate.Value typed',
@@ -83,7 +76,7 @@ describe('C# fixture', () => {
   });
 
   it('resolves using directives to every file of the namespace, aliases, and base lists', () => {
-    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+    expect(edgesOf(suite.graph, 'IMPORTS')).toEqual([
       'Accounts/Account.cs -> Pricing/Money.cs',
       'Accounts/Account.cs -> Pricing/Rates.cs',
       'Accounts/SavingsAccount.cs -> Pricing/Money.cs',
@@ -95,9 +88,9 @@ describe('C# fixture', () => {
       'Program.cs -> Pricing/Money.cs',
       'Program.cs -> Pricing/Rates.cs',
     ]);
-    expect(edgesOf(graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
-    expect(edgesOf(graph, 'IMPLEMENTS')).toContain('FixedRate -> IRate');
-    expect(edgesOf(graph, 'REFERENCES')).toContain('SavingsAccount -> IRate');
+    expect(edgesOf(suite.graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
+    expect(edgesOf(suite.graph, 'IMPLEMENTS')).toContain('FixedRate -> IRate');
+    expect(edgesOf(suite.graph, 'REFERENCES')).toContain('SavingsAccount -> IRate');
   });
 });
 

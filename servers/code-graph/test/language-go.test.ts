@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import type { CodeGraph } from '../src/graph/code-graph.js';
 import {
   calleesOf,
   callersOf,
   copyFixture,
   edgesOf,
   type FixtureCopy,
+  indexedFixtureSuite,
   indexedGraph,
+  oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
-
-function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
-  const found = graph.findSymbols(name);
-  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
-  return (found[0] as FoundSymbol).symbol;
-}
 
 const PACKAGE_IMPORTS = [
   'bank/account.go -> money/money.go',
@@ -29,19 +25,10 @@ const PACKAGE_IMPORTS = [
 ];
 
 describe('Go fixture', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('go-bank');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('go-bank');
 
   it('finds packages, types, functions and methods, named after their receiver type, exported by capitalisation', () => {
-    expect(only(graph, 'Money.Add')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'Money.Add').symbol).toMatchObject({
       kind: 'method',
       path: 'money/money.go',
       startLine: 18,
@@ -50,56 +37,71 @@ describe('Go fixture', () => {
       doc: 'Add returns the sum of two amounts.',
       exported: true,
     });
-    expect(only(graph, 'Money.isZero').exported).toBe(false);
-    expect(only(graph, 'Money')).toMatchObject({ kind: 'struct', doc: 'Money is an amount in cents.' });
-    expect(only(graph, 'Rate').kind).toBe('interface');
-    expect(only(graph, 'Rate.Value').kind).toBe('method');
-    expect(only(graph, 'Zero')).toMatchObject({ kind: 'constant', signature: 'Zero = 0', exported: true });
-    expect(only(graph, 'main').exported).toBe(false);
+    expect(oneSymbol(suite.graph, 'Money.isZero').symbol.exported).toBe(false);
+    expect(oneSymbol(suite.graph, 'Money').symbol).toMatchObject({
+      kind: 'struct',
+      doc: 'Money is an amount in cents.',
+    });
+    expect(oneSymbol(suite.graph, 'Rate').symbol.kind).toBe('interface');
+    expect(oneSymbol(suite.graph, 'Rate.Value').symbol.kind).toBe('method');
+    expect(oneSymbol(suite.graph, 'Zero').symbol).toMatchObject({
+      kind: 'constant',
+      signature: 'Zero = 0',
+      exported: true,
+    });
+    expect(oneSymbol(suite.graph, 'main').symbol.exported).toBe(false);
     // One symbol per package, where its doc is; `package main` has none.
-    expect(symbolsNamed(graph, 'money')).toEqual(['money (module) money/money.go:2']);
-    expect(only(graph, 'money').doc).toBe('Package money holds amounts of money.');
-    expect(only(graph, 'example.com/bank')).toMatchObject({ kind: 'module', path: 'go.mod' });
+    expect(symbolsNamed(suite.graph, 'money')).toEqual(['money (module) money/money.go:2']);
+    expect(oneSymbol(suite.graph, 'money').symbol.doc).toBe('Package money holds amounts of money.');
+    expect(oneSymbol(suite.graph, 'example.com/bank').symbol).toMatchObject({
+      kind: 'module',
+      path: 'go.mod',
+    });
   });
 
   it('puts a method declared in another file than its type under the type', () => {
-    expect(only(graph, 'Money.MultiplyByRate')).toMatchObject({ kind: 'method', path: 'money/rates.go' });
-    expect(edgesOf(graph, 'CONTAINS')).toContain('Money -> Money.MultiplyByRate');
-    expect(edgesOf(graph, 'CONTAINS')).toContain('Money -> Money.Add');
+    expect(oneSymbol(suite.graph, 'Money.MultiplyByRate').symbol).toMatchObject({
+      kind: 'method',
+      path: 'money/rates.go',
+    });
+    expect(edgesOf(suite.graph, 'CONTAINS')).toContain('Money -> Money.MultiplyByRate');
+    expect(edgesOf(suite.graph, 'CONTAINS')).toContain('Money -> Money.Add');
   });
 
   it('counts callers and callsites across packages: receivers, fields, embedded types and declared return types', () => {
-    expect(callersOf(graph, 'Money.Add')).toEqual([
+    expect(callersOf(suite.graph, 'Money.Add')).toEqual([
       { caller: 'Account.Deposit', lines: ['bank/account.go:18'] },
       { caller: 'main', lines: ['cmd/app/main.go:17', 'cmd/app/main.go:18'] },
     ]);
-    expect(callersOf(graph, 'Account.Deposit')).toEqual([
+    expect(callersOf(suite.graph, 'Account.Deposit')).toEqual([
       { caller: 'SavingsAccount.Accrue', lines: ['bank/savings.go:19'] },
       { caller: 'main', lines: ['cmd/app/main.go:12', 'cmd/app/main.go:14'] },
     ]);
-    expect(callersOf(graph, 'Money.MultiplyByRate')).toEqual([
+    expect(callersOf(suite.graph, 'Money.MultiplyByRate')).toEqual([
       { caller: 'SavingsAccount.Accrue', lines: ['bank/savings.go:18'] },
     ]);
-    expect(callersOf(graph, 'Account.Balance')).toEqual([
+    expect(callersOf(suite.graph, 'Account.Balance')).toEqual([
       { caller: 'main', lines: ['cmd/app/main.go:17', 'cmd/app/main.go:18'] },
     ]);
-    expect(callersOf(graph, 'Rate.Value')).toEqual([
+    expect(callersOf(suite.graph, 'Rate.Value')).toEqual([
       { caller: 'Money.MultiplyByRate', lines: ['money/rates.go:22'] },
     ]);
   });
 
   it('resolves calls within a package without imports, and composite literals as constructions', () => {
-    expect(callersOf(graph, 'New')).toEqual([
+    expect(callersOf(suite.graph, 'New')).toEqual([
       { caller: 'main', lines: ['cmd/app/main.go:12', 'cmd/app/main.go:14'] },
       { caller: 'Money.Add', lines: ['money/money.go:19'] },
       { caller: 'Money.MultiplyByRate', lines: ['money/rates.go:22'] },
     ]);
-    expect(callersOf(graph, 'NewAccount')).toEqual([
+    expect(callersOf(suite.graph, 'NewAccount')).toEqual([
       { caller: 'NewSavings', lines: ['bank/savings.go:13'] },
       { caller: 'main', lines: ['cmd/app/main.go:11'] },
     ]);
-    expect(callersOf(graph, 'FixedRate')).toEqual([{ caller: 'NewSavings', lines: ['bank/savings.go:13'] }]);
-    expect(calleesOf(graph, 'Money.MultiplyByRate')).toEqual([
+    expect(callersOf(suite.graph, 'FixedRate')).toEqual([
+      { caller: 'NewSavings', lines: ['bank/savings.go:13'] },
+    ]);
+    expect(calleesOf(suite.graph, 'Money.MultiplyByRate')).toEqual([
       'Money.isZero typed',
       'New local',
       'Rate.Value typed',
@@ -107,28 +109,19 @@ describe('Go fixture', () => {
   });
 
   it('resolves import paths through go.mod to every file of the package, tells outside packages apart, and reads embedding as EXTENDS', () => {
-    expect(edgesOf(graph, 'IMPORTS')).toEqual(PACKAGE_IMPORTS);
-    expect(calleesOf(graph, 'main')).toContain('?fmt.Println external');
-    expect(edgesOf(graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
-    expect(edgesOf(graph, 'REFERENCES')).toContain('Account -> Money');
-    expect(edgesOf(graph, 'REFERENCES')).toContain('Money.MultiplyByRate -> Rate');
+    expect(edgesOf(suite.graph, 'IMPORTS')).toEqual(PACKAGE_IMPORTS);
+    expect(calleesOf(suite.graph, 'main')).toContain('?fmt.Println external');
+    expect(edgesOf(suite.graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
+    expect(edgesOf(suite.graph, 'REFERENCES')).toContain('Account -> Money');
+    expect(edgesOf(suite.graph, 'REFERENCES')).toContain('Money.MultiplyByRate -> Rate');
   });
 });
 
 describe('Go fixture, edited', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('go-bank');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('go-bank');
 
   it('re-resolves a caller in another package when a file it depends on changes, without parsing the caller again', async () => {
-    copy.write(
+    suite.copy.write(
       'bank/account.go',
       [
         'package bank',
@@ -165,30 +158,32 @@ describe('Go fixture, edited', () => {
         '',
       ].join('\n'),
     );
-    const progress = await graph.roots[0]?.index.update(['bank/account.go']);
+    const progress = await suite.graph.roots[0]?.index.update(['bank/account.go']);
     expect(progress?.lastRun).toMatchObject({ parsed: 1 });
-    expect(callersOf(graph, 'Ledger.Deposit')).toEqual([{ caller: 'main', lines: ['cmd/app/main.go:12'] }]);
-    expect(callersOf(graph, 'Account.Deposit')).toEqual([
+    expect(callersOf(suite.graph, 'Ledger.Deposit')).toEqual([
+      { caller: 'main', lines: ['cmd/app/main.go:12'] },
+    ]);
+    expect(callersOf(suite.graph, 'Account.Deposit')).toEqual([
       { caller: 'Ledger.Deposit', lines: ['bank/account.go:22'] },
       { caller: 'SavingsAccount.Accrue', lines: ['bank/savings.go:19'] },
       { caller: 'main', lines: ['cmd/app/main.go:14'] },
     ]);
     // Balance is promoted from the embedded Account.
-    expect(callersOf(graph, 'Account.Balance')).toEqual([
+    expect(callersOf(suite.graph, 'Account.Balance')).toEqual([
       { caller: 'main', lines: ['cmd/app/main.go:17', 'cmd/app/main.go:18'] },
     ]);
   });
 
   it('adds a new file of a package to the imports of the files that import the package', async () => {
-    copy.write(
+    suite.copy.write(
       'money/format.go',
       'package money\n\nimport "fmt"\n\nfunc (m Money) String() string {\n\treturn fmt.Sprint(m.Cents)\n}\n',
     );
-    await graph.roots[0]?.index.update(['money/format.go']);
-    const imports = edgesOf(graph, 'IMPORTS');
+    await suite.graph.roots[0]?.index.update(['money/format.go']);
+    const imports = edgesOf(suite.graph, 'IMPORTS');
     expect(imports).toContain('bank/account.go -> money/format.go');
     expect(imports).toContain('cmd/app/main.go -> money/format.go');
-    expect(edgesOf(graph, 'CONTAINS')).toContain('Money -> Money.String');
+    expect(edgesOf(suite.graph, 'CONTAINS')).toContain('Money -> Money.String');
   });
 });
 

@@ -1,37 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import type { CodeGraph } from '../src/graph/code-graph.js';
 import {
   calleesOf,
   callersOf,
   copyFixture,
   edgesOf,
   type FixtureCopy,
+  indexedFixtureSuite,
   indexedGraph,
+  oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
-
-function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
-  const found = graph.findSymbols(name);
-  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
-  return (found[0] as FoundSymbol).symbol;
-}
 
 const SOURCES = 'src/main/java/com/bank';
 
 describe('Java fixture', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('java-bank');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('java-bank');
 
   it('finds packages, classes, interfaces, methods and constants with `public` as the export flag', () => {
-    expect(only(graph, 'Money.multiplyByRate')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'Money.multiplyByRate').symbol).toMatchObject({
       kind: 'method',
       path: `${SOURCES}/money/Money.java`,
       startLine: 23,
@@ -40,12 +27,15 @@ describe('Java fixture', () => {
       doc: 'Multiplies the amount by a rate, rounding half up.',
       exported: true,
     });
-    expect(only(graph, 'Money.cents').exported).toBe(false);
-    expect(only(graph, 'Money.ZERO')).toMatchObject({ kind: 'constant', exported: true });
-    expect(only(graph, 'Rate')).toMatchObject({ kind: 'interface', doc: 'A conversion rate.' });
+    expect(oneSymbol(suite.graph, 'Money.cents').symbol.exported).toBe(false);
+    expect(oneSymbol(suite.graph, 'Money.ZERO').symbol).toMatchObject({ kind: 'constant', exported: true });
+    expect(oneSymbol(suite.graph, 'Rate').symbol).toMatchObject({
+      kind: 'interface',
+      doc: 'A conversion rate.',
+    });
     // Interface members are public without saying so.
-    expect(only(graph, 'Rate.value').exported).toBe(true);
-    expect(symbolsNamed(graph, 'com.bank.money')).toEqual([
+    expect(oneSymbol(suite.graph, 'Rate.value').symbol.exported).toBe(true);
+    expect(symbolsNamed(suite.graph, 'com.bank.money')).toEqual([
       `com.bank.money (module) ${SOURCES}/money/FixedRate.java:1`,
       `com.bank.money (module) ${SOURCES}/money/Money.java:1`,
       `com.bank.money (module) ${SOURCES}/money/Rate.java:1`,
@@ -53,32 +43,32 @@ describe('Java fixture', () => {
   });
 
   it('counts callers through this, inherited fields and methods, typed locals, `var` and static imports', () => {
-    expect(callersOf(graph, 'Money.add')).toEqual([
+    expect(callersOf(suite.graph, 'Money.add')).toEqual([
       { caller: 'App.main', lines: [`${SOURCES}/App.java:14`, `${SOURCES}/App.java:16`] },
       { caller: 'Account.deposit', lines: [`${SOURCES}/accounts/Account.java:10`] },
     ]);
-    expect(callersOf(graph, 'Money.of')).toEqual([
+    expect(callersOf(suite.graph, 'Money.of')).toEqual([
       { caller: 'App.main', lines: [`${SOURCES}/App.java:12`, `${SOURCES}/App.java:13`] },
       { caller: 'Money.add', lines: [`${SOURCES}/money/Money.java:19`] },
       { caller: 'Money.multiplyByRate', lines: [`${SOURCES}/money/Money.java:24`] },
     ]);
-    expect(callersOf(graph, 'Account.deposit')).toEqual([
+    expect(callersOf(suite.graph, 'Account.deposit')).toEqual([
       { caller: 'App.main', lines: [`${SOURCES}/App.java:12`] },
       { caller: 'SavingsAccount.accrue', lines: [`${SOURCES}/accounts/SavingsAccount.java:11`] },
     ]);
-    expect(callersOf(graph, 'Money.multiplyByRate')).toEqual([
+    expect(callersOf(suite.graph, 'Money.multiplyByRate')).toEqual([
       { caller: 'SavingsAccount.accrue', lines: [`${SOURCES}/accounts/SavingsAccount.java:10`] },
     ]);
-    expect(callersOf(graph, 'Rate.value')).toEqual([
+    expect(callersOf(suite.graph, 'Rate.value')).toEqual([
       { caller: 'Money.multiplyByRate', lines: [`${SOURCES}/money/Money.java:24`] },
     ]);
-    expect(callersOf(graph, 'FixedRate')).toEqual([
+    expect(callersOf(suite.graph, 'FixedRate')).toEqual([
       { caller: 'SavingsAccount', lines: [`${SOURCES}/accounts/SavingsAccount.java:7`] },
     ]);
   });
 
   it('resolves single-type, on-demand and static imports, and same-package names without one', () => {
-    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+    expect(edgesOf(suite.graph, 'IMPORTS')).toEqual([
       `${SOURCES}/App.java -> ?`,
       `${SOURCES}/App.java -> ${SOURCES}/accounts/SavingsAccount.java`,
       `${SOURCES}/App.java -> ${SOURCES}/money/Money.java`,
@@ -89,10 +79,10 @@ describe('Java fixture', () => {
       `${SOURCES}/accounts/SavingsAccount.java -> ${SOURCES}/money/Rate.java`,
     ]);
     // Rate is in Money's package: no import names it.
-    expect(edgesOf(graph, 'REFERENCES')).toContain('Money.multiplyByRate -> Rate');
-    expect(edgesOf(graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
-    expect(edgesOf(graph, 'IMPLEMENTS')).toContain('FixedRate -> Rate');
-    expect(calleesOf(graph, 'App.main')).toContain('?List.of external');
+    expect(edgesOf(suite.graph, 'REFERENCES')).toContain('Money.multiplyByRate -> Rate');
+    expect(edgesOf(suite.graph, 'EXTENDS')).toEqual(['SavingsAccount -> Account']);
+    expect(edgesOf(suite.graph, 'IMPLEMENTS')).toContain('FixedRate -> Rate');
+    expect(calleesOf(suite.graph, 'App.main')).toContain('?List.of external');
   });
 });
 

@@ -1,34 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
+import type { CodeGraph } from '../src/graph/code-graph.js';
 import {
   calleesOf,
   callersOf,
   copyFixture,
   edgesOf,
   type FixtureCopy,
+  indexedFixtureSuite,
   indexedGraph,
+  oneSymbol,
 } from './fixture-graph.js';
 
-function only(graph: CodeGraph, name: string): FoundSymbol['symbol'] {
-  const found = graph.findSymbols(name);
-  expect(found.map((entry) => entry.symbol.qualifiedName)).toEqual([expect.any(String)]);
-  return (found[0] as FoundSymbol).symbol;
-}
-
 describe('Rust fixture', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('rust-bank');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
-  });
+  const suite = indexedFixtureSuite('rust-bank');
 
   it('finds items and impl methods with `pub` as the export flag, docs above attributes', () => {
-    expect(only(graph, 'Money.add')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'Money.add').symbol).toMatchObject({
       kind: 'method',
       path: 'src/money.rs',
       startLine: 13,
@@ -36,55 +23,62 @@ describe('Rust fixture', () => {
       signature: 'pub fn add(&self, other: &Money) -> Money',
       exported: true,
     });
-    expect(only(graph, 'Money.scale').exported).toBe(false);
-    expect(only(graph, 'Money.new').doc).toBe('Makes an amount.');
+    expect(oneSymbol(suite.graph, 'Money.scale').symbol.exported).toBe(false);
+    expect(oneSymbol(suite.graph, 'Money.new').symbol.doc).toBe('Makes an amount.');
     // The doc comment is above `#[derive(…)]`, which the symbol starts with.
-    expect(only(graph, 'Money')).toMatchObject({ kind: 'struct', startLine: 2, doc: 'An amount in cents.' });
-    expect(only(graph, 'Rate')).toMatchObject({ kind: 'interface', exported: true });
-    expect(only(graph, 'Rate.apply')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'Money').symbol).toMatchObject({
+      kind: 'struct',
+      startLine: 2,
+      doc: 'An amount in cents.',
+    });
+    expect(oneSymbol(suite.graph, 'Rate').symbol).toMatchObject({ kind: 'interface', exported: true });
+    expect(oneSymbol(suite.graph, 'Rate.apply').symbol).toMatchObject({
       kind: 'method',
       doc: 'Applies the rate to an amount.',
     });
-    expect(only(graph, 'ZERO')).toMatchObject({ kind: 'constant', exported: true });
-    expect(only(graph, 'Fixed').exported).toBe(false);
-    expect(only(graph, 'open')).toMatchObject({
+    expect(oneSymbol(suite.graph, 'ZERO').symbol).toMatchObject({ kind: 'constant', exported: true });
+    expect(oneSymbol(suite.graph, 'Fixed').symbol.exported).toBe(false);
+    expect(oneSymbol(suite.graph, 'open').symbol).toMatchObject({
       kind: 'function',
       doc: 'Opens an account and pays a first amount into it.',
     });
   });
 
   it('puts the methods of an impl block in another module under their type', () => {
-    expect(only(graph, 'Money.doubled')).toMatchObject({ path: 'src/ops.rs', doc: 'Twice the amount.' });
-    expect(edgesOf(graph, 'CONTAINS')).toContain('Money -> Money.doubled');
+    expect(oneSymbol(suite.graph, 'Money.doubled').symbol).toMatchObject({
+      path: 'src/ops.rs',
+      doc: 'Twice the amount.',
+    });
+    expect(edgesOf(suite.graph, 'CONTAINS')).toContain('Money -> Money.doubled');
   });
 
   it('counts callers through self, fields, Type::new(), Self::, typed parameters and impls elsewhere', () => {
-    expect(callersOf(graph, 'Money.add')).toEqual([
+    expect(callersOf(suite.graph, 'Money.add')).toEqual([
       { caller: 'Account.deposit', lines: ['src/accounts/mod.rs:18'] },
       { caller: 'Money.doubled', lines: ['src/ops.rs:6'] },
     ]);
-    expect(callersOf(graph, 'Money.new')).toEqual([
+    expect(callersOf(suite.graph, 'Money.new')).toEqual([
       { caller: 'open', lines: ['src/lib.rs:11'] },
       { caller: 'Money.add', lines: ['src/money.rs:14'] },
       { caller: 'Money.scale', lines: ['src/money.rs:18'] },
     ]);
-    expect(callersOf(graph, 'Account.deposit')).toEqual([
+    expect(callersOf(suite.graph, 'Account.deposit')).toEqual([
       { caller: 'SavingsAccount.accrue', lines: ['src/accounts/savings.rs:21'] },
       { caller: 'open', lines: ['src/lib.rs:11'] },
     ]);
-    expect(callersOf(graph, 'Money.doubled')).toEqual([
+    expect(callersOf(suite.graph, 'Money.doubled')).toEqual([
       { caller: 'SavingsAccount.accrue', lines: ['src/accounts/savings.rs:21'] },
     ]);
-    expect(callersOf(graph, 'Account.new')).toEqual([{ caller: 'open', lines: ['src/lib.rs:10'] }]);
+    expect(callersOf(suite.graph, 'Account.new')).toEqual([{ caller: 'open', lines: ['src/lib.rs:10'] }]);
     // A trait's default method calls through `self` to the trait's own methods.
-    expect(calleesOf(graph, 'Rate.apply')).toEqual(['Money.scale typed', 'Rate.value typed']);
-    expect(callersOf(graph, 'Rate.apply')).toEqual([
+    expect(calleesOf(suite.graph, 'Rate.apply')).toEqual(['Money.scale typed', 'Rate.value typed']);
+    expect(callersOf(suite.graph, 'Rate.apply')).toEqual([
       { caller: 'SavingsAccount.accrue', lines: ['src/accounts/savings.rs:20'] },
     ]);
   });
 
   it('resolves `mod`, `use crate::…`, `super::` and `pub use`, and reads `impl Trait for Type` as IMPLEMENTS', () => {
-    expect(edgesOf(graph, 'IMPORTS')).toEqual([
+    expect(edgesOf(suite.graph, 'IMPORTS')).toEqual([
       'src/accounts/mod.rs -> src/accounts/savings.rs',
       'src/accounts/mod.rs -> src/accounts/savings.rs',
       'src/accounts/mod.rs -> src/money.rs',
@@ -96,10 +90,10 @@ describe('Rust fixture', () => {
       'src/lib.rs -> src/ops.rs',
       'src/ops.rs -> src/money.rs',
     ]);
-    expect(edgesOf(graph, 'IMPLEMENTS')).toContain('Fixed -> Rate');
-    expect(edgesOf(graph, 'REFERENCES')).toContain('SavingsAccount -> Account');
+    expect(edgesOf(suite.graph, 'IMPLEMENTS')).toContain('Fixed -> Rate');
+    expect(edgesOf(suite.graph, 'REFERENCES')).toContain('SavingsAccount -> Account');
     // `Money` in lib.rs is the re-export of money::Money.
-    expect(calleesOf(graph, 'open')).toEqual([
+    expect(calleesOf(suite.graph, 'open')).toEqual([
       'Account.new static',
       'Account.deposit returned',
       'Money.new static',
