@@ -185,6 +185,18 @@ describe('Go fixture, edited', () => {
     expect(imports).toContain('cmd/app/main.go -> money/format.go');
     expect(edgesOf(suite.graph, 'CONTAINS')).toContain('Money -> Money.String');
   });
+
+  it('re-resolves every Go import when go.mod changes its module path, and again when it changes back', async () => {
+    const index = suite.graph.roots[0]?.index;
+    suite.copy.write('go.mod', 'module example.com/ledger\n\ngo 1.22\n');
+    await index?.update(['go.mod']);
+    expect(edgesOf(suite.graph, 'IMPORTS')).not.toContain('bank/account.go -> money/money.go');
+    expect(callersOf(suite.graph, 'Money.Add')).toEqual([]);
+    suite.copy.write('go.mod', 'module example.com/bank\n\ngo 1.22\n');
+    await index?.update(['go.mod']);
+    expect(edgesOf(suite.graph, 'IMPORTS')).toContain('bank/account.go -> money/money.go');
+    expect(callersOf(suite.graph, 'Money.Add').map((group) => group.caller)).toContain('Account.Deposit');
+  });
 });
 
 describe('Go files with syntax errors, deep nesting and long call chains', () => {

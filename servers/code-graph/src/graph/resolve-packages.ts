@@ -495,10 +495,24 @@ export function importersOfNewFiles(
   return [...found];
 }
 
+const isGoModule = (relative: string) => relative === 'go.mod' || relative.endsWith('/go.mod');
+
+/**
+ * Every Go file, when one of these paths is a go.mod: its module path is how every import path
+ * under it maps to a folder, so an edit, a new go.mod or a removed one can change any Go import.
+ */
+export function goFilesIfModulesChanged(store: GraphStore, paths: Iterable<string>): number[] {
+  if (![...paths].some(isGoModule)) return [];
+  return store
+    .allFiles()
+    .filter((file) => file.language === 'go')
+    .map((file) => file.id);
+}
+
 /** Every go.mod of the root, as the folder it is in and the module path it declares. */
 function goModulesOf(store: GraphStore): GoModule[] {
   return store.allFiles().flatMap((stored) => {
-    if (stored.path !== 'go.mod' && !stored.path.endsWith('/go.mod')) return [];
+    if (!isGoModule(stored.path)) return [];
     const module = store.factsOf(stored.id).symbols.find((symbol) => symbol.kind === 'module')?.name;
     return module ? [{ folder: folderOf(stored.path), path: module }] : [];
   });

@@ -9,7 +9,7 @@ import { linkImplementations } from './implementations.js';
 import { languageOf } from './languages.js';
 import { ParsePool } from './parse-pool.js';
 import { resolveFiles } from './resolve.js';
-import { importersOfNewFiles } from './resolve-packages.js';
+import { goFilesIfModulesChanged, importersOfNewFiles } from './resolve-packages.js';
 import { linkHttp } from './routes/link-http.js';
 
 export type IndexPhase = 'idle' | 'scanning' | 'parsing' | 'resolving' | 'ready' | 'failed';
@@ -170,6 +170,7 @@ export class RootIndex {
     let addedFiles = false;
     const added: ParsedFile[] = [];
     const removedPaths: string[] = [];
+    const parsedPaths: string[] = [];
     const sliceAt = (start: number) => paths.slice(start, start + FILES_PER_SLICE);
     let ahead = this.readAhead(sliceAt(0));
     for (let start = 0; start < paths.length; start += FILES_PER_SLICE) {
@@ -215,6 +216,7 @@ export class RootIndex {
           const known = new Set(before?.symbols.map((symbol) => symbol.name));
           for (const symbol of file.facts.symbols) if (!known.has(symbol.name)) newNames.add(symbol.name);
           changedIds.add(this.store.putFile(file));
+          parsedPaths.push(file.path);
           parsed++;
         }
       });
@@ -228,6 +230,8 @@ export class RootIndex {
         if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
         // A file joining a Go package, Java package or C# namespace adds to what importers of it see.
         for (const id of importersOfNewFiles(this.store, added)) affected.add(id);
+        for (const id of goFilesIfModulesChanged(this.store, [...parsedPaths, ...removedPaths]))
+          affected.add(id);
         for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
         resolveFiles(this.store, affected);
         const httpLinked = linkHttp(this.store, changedIds);
