@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,7 +104,32 @@ describe('code-graph tools through an SDK client', () => {
   it('an ambiguous name for code_callers is an error listing the candidates', async () => {
     const text = await fails('code_callers', { symbol: 'value' });
     expect(text).toMatch(/names 2 symbols: Rate\.value .* FixedRate\.value/);
-    expect(text).toMatch(/qualified name or with file/);
+    expect(text).toMatch(/qualified name, or with file/);
+  });
+
+  it('file:line picks one of two definitions of a name in one file (an interface and a const)', async () => {
+    const index = graph.roots[0]?.index;
+    copy.write(
+      'src/shape.ts',
+      'export interface Shape {\n  area(): number;\n}\n\nexport const Shape = { unit: 1 };\n\nexport function useShape(shape: Shape) {\n  return shape.area() * Shape.unit;\n}\n',
+    );
+    await index?.update(['src/shape.ts']);
+    try {
+      const sameFile = await fails('code_callees', { symbol: 'Shape', file: 'src/shape.ts' });
+      expect(sameFile).toMatch(
+        /names 2 symbols: Shape \(interface\) at src\/shape\.ts:1; Shape \(\w+\) at src\/shape\.ts:5/,
+      );
+      expect(await ok('code_symbol', { name: 'Shape', file: 'src/shape.ts:5' })).toMatchObject({
+        total: 1,
+        matches: [{ file: 'src/shape.ts', line: 5 }],
+      });
+      expect(await fails('code_callers', { symbol: 'Shape', file: 'src/shape.ts:3' })).toMatch(
+        /No symbol named "Shape" in src\/shape\.ts:3/,
+      );
+    } finally {
+      rmSync(path.join(copy.root, 'src/shape.ts'));
+      await index?.update(['src/shape.ts']);
+    }
   });
 
   it('search_code ranks by words of split names, filters by kind and path', async () => {

@@ -75,8 +75,14 @@ export const fileArg = z
   .string()
   .optional()
   .describe(
-    'Only the symbol defined in this file (relative to the first root, or absolute), when the name is ambiguous.',
+    'Only the symbol defined in this file (relative to the first root, or absolute), when the name is ambiguous; file:line (as an ambiguous answer lists them) picks one of several in one file.',
   );
+
+/** `path:line` as the path and the line a definition starts on; a plain path has no line. */
+function splitLine(file: string): { path: string; line?: number } {
+  const found = /^(.+):(\d+)$/.exec(file);
+  return found?.[1] && found[2] ? { path: found[1], line: Number(found[2]) } : { path: file };
+}
 
 /** A path argument as root and root-relative path; outside every root is a clear error. */
 export function locatePath(graph: CodeGraph, given: string) {
@@ -100,8 +106,14 @@ export function findOrExplain(graph: CodeGraph, name: string, file?: string): Fo
     );
   let found = graph.findSymbols(trimmed);
   if (file !== undefined) {
-    const { root, relative } = locatePath(graph, file);
-    found = found.filter((entry) => entry.root === root && entry.symbol.path === relative);
+    const { path, line } = splitLine(file);
+    const { root, relative } = locatePath(graph, path);
+    found = found.filter(
+      (entry) =>
+        entry.root === root &&
+        entry.symbol.path === relative &&
+        (line === undefined || entry.symbol.startLine === line),
+    );
   }
   if (found.length === 0) {
     const where = file !== undefined ? ` in ${file}` : '';
@@ -126,7 +138,7 @@ export function findOne(graph: CodeGraph, name: string, file?: string): FoundSym
       )
       .join('; ');
     throw new ToolError(
-      `"${name}" names ${found.length} symbols: ${listed}${found.length > 20 ? '; …' : ''}. Call again with the qualified name or with file.`,
+      `"${name}" names ${found.length} symbols: ${listed}${found.length > 20 ? '; …' : ''}. Call again with the qualified name, or with file (file:line for one of several in one file).`,
       'ambiguous',
     );
   }
