@@ -452,7 +452,7 @@ describe('code_impact and code_trace through an SDK client', () => {
     expect(await fails('code_impact', { symbol: 'Nope' })).toMatch(/No symbol named "Nope".*search_code/);
     expect(await fails('code_impact', { symbol: 'Order.total', depth: 7 })).toMatch(/depth/);
     expect(await fails('code_impact', { symbol: 'save' })).toMatch(
-      /names 4 symbols.*qualified name or with file/,
+      /names 4 symbols.*qualified name, or with file/,
     );
     expect(await fails('code_trace', { from: 'Order.total', to: 'Order.total' })).toMatch(/same symbol/);
     expect(await fails('code_trace', { from: 'Order.total' })).toMatch(/to/);

@@ -64,9 +64,10 @@ export class GraphQueries {
         `SELECT ${symbolColumns} FROM symbols s JOIN files f ON f.id = s.file_id
          WHERE (s.name = ? COLLATE NOCASE OR s.qualified_name = ? COLLATE NOCASE) AND s.kind != 'file' ORDER BY f.path, s.start_line LIMIT 200`,
       ),
+      // Callsites alone: the callers' own columns (signature, doc) are read once per caller, not per callsite.
       callers: db.prepare(
-        `SELECT ${symbolColumns}, e.line AS call_line, e.resolution, e.confidence, cf.path AS call_path
-         FROM edges e JOIN symbols s ON s.id = e.source_id JOIN files f ON f.id = s.file_id JOIN files cf ON cf.id = e.file_id
+        `SELECT e.source_id, e.line AS call_line, e.resolution, e.confidence, cf.path AS call_path
+         FROM edges e JOIN files cf ON cf.id = e.file_id
          WHERE e.target_id = ? AND e.kind = 'CALLS' ORDER BY cf.path, e.line`,
       ),
       callees: db.prepare(
@@ -173,17 +174,20 @@ export class GraphQueries {
   /** Every CALLS edge into `targetId`, grouped by the calling symbol, callsites in file order. */
   callers(targetId: number): CallerGroup[] {
     const groups = new Map<number, CallerGroup>();
-    const rows = this.statements.callers.all(targetId) as (Row & {
+    const rows = this.statements.callers.all(targetId) as {
+      source_id: number;
       call_line: number;
       resolution: string;
       confidence: number;
       call_path: string;
-    })[];
+    }[];
     for (const row of rows) {
-      let group = groups.get(row.id);
+      let group = groups.get(row.source_id);
       if (!group) {
-        group = { caller: located(row), callsites: [] };
-        groups.set(row.id, group);
+        const caller = this.symbol(row.source_id);
+        if (!caller) continue;
+        group = { caller, callsites: [] };
+        groups.set(row.source_id, group);
       }
       group.callsites.push({
         path: row.call_path,
