@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+import { runServerProgram, UsageError } from '@toolmesh/core';
+import { isCliCommand, runCli } from './cli.js';
+import {
+  createTicketsServer,
+  defaultTicketsFile,
+  TICKETS_SERVER_NAME,
+  TICKETS_SERVER_VERSION,
+  TICKETS_SUMMARY,
+} from './server.js';
+import { SqliteTicketStore } from './store/sqlite-store.js';
+
+const argv = process.argv.slice(2);
+if (isCliCommand(argv[0])) {
+  process.exitCode = await runCli(argv);
+} else {
+  await runServerProgram({
+    name: TICKETS_SERVER_NAME,
+    version: TICKETS_SERVER_VERSION,
+    summary: `${TICKETS_SUMMARY} State in --db FILE (default <data dir>/tickets.db). CLI: toolmesh-tickets export|import [FILE] --workspace ID.`,
+    flags: {
+      'max-delegation-depth': {
+        type: 'string',
+        value: 'N',
+        description: 'how deep delegate_ticket may nest child tickets (default 5)',
+      },
+    },
+    setup(flags, extra, log) {
+      const depthText = (extra['max-delegation-depth'] as string | undefined) ?? '5';
+      if (!/^\d+$/.test(depthText) || Number(depthText) < 1) {
+        throw new UsageError(
+          `--max-delegation-depth must be a whole number of at least 1, not "${depthText}"`,
+        );
+      }
+      const file = flags.db ?? defaultTicketsFile();
+      const store = new SqliteTicketStore(file, { maxDelegationDepth: Number(depthText) });
+      log.debug(`tickets in ${file}; workspaces ${flags.workspaces.join(', ')}`);
+      const options = {
+        store,
+        workspaces: flags.workspaces,
+        ...(flags.agent !== undefined && { identity: flags.agent }),
+        log,
+      };
+      return { createServer: () => createTicketsServer(options), close: () => store.shutdown() };
+    },
+    describeHttp: (url) =>
+      [
+        '',
+        `toolmesh-tickets is serving MCP at ${url}`,
+        '',
+        `Claude Code:   claude mcp add --transport http toolmesh-tickets ${url}`,
+        'Any client (mcpServers config):',
+        JSON.stringify({ mcpServers: { 'toolmesh-tickets': { type: 'http', url } } }, null, 2),
+        '',
+      ].join('\n'),
+  });
+}

@@ -1,0 +1,181 @@
+import { execFile, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './fixture.js';
+
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+const run = promisify(execFile);
+let dir: string;
+
+beforeAll(() => {
+  dir = tempDir('toolmesh-tickets-bin-');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function tool<T = Record<string, unknown>>(
+  server: SpawnedClient,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
+  const result = await server.call(name, args);
+  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as T;
+}
+
+function exportOf(db: string, workspace: string): Promise<{ stdout: string }> {
+  return run(process.execPath, [BIN, 'export', '--workspace', workspace, '--db', db]);
+}
+
+describe('toolmesh-tickets over real stdio', () => {
+  it('serves the tools with --db, --workspace and --agent, and keeps state in the file', async () => {
+    const db = path.join(dir, 'stdio.db');
+    const server = await spawnStdioClient(process.execPath, [
+      BIN,
+      '--db',
+      db,
+      '--workspace',
+      'w1',
+      '--agent',
+      'bot',
+      '--log-level',
+      'debug',
+    ]);
+    expect((await server.client.listTools()).tools).toHaveLength(17);
+    const created = await tool<{ tickets: { id: string; author: string }[] }>(server, 'create_ticket', {
+      tickets: [{ title: 'over stdio' }],
+    });
+    expect(created.tickets[0]).toMatchObject({ id: 'T-1', author: 'bot' });
+    await tool(server, 'comment_on_ticket', { ticket: 'T-1', body: 'hello' });
+    expect((await server.call('get_ticket', { ticket: 'T-7' })).isError).toBe(true);
+    expect(server.stderr()).toMatch(/tickets in .*stdio\.db; workspaces w1/);
+    await server.close();
+    const check = new Database(db, { readonly: true });
+    expect(check.prepare('SELECT title FROM tickets').all()).toEqual([{ title: 'over stdio' }]);
+    check.close();
+  });
+
+  it('exports a workspace as JSON and imports it back into another file, unchanged', async () => {
+    const db = path.join(dir, 'export.db');
+    const server = await spawnStdioClient(process.execPath, [BIN, '--db', db, '--workspace', 'src']);
+    await tool(server, 'create_ticket', {
+      tickets: [
+        { title: 'parent', labels: ['x'], agent: 'ada' },
+        { title: 'child', parent: 'T-1', description: 'body' },
+      ],
+    });
+    await tool(server, 'ticket_relation', { ticket: 'T-2', relation: 'blocked_by', other: 'T-1' });
+    await tool(server, 'comment_on_ticket', { ticket: 'T-2', body: 'findable words' });
+    await tool(server, 'ticket_pr_link', { ticket: 'T-1', pr: 'https://github.com/a/b/pull/1' });
+    await server.close();
+    const exported = JSON.parse((await exportOf(db, 'src')).stdout);
+    expect(exported.tickets).toHaveLength(2);
+    const file = path.join(dir, 'dump.json');
+    writeFileSync(file, JSON.stringify(exported));
+    const copy = path.join(dir, 'copy.db');
+    const imported = await run(process.execPath, [BIN, 'import', file, '--workspace', 'src', '--db', copy]);
+    expect(imported.stderr).toMatch(/imported 2 ticket/);
+    expect(JSON.parse((await exportOf(copy, 'src')).stdout)).toEqual(exported);
+    // From stdin, into another workspace of the same file.
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'import', '--workspace', 'dst', '--db', copy], {
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
+      child.stdin.end(JSON.stringify(exported));
+    });
+    const dst = JSON.parse((await exportOf(copy, 'dst')).stdout);
+    expect(
+      dst.tickets.map((t: { workspace_id: string; title: string }) => [t.workspace_id, t.title]),
+    ).toEqual([
+      ['dst', 'parent'],
+      ['dst', 'child'],
+    ]);
+    expect(dst.relations).toEqual(exported.relations);
+    const searched = await spawnStdioClient(process.execPath, [BIN, '--db', copy, '--workspace', 'dst']);
+    const hits = await tool<{ hits: { ticket: { id: string } }[] }>(searched, 'search_tickets', {
+      query: 'findable',
+    });
+    expect(hits.hits.map((h) => h.ticket.id)).toEqual(['T-2']);
+    await searched.close();
+    const again = await run(process.execPath, [
+      BIN,
+      'import',
+      file,
+      '--workspace',
+      'src',
+      '--db',
+      copy,
+    ]).catch((error) => error);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/T-1 already exists in workspace "src"/);
+  });
+
+  it('prints help and refuses bad flags', async () => {
+    const help = await run(process.execPath, [BIN, '--help']);
+    expect(help.stderr).toMatch(/--max-delegation-depth N[\s\S]*--db FILE/);
+    const bad = await run(process.execPath, [BIN, '--nope']).catch((error) => error);
+    expect(bad.code).toBe(2);
+    const depth = await run(process.execPath, [
+      BIN,
+      '--max-delegation-depth',
+      'x',
+      '--db',
+      path.join(dir, 'd.db'),
+    ]).catch((error) => error);
+    expect(depth.code).toBe(1);
+    expect(depth.stderr).toMatch(/--max-delegation-depth must be a whole number/);
+    const junk = path.join(dir, 'junk.json');
+    writeFileSync(junk, '{"format": "something else"}');
+    const refused = await run(process.execPath, [BIN, 'import', junk, '--db', path.join(dir, 'j.db')]).catch(
+      (error) => error,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/not a toolmesh-tickets export/);
+  });
+});
+
+describe('two server processes on one file', () => {
+  it('lose no update when both retry on expected_version conflicts', async () => {
+    const db = path.join(dir, 'shared.db');
+    const servers = await Promise.all(
+      ['one', 'two'].map((agent) => spawnStdioClient(process.execPath, [BIN, '--db', db, '--agent', agent])),
+    );
+    const [first] = servers as [SpawnedClient, SpawnedClient];
+    await tool(first, 'create_ticket', { tickets: [{ title: 'counter', labels: [] }] });
+    const rounds = 15;
+    // Each process appends its own labels; a lost update would drop a label.
+    await Promise.all(
+      servers.map(async (server, who) => {
+        for (let i = 0; i < rounds; i++) {
+          for (;;) {
+            const current = await tool<{ labels: string[]; version: number }>(server, 'get_ticket', {
+              ticket: 'T-1',
+            });
+            const result = await server.call('update_ticket', {
+              ticket: 'T-1',
+              labels: [...current.labels, `p${who}-${i}`],
+              expected_version: current.version,
+            });
+            if (!result.isError) break;
+            expect(JSON.stringify(result.content)).toMatch(/conflict/);
+          }
+        }
+      }),
+    );
+    const final = await tool<{ labels: string[]; version: number }>(first, 'get_ticket', { ticket: 'T-1' });
+    expect(final.labels).toHaveLength(rounds * 2);
+    expect(final.version).toBe(rounds * 2 + 1);
+    const history = await tool<{ events: { author: string }[] }>(first, 'ticket_history', {
+      ticket: 'T-1',
+      maxTokens: 64000,
+    });
+    expect(history.events).toHaveLength(rounds * 2 + 1);
+    expect(new Set(history.events.map((e) => e.author))).toEqual(new Set(['one', 'two']));
+    await Promise.all(servers.map((server) => server.close()));
+  });
+});

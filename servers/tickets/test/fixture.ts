@@ -1,0 +1,69 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createLogger } from '@toolmesh/core';
+import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
+import { createTicketsServer } from '../src/server.js';
+import { SqliteTicketStore } from '../src/store/sqlite-store.js';
+
+export function tempDir(prefix = 'toolmesh-tickets-'): string {
+  return realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+export interface TicketsFixture extends ConnectedClient {
+  dir: string;
+  file: string;
+  store: SqliteTicketStore;
+  ok<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+  fails(name: string, args?: Record<string, unknown>): Promise<string>;
+  /** Calls with a request `_meta` agent, as the aggregator does. */
+  as(agent: string, name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+export async function ticketsFixture(
+  options: { workspaces?: string[]; maxDelegationDepth?: number } = {},
+): Promise<TicketsFixture> {
+  const dir = tempDir();
+  const file = path.join(dir, 'tickets.db');
+  const store = new SqliteTicketStore(file, {
+    ...(options.maxDelegationDepth !== undefined && { maxDelegationDepth: options.maxDelegationDepth }),
+  });
+  const server = createTicketsServer({
+    store,
+    workspaces: options.workspaces ?? ['alpha', 'beta'],
+    identity: 'tester',
+    log: createLogger({ level: 'error', scope: 'test' }),
+  });
+  const client = await connectInMemory(server);
+  const ok = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+    const result = await client.call(name, args);
+    if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
+    return result.structuredContent as T;
+  };
+  const fails = async (name: string, args: Record<string, unknown> = {}): Promise<string> => {
+    const result = await client.call(name, args);
+    if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
+    return resultText(result);
+  };
+  const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
+    (await client.client.callTool({
+      name,
+      arguments: args,
+      _meta: { 'toolmesh/agent': agent },
+    })) as CallToolResult;
+  return {
+    ...client,
+    dir,
+    file,
+    store,
+    ok,
+    fails,
+    as,
+    close: async () => {
+      await client.close();
+      store.shutdown();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
