@@ -4,6 +4,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { renderFsSection } from './fs-report.mjs';
 import { renderGitSection } from './git-bench.mjs';
 import { count, table } from './markdown.mjs';
+import { renderTicketsSection } from './tickets-bench.mjs';
 
 function warningsSection(warnings) {
   if (warnings.length === 0) return '';
@@ -19,10 +20,10 @@ ${table(
 `;
 }
 
-export function renderReport({ facts, fs, aggregator, codeGraph, git, warnings, totalMs }) {
+export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, warnings, totalMs }) {
   return `# Benchmarks
 
-Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) and the git server (\`toolmesh-git\`), written by \`pnpm bench\` — run that
+Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`) and the tickets server (\`toolmesh-tickets\`), written by \`pnpm bench\` — run that
 command at the repo root to reproduce them on your machine (it builds, then runs \`node test/bench/run.mjs\`;
 about ${Math.ceil(totalMs / 1000)} s here). This page is generated: edit test/bench/ rather than this file.
 
@@ -44,5 +45,6 @@ ${table(
 ${renderFsSection(fs)}
 ${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}
 ${renderCodeGraphSection(codeGraph)}
-${renderGitSection(git)}${warningsSection(warnings)}`;
+${renderGitSection(git)}
+${renderTicketsSection(tickets)}${warningsSection(warnings)}`;
 }

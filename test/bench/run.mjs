@@ -1,7 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only code-graph` and `--only git` do the same for those servers' sections.
+// `--only code-graph`, `--only git` and `--only tickets` do the same for those servers' sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { machineFacts } from './machine.mjs';
 import { stopAll } from './processes.mjs';
 import { renderReport } from './report.mjs';
 import { ms } from './stats.mjs';
+import { benchmarkTickets, renderTicketsSection } from './tickets-bench.mjs';
 import { printEachWarningOnce, warningsSeen } from './warnings.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,8 +58,14 @@ async function gitOnly(base) {
   log(`bench: rewrote the git section of ${path.relative(REPO, OUTPUT)}`);
 }
 
+async function ticketsOnly(base) {
+  const tickets = await benchmarkTickets({ base, log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderTicketsSection(tickets)));
+  log(`bench: rewrote the tickets section of ${path.relative(REPO, OUTPUT)}`);
+}
+
 /** The parts `--only` can run alone. */
-const ONLY = { audit: auditOnly, 'code-graph': codeGraphOnly, git: gitOnly };
+const ONLY = { audit: auditOnly, 'code-graph': codeGraphOnly, git: gitOnly, tickets: ticketsOnly };
 
 async function main() {
   printEachWarningOnce();
@@ -90,12 +97,14 @@ async function main() {
     const aggregator = await benchmarkAggregator({ base, log });
     const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
     const git = await benchmarkGit({ base: path.join(base, 'git'), log });
+    const tickets = await benchmarkTickets({ base, log });
     const report = renderReport({
       facts,
       fs,
       aggregator,
       codeGraph,
       git,
+      tickets,
       warnings: warningsSeen(),
       totalMs: performance.now() - began,
     });

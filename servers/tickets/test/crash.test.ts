@@ -54,7 +54,7 @@ for (let i = 0; ; i++) {
     const store = new SqliteTicketStore(db);
     try {
       expect(store.db.pragma('integrity_check', { simple: true })).toBe('ok');
-      const present = new Set(store.list('w', { sort: 'number' }).map((t) => t.id));
+      const present = new Set(store.list('w', { sort: 'number' }).tickets.map((t) => t.id));
       for (const id of acknowledged) {
         expect(present.has(id)).toBe(true);
         expect(store.get('w', id).comments).toHaveLength(1);

@@ -101,9 +101,17 @@ export function decodeCursor(cursor: string | undefined, key: string): number {
 export function takeWithinBudget<T>(
   items: readonly T[],
   budgetBytes: number,
-  options: { offset?: number; key: string; size?: (item: T) => number; more?: boolean },
+  options: {
+    offset?: number;
+    key: string;
+    size?: (item: T) => number;
+    more?: boolean;
+    /** Where `items[0]` stands in the whole list, when `items` is a window the engine read from it. */
+    base?: number;
+  },
 ): BudgetPage<T> {
   const offset = options.offset ?? 0;
+  const base = options.base ?? 0;
   const size = options.size ?? utf8Bytes;
   const taken: T[] = [];
   let used = 0;
@@ -114,7 +122,7 @@ export function takeWithinBudget<T>(
       const page: BudgetPage<T> = {
         items: taken,
         truncated: true,
-        nextCursor: encodeCursor(index, options.key),
+        nextCursor: encodeCursor(base + index, options.key),
       };
       if (taken.length === 0) {
         page.blockedByBudget = true;
@@ -126,7 +134,7 @@ export function takeWithinBudget<T>(
     taken.push(item);
   }
   if (options.more) {
-    return { items: taken, truncated: true, nextCursor: encodeCursor(items.length, options.key) };
+    return { items: taken, truncated: true, nextCursor: encodeCursor(base + items.length, options.key) };
   }
   return { items: taken, truncated: false };
 }

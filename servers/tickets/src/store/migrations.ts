@@ -21,6 +21,10 @@ export const TICKET_MIGRATIONS: readonly string[] = [
     UNIQUE (workspace, number)
   );
   CREATE INDEX tickets_parent ON tickets(parent_id);
+  CREATE INDEX tickets_listing ON tickets(workspace, status, priority, number);
+  CREATE INDEX tickets_agent ON tickets(workspace, assignee_agent, priority);
+  CREATE INDEX tickets_team ON tickets(workspace, assignee_team, priority);
+  CREATE INDEX tickets_updated ON tickets(workspace, updated_at);
   CREATE TABLE ticket_labels (
     ticket_id INTEGER NOT NULL REFERENCES tickets(id),
     label TEXT NOT NULL,

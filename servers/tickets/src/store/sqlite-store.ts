@@ -267,7 +267,11 @@ export class SqliteTicketStore implements TicketStore {
     return { ...this.ticket(row), comments: this.comments(row.id), relations };
   }
 
-  list(workspace: string, filter: TicketFilter): TicketSummary[] {
+  list(
+    workspace: string,
+    filter: TicketFilter,
+    window: { offset: number; limit: number } = { offset: 0, limit: -1 },
+  ): { total: number; tickets: TicketSummary[] } {
     const where = ['t.workspace = ?'];
     const params: unknown[] = [workspace];
     if (filter.status?.length) {
@@ -301,10 +305,17 @@ export class SqliteTicketStore implements TicketStore {
       updated: 't.updated_at DESC, t.number DESC',
       number: 't.number ASC',
     }[filter.sort ?? 'priority'];
+    const condition = where.join(' AND ');
+    const { total } = this.db
+      .prepare(`SELECT count(*) AS total FROM tickets t WHERE ${condition}`)
+      .get(...params) as {
+      total: number;
+    };
+    // Only the window is read and summarised (labels are a query each), however many match.
     const rows = this.db
-      .prepare(`${SELECT} WHERE ${where.join(' AND ')} ORDER BY ${order}`)
-      .all(...params) as Row[];
-    return rows.map((row) => this.summary(row));
+      .prepare(`${SELECT} WHERE ${condition} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...params, window.limit, window.offset) as Row[];
+    return { total, tickets: rows.map((row) => this.summary(row)) };
   }
 
   private checkVersion(row: Row, ref: string, expected: number | undefined): void {
@@ -652,7 +663,7 @@ export class SqliteTicketStore implements TicketStore {
     ).map((r) => this.summary(r));
     const edges = this.db
       .prepare(
-        `SELECT from_id, kind, to_id FROM relations WHERE from_id = ? OR to_id = ? ORDER BY created_at, from_id, to_id`,
+        `SELECT from_id, kind, to_id FROM relations WHERE from_id = ? OR to_id = ? ORDER BY created_at, rowid`,
       )
       .all(row.id, row.id) as { from_id: number; kind: Exclude<StoredKind, 'parent'>; to_id: number }[];
     const view: RelationView = {

@@ -23,7 +23,12 @@ export interface Actor {
 export interface TicketStore {
   create(actor: Actor, tickets: readonly NewTicket[], options?: { dryRun?: boolean }): Ticket[];
   get(workspace: string, ref: string): TicketDetail;
-  list(workspace: string, filter: TicketFilter): TicketSummary[];
+  /** The matching tickets in order: their count, and the window from `offset` (at most `limit`). */
+  list(
+    workspace: string,
+    filter: TicketFilter,
+    window?: { offset: number; limit: number },
+  ): { total: number; tickets: TicketSummary[] };
   update(actor: Actor, ref: string, changes: TicketChanges, expectedVersion?: number): Ticket;
   assign(actor: Actor, ref: string, assignee: Partial<Assignee>): Ticket;
   reassign(actor: Actor, ref: string, assignee: Assignee): Ticket;

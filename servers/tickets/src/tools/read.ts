@@ -1,4 +1,12 @@
-import { budgetFields, cursorArg, maxTokensArg, requestedPage } from '@toolmesh/core';
+import {
+  budgetFields,
+  cursorArg,
+  decodeCursor,
+  maxTokensArg,
+  requestedPage,
+  requestKey,
+  takeWithinBudget,
+} from '@toolmesh/core';
 import { z } from 'zod';
 import {
   commentSchema,
@@ -66,17 +74,28 @@ export const listTickets = defineTool({
   workspaceScoped: true,
   render: (out) => [`${out.total} ticket(s)`, ...out.tickets.map(line), ...more(out)].join('\n'),
   async handle(args, { engine, workspace }) {
-    const all = engine.list(workspace, {
-      ...(args.status && { status: args.status.map(status) }),
-      ...(args.priority && { priority: args.priority.map(priority) }),
-      ...(args.assignee !== undefined && { assignee: args.assignee }),
-      ...(args.label !== undefined && { label: args.label }),
-      ...(args.parent !== undefined && { parent: args.parent }),
-      ...(args.text !== undefined && { text: args.text }),
-      sort: args.sort,
+    const key = requestKey(args);
+    const offset = decodeCursor(args.cursor, key);
+    const { total, tickets } = engine.list(
+      workspace,
+      {
+        ...(args.status && { status: args.status.map(status) }),
+        ...(args.priority && { priority: args.priority.map(priority) }),
+        ...(args.assignee !== undefined && { assignee: args.assignee }),
+        ...(args.label !== undefined && { label: args.label }),
+        ...(args.parent !== undefined && { parent: args.parent }),
+        ...(args.text !== undefined && { text: args.text }),
+        sort: args.sort,
+      },
+      // A summary is well over 100 bytes, so this window holds more than any budget lets through.
+      { offset, limit: Math.ceil(args.maxTokens / 100) + 1 },
+    );
+    const { items, ...budget } = takeWithinBudget(tickets, args.maxTokens, {
+      key,
+      base: offset,
+      more: offset + tickets.length < total,
     });
-    const { items, ...budget } = requestedPage(all, args);
-    return { total: all.length, tickets: items, ...budget };
+    return { total, tickets: items, ...budget };
   },
 });
 

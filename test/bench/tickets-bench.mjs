@@ -1,0 +1,164 @@
+// The tickets server's benchmarks: a database of 100,000 tickets written through the engine, then
+// the built toolmesh-tickets spawned on it over real stdio and driven by the real MCP SDK client:
+// filtered lists and full-text searches, and creating 10,000 tickets through create_ticket.
+// `node test/bench/tickets-bench.mjs` runs it alone and prints its section.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnStdioClient } from '@toolmesh/core/testing';
+import { check } from './check.mjs';
+import { count, table } from './markdown.mjs';
+import { measure, ms } from './stats.mjs';
+
+const TICKETS_DIST = new URL('../../servers/tickets/dist/', import.meta.url);
+const TICKETS_BIN = fileURLToPath(new URL('index.js', TICKETS_DIST));
+const STORED = 100_000;
+const CREATED = 10_000;
+const BATCH = 50;
+const RUNS = 60;
+const WORKSPACE = 'bench';
+
+const SUBJECTS = [
+  'login',
+  'checkout',
+  'invoice',
+  'search index',
+  'webhook',
+  'cache',
+  'export',
+  'billing',
+  'upload',
+  'session',
+];
+const PROBLEMS = [
+  'times out',
+  'returns 500',
+  'leaks memory',
+  'is slow',
+  'drops events',
+  'double-charges',
+  'logs secrets',
+  'fails on retry',
+];
+const LABELS = ['bug', 'backend', 'frontend', 'infra', 'security', 'perf', 'docs', 'ux'];
+const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done', 'failed', 'cancelled'];
+const PRIORITIES = ['P0', 'P1', 'P2', 'P3'];
+const AGENTS = ['planner', 'coder', 'reviewer', 'tester', 'ops'];
+
+/** A varied, reproducible ticket: the n-th of the database. */
+function ticketNumber(n) {
+  const subject = SUBJECTS[n % SUBJECTS.length];
+  const problem = PROBLEMS[(n * 7) % PROBLEMS.length];
+  return {
+    title: `${subject} ${problem} (case ${n})`,
+    description: `When a user hits the ${subject} path under load it ${problem}. Seen in region ${n % 13}; trace id ${(n * 2654435761) % 4294967296}.`,
+    status: STATUSES[(n * 3) % STATUSES.length],
+    priority: PRIORITIES[(n * 5) % PRIORITIES.length],
+    labels: [LABELS[n % LABELS.length], LABELS[(n * 11) % LABELS.length]].filter(
+      (v, i, all) => all.indexOf(v) === i,
+    ),
+    assignee: { agent: AGENTS[n % AGENTS.length] },
+  };
+}
+
+const LISTS = [
+  { name: 'status todo, label security, sorted by priority', args: { status: ['todo'], label: 'security' } },
+  {
+    name: 'assignee coder, priority P0 or P1, sorted by updated',
+    args: { assignee: 'coder', priority: ['P0', 'P1'], sort: 'updated' },
+  },
+  { name: 'status in_progress, text "webhook"', args: { status: ['in_progress'], text: 'webhook' } },
+];
+const SEARCHES = ['checkout double-charges', 'upload leaks memory', 'region 7 trace', 'webhook drops events'];
+
+/** Runs the tickets benchmarks in `base`; returns the figures for renderTicketsSection. */
+export async function benchmarkTickets({ base, log }) {
+  const { SqliteTicketStore } = await import(new URL('server.js', TICKETS_DIST).href);
+  const file = path.join(base, 'tickets.db');
+  log(`bench tickets: writing ${count(STORED)} tickets through the engine`);
+  const store = new SqliteTicketStore(file);
+  const fillStarted = performance.now();
+  for (let first = 0; first < STORED; first += BATCH) {
+    const batch = Array.from({ length: BATCH }, (_, k) => ticketNumber(first + k));
+    store.create({ workspace: WORKSPACE, identity: 'bench' }, batch);
+  }
+  const fillMs = performance.now() - fillStarted;
+  store.shutdown();
+
+  const server = await spawnStdioClient(process.execPath, [
+    TICKETS_BIN,
+    '--db',
+    file,
+    '--workspace',
+    WORKSPACE,
+  ]);
+  try {
+    const lists = [];
+    for (const list of LISTS) {
+      log(`bench tickets: list_tickets ${list.name}`);
+      const run = await measure(() => server.call('list_tickets', list.args), { runs: RUNS, warmup: 3 });
+      check(!run.result.isError, `list_tickets ${list.name} failed`);
+      check(run.result.structuredContent.tickets.length > 0, `list_tickets ${list.name} found nothing`);
+      lists.push({ name: list.name, shown: run.result.structuredContent.tickets.length, stats: run.stats });
+    }
+    const searches = [];
+    for (const query of SEARCHES) {
+      log(`bench tickets: search_tickets "${query}"`);
+      const run = await measure(() => server.call('search_tickets', { query, limit: 20 }), {
+        runs: RUNS,
+        warmup: 3,
+      });
+      check(!run.result.isError, `search_tickets "${query}" failed`);
+      check(run.result.structuredContent.hits.length > 0, `search_tickets "${query}" found nothing`);
+      searches.push({ query, shown: run.result.structuredContent.hits.length, stats: run.stats });
+    }
+    log(`bench tickets: create_ticket, ${count(CREATED)} tickets in batches of ${BATCH}`);
+    const createStarted = performance.now();
+    for (let first = STORED; first < STORED + CREATED; first += BATCH) {
+      const tickets = Array.from({ length: BATCH }, (_, k) => ticketNumber(first + k));
+      const result = await server.call('create_ticket', { tickets });
+      check(!result.isError, `create_ticket failed: ${JSON.stringify(result.content)}`);
+    }
+    const createMs = performance.now() - createStarted;
+    return { fillMs, lists, searches, createMs };
+  } finally {
+    await server.close();
+  }
+}
+
+export function renderTicketsSection(run) {
+  const row = (name, shown, stats) => [name, String(shown), `**${ms(stats.median)}**`, ms(stats.p95)];
+  return `## tickets server
+
+${count(STORED)} tickets in one workspace are written through the engine (\`SqliteTicketStore\`, batches of
+${BATCH}, one transaction and event rows each: ${ms(run.fillMs)}, ${count(Math.round(STORED / (run.fillMs / 1000)))} tickets/s) into
+a SQLite file in a temporary folder. The built \`servers/tickets/dist/index.js\` is then spawned on it over real
+stdio and driven by the real MCP SDK client; each call is timed ${RUNS} times after three warm-ups, round trip
+included. Target: list and search p50 under 10 ms. The issue names no peer to compare with.
+
+${table(
+  ['Call', 'Shown', 'p50', 'p95'],
+  [
+    ...run.lists.map((list) => row(`list_tickets: ${list.name}`, list.shown, list.stats)),
+    ...run.searches.map((search) => row(`search_tickets "${search.query}"`, search.shown, search.stats)),
+  ],
+)}
+
+Creating ${count(CREATED)} more tickets through \`create_ticket\` (${CREATED / BATCH} calls of ${BATCH}, on the
+100,000-ticket file): **${ms(run.createMs)}**, ${count(Math.round(CREATED / (run.createMs / 1000)))} tickets/s.
+`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-tickets-bench-'));
+  const log = (line) => process.stderr.write(`${line}\n`);
+  benchmarkTickets({ base, log })
+    .then((figures) => process.stdout.write(renderTicketsSection(figures)))
+    .catch((error) => {
+      process.stderr.write(`${error.stack ?? error}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => rmSync(base, { recursive: true, force: true }));
+}
