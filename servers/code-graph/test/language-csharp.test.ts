@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph } from '../src/graph/code-graph.js';
+import { describe, expect, it } from 'vitest';
 import {
   calleesOf,
   callersOf,
-  copyFixture,
   edgesOf,
-  type FixtureCopy,
   indexedFixtureSuite,
-  indexedGraph,
   oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
@@ -95,10 +91,7 @@ describe('C# fixture', () => {
 });
 
 describe('C# files with syntax errors, deep nesting and long call chains', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('csharp-bank');
+  const suite = indexedFixtureSuite('csharp-bank', (copy) => {
     copy.write(
       'Odd/Broken.cs',
       'namespace Odd;\n\npublic class Kept {}\n\npartial class : { void ( => using = ;\n',
@@ -107,16 +100,11 @@ describe('C# files with syntax errors, deep nesting and long call chains', () =>
       'Odd/Chain.cs',
       `namespace Odd { class Chain { void Deep(Thing y) { var x = ${'('.repeat(3000)}1${')'.repeat(3000)}; y${'.A()'.repeat(3000)}; } } }\n`,
     );
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
   });
 
   it('indexes what it can read of them and keeps serving', () => {
-    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
-    expect(graph.findSymbols('Kept')).toHaveLength(1);
-    expect(graph.findSymbols('Chain.Deep')).toHaveLength(1);
+    expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(suite.graph.findSymbols('Kept')).toHaveLength(1);
+    expect(suite.graph.findSymbols('Chain.Deep')).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ import {
   callersOf,
   copyFixture,
   type FixtureCopy,
+  indexedFixtureSuite,
   indexedGraph,
   quietLog,
   symbolsNamed,
@@ -155,10 +156,7 @@ fixture('scala-bank', (graph) => {
 });
 
 describe('garbage input in the languages added here', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('bash-tools');
+  const suite = indexedFixtureSuite('bash-tools', (copy) => {
     const deep = (open: string, close: string) => `${open.repeat(4000)}${close.repeat(4000)}`;
     copy.write('deep.c', `int deep(void) { return ${deep('(', ')')}1; }\nint after_c(void) { return 1; }\n`);
     copy.write('chain.cpp', `void chained(Money m) { m${'.add(m)'.repeat(3000)}; }\n`);
@@ -171,17 +169,12 @@ describe('garbage input in the languages added here', () => {
     );
     copy.write('broken.hs', 'module where data = = class instance ('.repeat(100));
     copy.write('empty.sh', '');
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
   });
 
   it('indexes what it can and keeps serving', () => {
-    expect(graph.roots[0]?.queries.status().files).toBe(11);
+    expect(suite.graph.roots[0]?.queries.status().files).toBe(11);
     for (const name of ['after_c', 'chained', 'after_ruby', 'after_php', 'Deep.after_elixir'])
-      expect(graph.findSymbols(name)).toHaveLength(1);
-    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
+      expect(suite.graph.findSymbols(name)).toHaveLength(1);
+    expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
   });
 });

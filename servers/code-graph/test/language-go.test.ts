@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph } from '../src/graph/code-graph.js';
+import { describe, expect, it } from 'vitest';
 import {
   calleesOf,
   callersOf,
-  copyFixture,
   edgesOf,
-  type FixtureCopy,
   indexedFixtureSuite,
-  indexedGraph,
   oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
@@ -200,25 +196,17 @@ describe('Go fixture, edited', () => {
 });
 
 describe('Go files with syntax errors, deep nesting and long call chains', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('go-bank');
+  const suite = indexedFixtureSuite('go-bank', (copy) => {
     copy.write('odd/broken.go', 'package odd\n\nfunc Kept() {}\n\nfunc ( { type struct { ) ] func\n');
     copy.write(
       'odd/chain.go',
       `package odd\n\nfunc Deep(y Thing) {\n\t_ = ${'('.repeat(3000)}1${')'.repeat(3000)}\n\ty${'.A()'.repeat(3000)}\n}\n`,
     );
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
   });
 
   it('indexes what it can read of them and keeps serving', () => {
-    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
-    expect(graph.findSymbols('Kept')).toHaveLength(1);
-    expect(graph.findSymbols('Deep')).toHaveLength(1);
+    expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(suite.graph.findSymbols('Kept')).toHaveLength(1);
+    expect(suite.graph.findSymbols('Deep')).toHaveLength(1);
   });
 });

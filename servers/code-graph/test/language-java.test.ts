@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph } from '../src/graph/code-graph.js';
+import { describe, expect, it } from 'vitest';
 import {
   calleesOf,
   callersOf,
-  copyFixture,
   edgesOf,
-  type FixtureCopy,
   indexedFixtureSuite,
-  indexedGraph,
   oneSymbol,
   symbolsNamed,
 } from './fixture-graph.js';
@@ -87,10 +83,7 @@ describe('Java fixture', () => {
 });
 
 describe('Java files with syntax errors, deep nesting and long call chains', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('java-bank');
+  const suite = indexedFixtureSuite('java-bank', (copy) => {
     copy.write(
       'odd/Broken.java',
       'package odd;\n\npublic class Kept {}\n\nclass { extends implements ( import static .*;\n',
@@ -99,16 +92,11 @@ describe('Java files with syntax errors, deep nesting and long call chains', () 
       'odd/Chain.java',
       `package odd;\n\nclass Chain {\n  void deep(Thing y) {\n    int x = ${'('.repeat(3000)}1${')'.repeat(3000)};\n    y${'.a()'.repeat(3000)};\n  }\n}\n`,
     );
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
   });
 
   it('indexes what it can read of them and keeps serving', () => {
-    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
-    expect(graph.findSymbols('Kept')).toHaveLength(1);
-    expect(graph.findSymbols('Chain.deep')).toHaveLength(1);
+    expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(suite.graph.findSymbols('Kept')).toHaveLength(1);
+    expect(suite.graph.findSymbols('Chain.deep')).toHaveLength(1);
   });
 });

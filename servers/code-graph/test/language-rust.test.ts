@@ -1,15 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CodeGraph } from '../src/graph/code-graph.js';
-import {
-  calleesOf,
-  callersOf,
-  copyFixture,
-  edgesOf,
-  type FixtureCopy,
-  indexedFixtureSuite,
-  indexedGraph,
-  oneSymbol,
-} from './fixture-graph.js';
+import { describe, expect, it } from 'vitest';
+import { calleesOf, callersOf, edgesOf, indexedFixtureSuite, oneSymbol } from './fixture-graph.js';
 
 describe('Rust fixture', () => {
   const suite = indexedFixtureSuite('rust-bank');
@@ -102,25 +92,17 @@ describe('Rust fixture', () => {
 });
 
 describe('Rust files with syntax errors, deep nesting and long call chains', () => {
-  let copy: FixtureCopy;
-  let graph: CodeGraph;
-  beforeAll(async () => {
-    copy = copyFixture('rust-bank');
+  const suite = indexedFixtureSuite('rust-bank', (copy) => {
     copy.write('src/broken.rs', 'pub fn kept() {}\n\nimpl for { fn ( -> ; use ::{ self as } }\n');
     copy.write(
       'src/chain.rs',
       `pub fn deep(y: Thing) {\n    let _ = ${'['.repeat(3000)}1${']'.repeat(3000)};\n    y${'.a()'.repeat(3000)};\n}\nmod a { mod b { use super::super::super::*; } }\n`,
     );
-    graph = await indexedGraph(copy);
-  });
-  afterAll(async () => {
-    await graph.close();
-    copy.remove();
   });
 
   it('indexes what it can read of them and keeps serving', () => {
-    expect(graph.roots[0]?.index.progress.phase).toBe('ready');
-    expect(graph.findSymbols('kept')).toHaveLength(1);
-    expect(graph.findSymbols('deep')).toHaveLength(1);
+    expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
+    expect(suite.graph.findSymbols('kept')).toHaveLength(1);
+    expect(suite.graph.findSymbols('deep')).toHaveLength(1);
   });
 });
