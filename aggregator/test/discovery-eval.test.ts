@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ToolIndex } from '../src/discovery/tool-index.js';
-import { evalQueries, evalRegistry } from './discovery-eval/eval-set.js';
+import { type EvalQuery, evalQueries, evalRegistry } from './discovery-eval/eval-set.js';
 import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/retrieval-metrics.js';
 
 /**
@@ -14,12 +14,16 @@ describe('tool search quality on the development set', () => {
   const index = new ToolIndex();
   for (const entry of registry) index.upsert(entry);
 
-  const perQuery = queries.map((query) => {
+  const measure = (query: EvalQuery) => {
     const scores = new Map(registry.map(({ name }) => [name, 0]));
     for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
     return queryMetrics(scores, query.relevant);
-  });
+  };
+  const perQuery = queries.map(measure);
   const overall = meanMetrics(perQuery);
+  // Written after the tuning, without looking at any ranking, and never tuned on: how the
+  // search does on requests phrased by someone else.
+  const blind = meanMetrics(evalQueries('queries-blind.jsonl').map(measure));
   // Tuning looked at the even lines only; the odd ones stay held out, to show what generalises.
   const halves = {
     'even lines': meanMetrics(perQuery.filter((_, at) => at % 2 === 0)),
@@ -34,6 +38,7 @@ describe('tool search quality on the development set', () => {
         `tool search over ${registry.length} tools:`,
         line('all', overall, perQuery.length),
         ...Object.entries(halves).map(([half, metrics]) => line(half, metrics, perQuery.length / 2)),
+        line('blind set', blind, 80),
       ].join('\n'),
     );
     expect(registry).toHaveLength(737);
@@ -46,6 +51,8 @@ describe('tool search quality on the development set', () => {
     expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
     expect(halves['odd lines'].recallAt1).toBeGreaterThanOrEqual(0.6);
     expect(halves['odd lines'].recallAt5).toBeGreaterThanOrEqual(0.8);
+    expect(blind.recallAt1).toBeGreaterThanOrEqual(0.55);
+    expect(blind.recallAt5).toBeGreaterThanOrEqual(0.83);
   });
 
   // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70. The tuned (even) half meets both;

@@ -48,7 +48,7 @@ export function evalRegistry(): IndexedTool[] {
   );
 }
 
-/** The development queries, each with the tools that answer it. */
+/** A query set (the development queries by default), each request with the tools that answer it. */
 export function evalQueries(file = 'queries-dev.jsonl'): EvalQuery[] {
   return readFileSync(path.join(EVAL_DIR, file), 'utf8')
     .split('\n')
