@@ -136,6 +136,12 @@ describe('the git runner on simple-git', () => {
     expect(none.stdout).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\n');
   });
 
+  it('says so when the folder git should run in is gone', async () => {
+    await expect(runGit(environment, path.join(base, 'gone'), { args: ['status'] })).rejects.toThrow(
+      /The folder .*gone no longer exists/,
+    );
+  });
+
   it('stops git past the output cap and says so', async () => {
     await expect(
       runGit(environment, top, { args: ['cat-file', 'blob', 'HEAD:notes.txt'], maxOutputBytes: 1000 }),
