@@ -40,8 +40,8 @@ const ERE_SPECIAL = /[.[\]()*+?{}|^$\\]/g;
  * The search options and pattern. The pattern follows `-e`, so git never reads it as an option;
  * simple-git's argument guard, though, reads any argument beginning with "-" as one, and would
  * refuse "-O2" as `grep -O` or "--exec" as a pack program. Such a pattern is given as the
- * regular expression that matches exactly what it means, beginning with "[-]" instead: the same
- * expression with a literal string escaped, as git itself does for `-F -i`.
+ * extended regular expression that matches exactly what it means (a literal string escaped),
+ * beginning with "[-]", one atom matching "-" as "-" does, so any quantifier after it still applies.
  */
 export function patternArguments(pattern: string, regex: boolean): string[] {
   if (!pattern.startsWith('-')) return [regex ? '--extended-regexp' : '--fixed-strings', '-e', pattern];
