@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnStdioClient } from '@toolmesh/core/testing';
 import { check } from './check.mjs';
+import { startFacts } from './machine.mjs';
 import { count, table } from './markdown.mjs';
 import { interleaved, ms } from './stats.mjs';
 
@@ -110,6 +111,7 @@ async function plainGit(folder, env, args) {
 export async function benchmarkGit({ base, log }) {
   const root = path.join(base, 'root');
   const repository = path.join(root, 'big');
+  const startedAt = startFacts();
   log(`bench git: generating ${count(COMMITS)} commits of ${count(FILES)} files with git fast-import`);
   const began = performance.now();
   const { from, env } = await generateRepository(repository);
@@ -192,7 +194,7 @@ export async function benchmarkGit({ base, log }) {
         ratio: measured.toolmesh.stats.median / measured.git.stats.median,
       });
     }
-    return { generateMs, runs: RUNS, results };
+    return { startedAt, generateMs, runs: RUNS, results };
   } finally {
     await server.close();
   }
@@ -204,7 +206,11 @@ export function renderGitSection(run) {
 
 The built \`servers/git/dist/index.js\` is spawned over real stdio and driven by the real MCP SDK client; each
 call is timed against the plain git command answering the same question, run from the bench process through
-\`execFile\`, interleaved run by run (${run.runs} runs each after two warm-ups; median, fastest – slowest). The
+\`execFile\`, interleaved run by run (${run.runs} runs each after two warm-ups; median, fastest – slowest), in one
+run started ${run.startedAt.date} with a 1-minute load average of ${run.startedAt.load}. The machine's two cores are
+shared and busy, so medians move from run to run (by half or more under load); the ratio is the figure to read,
+as both sides of it share the run's load, and it too moves by a few tenths between runs. Every git command the
+server runs goes through simple-git (servers/git/README.md says how). The
 repository is generated with \`git fast-import\` in a temporary folder: ${count(COMMITS)} commits on one branch,
 ${count(FILES)} files in ${FOLDERS} folders, the first commit adding every file and each later one changing one
 line of one file, going round the files; ${DIRTY.modified} files are then modified in the work tree and
@@ -212,6 +218,8 @@ ${DIRTY.untracked} untracked ones added. Generating it took ${ms(run.generateMs)
 commit ${DISTANT_FROM + 1} with HEAD, which differ in every file. A toolmesh call runs more than one git
 command: it lists the repository's config first (to neutralise the drivers it names), verifies revisions, and
 \`git_diff\` reads raw records and line counts in one pass; figures are checked against plain git or the bench fails.
+
+Reproduce this section alone, after \`pnpm build\`: \`node test/bench/run.mjs --only git\` (it rewrites only this section).
 
 ${table(
   ['Call', 'toolmesh', 'Plain git', 'git', 'toolmesh / git'],

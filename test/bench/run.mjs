@@ -37,7 +37,7 @@ function withSection(page, section) {
   const level = /^#+/.exec(heading)[0].length;
   const next = page.slice(start + heading.length).search(new RegExp(`\\n#{2,${level}} `));
   const end = next < 0 ? page.length : start + heading.length + next;
-  return `${page.slice(0, start)}${section}\n${page.slice(end)}`;
+  return `${page.slice(0, start)}${section.trimEnd()}\n${page.slice(end)}`;
 }
 
 async function auditOnly(base) {

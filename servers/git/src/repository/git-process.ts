@@ -1,6 +1,7 @@
 import { ToolError } from '@toolmesh/core';
-import { execa } from 'execa';
+import { GitConstructError, GitPluginError } from 'simple-git';
 import { configEnvironment, NEUTRAL_CONFIG, STABLE_OUTPUT_CONFIG } from './safe-config.js';
+import { gitVersion, runThroughSimpleGit, type SimpleGitOutcome } from './simple-git-run.js';
 
 /** Variables a git child keeps from the server's environment; every other one (all GIT_*) is dropped. */
 const INHERITED = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'TMPDIR'] as const;
@@ -50,9 +51,9 @@ export interface GitCommand {
 
 export interface GitOutput {
   exitCode: number;
+  stdout: string;
   /** Standard output as bytes, for blobs; `stdout` is the same decoded as UTF-8. */
-  bytes: Buffer;
-  readonly stdout: string;
+  readonly bytes: Buffer;
   stderr: string;
 }
 
@@ -96,21 +97,15 @@ let versionCheck: Promise<void> | undefined;
 
 /** Refuses to run at all with a git too old to honour the neutralising config. */
 function requireGitVersion(): Promise<void> {
-  versionCheck ??= execa('git', ['version'], {
-    env: gitEnvironment(undefined),
-    extendEnv: false,
-    reject: false,
-  })
-    .then((result) => {
-      if (result.failed && result.exitCode === undefined) {
+  versionCheck ??= gitVersion(gitEnvironment(undefined))
+    .then((found) => {
+      if (!found.installed) {
         throw new ToolError('git is not installed or not on PATH: install git 2.31 or later.', 'git_missing');
       }
-      const found = /git version (\d+)\.(\d+)/.exec(String(result.stdout));
-      const [major, minor] = [Number(found?.[1]), Number(found?.[2])];
       const [needMajor, needMinor] = MINIMUM_VERSION;
-      if (!found || major < needMajor || (major === needMajor && minor < needMinor)) {
+      if (found.major < needMajor || (found.major === needMajor && found.minor < needMinor)) {
         throw new ToolError(
-          `git ${found ? `${major}.${minor}` : '(unknown version)'} is too old: toolmesh-git needs git ${needMajor}.${needMinor} or later, which can neutralise repository config. Upgrade git.`,
+          `git ${found.major}.${found.minor} is too old: toolmesh-git needs git ${needMajor}.${needMinor} or later, which can neutralise repository config. Upgrade git.`,
           'git_too_old',
         );
       }
@@ -122,90 +117,104 @@ function requireGitVersion(): Promise<void> {
   return versionCheck;
 }
 
-interface Outcome {
-  stderr?: unknown;
-  exitCode?: number | undefined;
-  isMaxBuffer: boolean;
-  timedOut: boolean;
-  isCanceled: boolean;
+function explainFailure(command: GitCommand, outcome: SimpleGitOutcome): GitFailure {
+  const { args } = command;
+  const { stderr } = outcome;
+  const what = `git ${args[0]}`;
+  switch (outcome.stop) {
+    case 'overflowed':
+      return new GitFailure(
+        args,
+        stderr,
+        `${what} produced more output than the server holds (${command.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES} bytes): narrow the request with paths or a smaller range.`,
+      );
+    case 'timedOut':
+      return new GitFailure(
+        args,
+        stderr,
+        `${what} did not finish within ${(command.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s: narrow the request.`,
+      );
+    case 'cancelled':
+      return new GitFailure(args, stderr, `${what} was cancelled.`);
+    default:
+      return new GitFailure(
+        args,
+        stderr,
+        `${what} failed (exit ${outcome.exitCode ?? 'signal'}): ${firstLines(stderr) || 'no message'}`,
+      );
+  }
 }
 
-function explainFailure(command: GitCommand, result: Outcome): GitFailure {
-  const args = command.args;
-  const stderr =
-    result.stderr instanceof Uint8Array
-      ? Buffer.from(result.stderr).toString('utf8')
-      : String(result.stderr ?? '');
-  const what = `git ${args[0]}`;
-  if (result.isMaxBuffer) {
-    return new GitFailure(
-      args,
-      stderr,
-      `${what} produced more output than the server holds (${command.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES} bytes): narrow the request with paths or a smaller range.`,
-    );
-  }
-  if (result.timedOut) {
-    return new GitFailure(
-      args,
-      stderr,
-      `${what} did not finish within ${(command.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s: narrow the request.`,
-    );
-  }
-  if (result.isCanceled) return new GitFailure(args, stderr, `${what} was cancelled.`);
-  return new GitFailure(
-    args,
-    stderr,
-    `${what} failed (exit ${result.exitCode ?? 'signal'}): ${firstLines(stderr) || 'no message'}`,
+function succeeded(
+  command: GitCommand,
+  outcome: SimpleGitOutcome,
+): outcome is SimpleGitOutcome & { exitCode: number } {
+  return (
+    outcome.stop === undefined &&
+    outcome.exitCode !== null &&
+    (command.exitCodes ?? [0]).includes(outcome.exitCode)
   );
 }
 
+/** A command through simple-git, after the version check; simple-git's own refusals become GitFailures. */
+async function execute(
+  environment: Record<string, string>,
+  cwd: string,
+  command: GitCommand,
+  onStdout?: (chunk: Buffer) => boolean,
+): Promise<SimpleGitOutcome> {
+  await requireGitVersion();
+  try {
+    return await runThroughSimpleGit({
+      cwd,
+      environment,
+      args: ['--no-pager', ...command.args],
+      ...(command.input !== undefined && { input: command.input }),
+      ...(command.signal && { signal: command.signal }),
+      timeoutMs: command.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxOutputBytes: command.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      ...(onStdout && { onStdout }),
+    });
+  } catch (error) {
+    if (error instanceof GitConstructError) {
+      throw new GitFailure(
+        command.args,
+        '',
+        `The folder ${cwd} no longer exists: list the repositories again with git_repos.`,
+      );
+    }
+    if (error instanceof GitPluginError) {
+      // simple-git judges a setting by its name, never by the value that neutralises it, and this
+      // server declares every name it sets: a refusal means a command it should never have built.
+      throw new GitFailure(
+        command.args,
+        '',
+        `simple-git refused git ${command.args[0]} (${error.plugin}): ${error.message}. This is a bug in toolmesh-git: please report it.`,
+      );
+    }
+    throw error;
+  }
+}
+
 /**
- * Runs git with an argument vector (never a shell) in a clean, neutralised environment and
- * returns its output; an exit code outside `exitCodes` (default: 0) throws a GitFailure.
+ * Runs git through simple-git, with an argument vector (never a shell) in a clean, neutralised
+ * environment, and returns its output; an exit code outside `exitCodes` (default: 0) throws a
+ * GitFailure.
  */
 export async function runGit(
   environment: Record<string, string>,
   cwd: string,
   command: GitCommand,
 ): Promise<GitOutput> {
-  await requireGitVersion();
-  const result = await execa('git', ['--no-pager', ...command.args], {
-    cwd,
-    env: environment,
-    extendEnv: false,
-    reject: false,
-    stripFinalNewline: false,
-    encoding: 'buffer',
-    ...(command.input !== undefined ? { input: command.input } : { stdin: 'ignore' }),
-    maxBuffer: command.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    timeout: command.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(command.signal && { cancelSignal: command.signal }),
-  });
-  const exitCode = result.exitCode;
-  const accepted = command.exitCodes ?? [0];
-  if (
-    result.isMaxBuffer ||
-    result.timedOut ||
-    result.isCanceled ||
-    exitCode === undefined ||
-    !accepted.includes(exitCode)
-  ) {
-    throw explainFailure(command, result);
-  }
-  const bytes = Buffer.from(result.stdout);
-  return {
-    exitCode,
-    bytes,
-    get stdout() {
-      return bytes.toString('utf8');
-    },
-    stderr: Buffer.from(result.stderr).toString('utf8'),
-  };
+  const outcome = await execute(environment, cwd, command);
+  if (!succeeded(command, outcome)) throw explainFailure(command, outcome);
+  return outcome;
 }
 
 /**
- * Runs git and hands its stdout over line by line; `visit` returns false to stop early, which
- * ends the process. For outputs (grep) that may be far larger than what one answer shows.
+ * Runs git and hands its stdout over line by line (without the line end); `visit` returns false
+ * to stop early, which ends the process. For outputs (grep) that may be far larger than what
+ * one answer shows.
  */
 export async function streamGitLines(
   environment: Record<string, string>,
@@ -213,37 +222,39 @@ export async function streamGitLines(
   command: GitCommand,
   visit: (line: string) => boolean,
 ): Promise<{ stoppedEarly: boolean }> {
-  await requireGitVersion();
-  const subprocess = execa('git', ['--no-pager', ...command.args], {
-    cwd,
-    env: environment,
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    buffer: { stdout: false, stderr: true },
-    timeout: command.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(command.signal && { cancelSignal: command.signal }),
-  });
-  let stoppedEarly = false;
-  for await (const line of subprocess.iterable({ from: 'stdout' })) {
-    if (!visit(String(line))) {
-      stoppedEarly = true;
-      subprocess.kill();
-      break;
+  const lines = new LineSplitter(visit);
+  const outcome = await execute(environment, cwd, command, (chunk) => lines.push(chunk));
+  if (outcome.stop === 'enough' || !lines.flush()) return { stoppedEarly: true };
+  if (!succeeded(command, outcome)) throw explainFailure(command, outcome);
+  return { stoppedEarly: false };
+}
+
+/** Cuts output into lines ended by "\n" or "\r\n", each decoded once it is whole. */
+class LineSplitter {
+  private pending: Buffer[] = [];
+
+  constructor(private readonly visit: (line: string) => boolean) {}
+
+  /** False once `visit` wants no more. */
+  push(chunk: Buffer): boolean {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end >= 0; end = chunk.indexOf(10, start)) {
+      const text = Buffer.concat([...this.pending, chunk.subarray(start, end)]).toString('utf8');
+      this.pending = [];
+      start = end + 1;
+      if (!this.visit(text.endsWith('\r') ? text.slice(0, -1) : text)) return false;
     }
+    if (start < chunk.length) this.pending.push(chunk.subarray(start));
+    return true;
   }
-  const result = await subprocess;
-  if (stoppedEarly) return { stoppedEarly };
-  const accepted = command.exitCodes ?? [0];
-  if (
-    result.timedOut ||
-    result.isCanceled ||
-    result.exitCode === undefined ||
-    !accepted.includes(result.exitCode)
-  ) {
-    throw explainFailure(command, result);
+
+  /** Hands over a last line that has no line end; false if `visit` wanted no more. */
+  flush(): boolean {
+    if (this.pending.length === 0) return true;
+    const text = Buffer.concat(this.pending).toString('utf8');
+    this.pending = [];
+    return this.visit(text);
   }
-  return { stoppedEarly };
 }
 
 /** A path as a pathspec that means exactly that path, where pathspec magic is on. */

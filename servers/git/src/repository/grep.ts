@@ -33,10 +33,25 @@ export function parseGrepLine(line: string, commit: string | undefined): GrepMat
   };
 }
 
+/** Characters with a meaning in a POSIX extended regular expression. */
+const ERE_SPECIAL = /[.[\]()*+?{}|^$\\]/g;
+
+/**
+ * The search options and pattern. The pattern follows `-e`, so git never reads it as an option;
+ * simple-git's argument guard, though, reads any argument beginning with "-" as one, and would
+ * refuse "-O2" as `grep -O` or "--exec" as a pack program. Such a pattern is given as the
+ * extended regular expression that matches exactly what it means (a literal string escaped),
+ * beginning with "[-]", one atom matching "-" as "-" does, so any quantifier after it still applies.
+ */
+export function patternArguments(pattern: string, regex: boolean): string[] {
+  if (!pattern.startsWith('-')) return [regex ? '--extended-regexp' : '--fixed-strings', '-e', pattern];
+  const expression = regex ? pattern : pattern.replace(ERE_SPECIAL, '\\$&');
+  return ['--extended-regexp', '-e', `[-]${expression.slice(1)}`];
+}
+
 /**
  * Streams the matches of a search through tracked content to `visit`, which returns false once
- * it has what it needs; git is stopped then. The pattern is the value of `-e`, so it may begin
- * with "-" without being read as an option.
+ * it has what it needs; git is stopped then.
  */
 export async function grepTracked(
   repository: Repository,
@@ -54,10 +69,8 @@ export async function grepTracked(
         '--no-color',
         '--full-name',
         '--no-textconv',
-        query.regex ? '--extended-regexp' : '--fixed-strings',
         ...(query.ignoreCase ? ['--ignore-case'] : []),
-        '-e',
-        query.pattern,
+        ...patternArguments(query.pattern, query.regex),
         ...(query.commit ? [query.commit] : []),
         '--',
         ...query.paths,
