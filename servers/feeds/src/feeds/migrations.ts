@@ -15,6 +15,7 @@ export const FEED_MIGRATIONS: readonly string[] = [
     last_fetched_at INTEGER,
     last_success_at INTEGER,
     next_fetch_at INTEGER NOT NULL DEFAULT 0,
+    retry_until INTEGER,
     error_count INTEGER NOT NULL DEFAULT 0,
     last_error TEXT
   );

@@ -23,6 +23,7 @@ interface FeedRow {
   last_fetched_at: number | null;
   last_success_at: number | null;
   next_fetch_at: number;
+  retry_until: number | null;
   error_count: number;
   last_error: string | null;
   articles?: number;
@@ -55,6 +56,8 @@ export interface FeedValidators {
 export interface StoredFeed extends Feed, FeedValidators {
   ttlMinutes: number | null;
   nextFetchMs: number;
+  /** Until when the server asked (Retry-After, 429) not to be fetched, even on request. */
+  retryUntilMs: number | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -195,7 +198,7 @@ export class FeedStore {
           .prepare(
             `UPDATE feeds SET etag = ?, last_modified = ?, title = CASE WHEN title = '' THEN ? ELSE title END,
                site_url = coalesce(?, site_url), ttl_minutes = ?, last_fetched_at = ?, last_success_at = ?,
-               next_fetch_at = ?, error_count = 0, last_error = NULL WHERE id = ?`,
+               next_fetch_at = ?, retry_until = NULL, error_count = 0, last_error = NULL WHERE id = ?`,
           )
           .run(
             fetched.etag,
@@ -219,20 +222,29 @@ export class FeedStore {
     const interval = Math.max(feed.intervalMinutes, feed.ttlMinutes ?? 0);
     this.db
       .prepare(
-        `UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, next_fetch_at = ?, error_count = 0,
-           last_error = NULL WHERE id = ?`,
+        `UPDATE feeds SET last_fetched_at = ?, last_success_at = ?, next_fetch_at = ?, retry_until = NULL,
+           error_count = 0, last_error = NULL WHERE id = ?`,
       )
       .run(now, now, now + interval * 60_000, feedId);
   }
 
-  /** A failed fetch: the feed waits `delayMs` before the schedule tries it again. */
-  recordFailure(feedId: number, message: string, delayMs: number, now = Date.now()): void {
+  /**
+   * A failed fetch: the schedule waits `delayMs` before trying again, and when the server named a
+   * time (`retryAfterMs`), not even a refresh on request fetches it before then.
+   */
+  recordFailure(
+    feedId: number,
+    message: string,
+    delayMs: number,
+    retryAfterMs?: number,
+    now = Date.now(),
+  ): void {
     this.db
       .prepare(
-        `UPDATE feeds SET last_fetched_at = ?, next_fetch_at = ?, error_count = error_count + 1, last_error = ?
-         WHERE id = ?`,
+        `UPDATE feeds SET last_fetched_at = ?, next_fetch_at = ?, retry_until = ?, error_count = error_count + 1,
+           last_error = ? WHERE id = ?`,
       )
-      .run(now, now + delayMs, message, feedId);
+      .run(now, now + delayMs, retryAfterMs === undefined ? null : now + retryAfterMs, message, feedId);
   }
 
   private ingest(
@@ -435,6 +447,7 @@ export class FeedStore {
       lastModified: row.last_modified,
       ttlMinutes: row.ttl_minutes,
       nextFetchMs: row.next_fetch_at,
+      retryUntilMs: row.retry_until,
     };
   }
 }
