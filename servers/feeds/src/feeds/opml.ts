@@ -5,9 +5,10 @@ import type { Feed } from './types.js';
 export interface OpmlFeed {
   url: string;
   title?: string;
+  siteUrl?: string;
 }
 
-type Outline = { text?: string; title?: string; xmlUrl?: string; outlines?: Outline[] };
+type Outline = { text?: string; title?: string; xmlUrl?: string; htmlUrl?: string; outlines?: Outline[] };
 
 /** The feeds of an OPML subscription list, folders flattened, in document order. */
 export function opmlFeeds(text: string): OpmlFeed[] {
@@ -31,7 +32,11 @@ export function opmlFeeds(text: string): OpmlFeed[] {
     for (const outline of outlines ?? []) {
       if (outline.xmlUrl) {
         const title = outline.title ?? outline.text;
-        feeds.push({ url: outline.xmlUrl.trim(), ...(title && { title }) });
+        feeds.push({
+          url: outline.xmlUrl.trim(),
+          ...(title && { title }),
+          ...(outline.htmlUrl && { siteUrl: outline.htmlUrl.trim() }),
+        });
       }
       walk(outline.outlines);
     }

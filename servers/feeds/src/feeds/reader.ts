@@ -130,6 +130,7 @@ export class FeedReader {
             this.store.addFeed({
               url,
               ...(entry.title !== undefined && { title: entry.title }),
+              ...(entry.siteUrl !== undefined && { siteUrl: entry.siteUrl }),
               ...(intervalMinutes !== undefined && { intervalMinutes }),
             }),
           );

@@ -97,7 +97,10 @@ export class FeedStore {
     if (this.db.open) this.db.close();
   }
 
-  addFeed(input: { url: string; title?: string; intervalMinutes?: number }, now = Date.now()): StoredFeed {
+  addFeed(
+    input: { url: string; title?: string; siteUrl?: string; intervalMinutes?: number },
+    now = Date.now(),
+  ): StoredFeed {
     const existing = this.findByUrl(input.url);
     if (existing) {
       throw new ToolError(
@@ -107,9 +110,16 @@ export class FeedStore {
     }
     const { lastInsertRowid } = this.db
       .prepare(
-        'INSERT INTO feeds (url, title, interval_minutes, created_at, next_fetch_at) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO feeds (url, title, site_url, interval_minutes, created_at, next_fetch_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
-      .run(input.url, input.title ?? '', input.intervalMinutes ?? DEFAULT_INTERVAL_MINUTES, now, now);
+      .run(
+        input.url,
+        input.title ?? '',
+        input.siteUrl ?? null,
+        input.intervalMinutes ?? DEFAULT_INTERVAL_MINUTES,
+        now,
+        now,
+      );
     return this.feed(Number(lastInsertRowid));
   }
 
