@@ -42,6 +42,7 @@ export function createFeedsServer(options: FeedsServerOptions): Server {
 }
 
 export { FeedFetcher, type FetcherOptions } from './feeds/fetcher.js';
+export { parseFeedDocument } from './feeds/parse.js';
 export { FeedReader, type FeedReaderOptions } from './feeds/reader.js';
 export { FeedStore } from './feeds/store.js';
 export { FEED_TOOLS } from './tools/index.js';

@@ -159,6 +159,13 @@ describe('the SSRF guard', () => {
     guarded.close();
   });
 
+  it('connects by name through its own lookup when private addresses are allowed', async () => {
+    const port = new URL(server.url).port;
+    const byName = await fetcher.fetch(`http://localhost:${port}/fixtures/rss20.xml`);
+    expect(byName.kind).toBe('fetched');
+    expect(server.requests.at(-1)?.headers.host).toBe(`localhost:${port}`);
+  });
+
   it('checks every redirect hop: a trusted origin cannot redirect a fetch to a private address', async () => {
     const guarded = new FeedFetcher({ timeoutMs: 2000, exemptOrigins: [server.url] });
     expect((await guarded.fetch(`${server.url}/fixtures/rss20.xml`)).kind).toBe('fetched');

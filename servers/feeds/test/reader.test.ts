@@ -141,7 +141,7 @@ describe('FeedReader.refresh', () => {
     reader.store.setSaved(first!.id, true);
     expect((await reader.refresh())[0]).toMatchObject({ outcome: 'not_modified', new: 0 });
     const seen = server.requests.filter((r) => r.path === '/mutable.xml').at(-1);
-    expect(seen?.headers['if-none-match']).toBe(reader.store.validators(feed.id).etag);
+    expect(seen?.headers['if-none-match']).toBe(reader.store.feed(feed.id).etag);
     server.set(
       '/mutable.xml',
       largeFeed(4, 'm').replace('<title>m 2</title>', '<title>m 2 (edited)</title>'),

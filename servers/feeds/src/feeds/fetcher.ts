@@ -189,7 +189,7 @@ export class FeedFetcher {
           retryAfter,
         );
       }
-      const raw = await this.readCapped(response, combined, deadline);
+      const raw = await this.readCapped(response, url, combined, deadline);
       const contentType = header(response, 'content-type') ?? '';
       const encoding = (header(response, 'content-encoding') ?? '').trim().toLowerCase();
       return {
@@ -236,6 +236,7 @@ export class FeedFetcher {
   /** Reads the body, stopping the transfer as soon as it passes the cap: nothing past it is held. */
   private async readCapped(
     response: http.IncomingMessage,
+    url: URL,
     signal: AbortSignal,
     deadline: AbortSignal,
   ): Promise<Buffer> {
@@ -259,7 +260,7 @@ export class FeedFetcher {
       }
     } catch (error) {
       if (error instanceof FetchError) throw error;
-      throw this.explain(error as Error, new URL('x:'), signal, deadline);
+      throw this.explain(error as Error, url, signal, deadline);
     }
     return Buffer.concat(chunks, size);
   }
@@ -271,7 +272,7 @@ export class FeedFetcher {
     }
     if (signal.aborted) return new FetchError('the fetch was cancelled');
     const code = (error as NodeJS.ErrnoException).code;
-    const where = url.protocol === 'x:' ? 'the server' : url.host;
+    const where = url.host;
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
       return new FetchError(`cannot resolve the host ${where}`);
     if (code === 'ECONNREFUSED') return new FetchError(`${where} refused the connection`);

@@ -42,16 +42,20 @@ export const FEED_MIGRATIONS: readonly string[] = [
   CREATE INDEX articles_by_feed ON articles (feed_id, sort_at DESC, id DESC);
   CREATE INDEX articles_unread ON articles (sort_at DESC, id DESC) WHERE read = 0;
   CREATE INDEX articles_saved ON articles (sort_at DESC, id DESC) WHERE saved = 1;
-  CREATE VIRTUAL TABLE articles_fts USING fts5(title, author, content, tokenize = 'unicode61 remove_diacritics 2');
+  -- External content: the index reads title, author and content from articles, so the text is stored once.
+  CREATE VIRTUAL TABLE articles_fts USING fts5(title, author, content, content = 'articles', content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2');
   CREATE TRIGGER articles_fts_insert AFTER INSERT ON articles BEGIN
-    INSERT INTO articles_fts (rowid, title, author, content) VALUES (new.id, new.title, coalesce(new.author, ''), new.content);
+    INSERT INTO articles_fts (rowid, title, author, content) VALUES (new.id, new.title, new.author, new.content);
   END;
   CREATE TRIGGER articles_fts_update AFTER UPDATE OF title, author, content ON articles BEGIN
-    DELETE FROM articles_fts WHERE rowid = old.id;
-    INSERT INTO articles_fts (rowid, title, author, content) VALUES (new.id, new.title, coalesce(new.author, ''), new.content);
+    INSERT INTO articles_fts (articles_fts, rowid, title, author, content)
+      VALUES ('delete', old.id, old.title, old.author, old.content);
+    INSERT INTO articles_fts (rowid, title, author, content) VALUES (new.id, new.title, new.author, new.content);
   END;
   CREATE TRIGGER articles_fts_delete AFTER DELETE ON articles BEGIN
-    DELETE FROM articles_fts WHERE rowid = old.id;
+    INSERT INTO articles_fts (articles_fts, rowid, title, author, content)
+      VALUES ('delete', old.id, old.title, old.author, old.content);
   END;
   `,
 ];

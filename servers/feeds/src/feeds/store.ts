@@ -315,11 +315,6 @@ export class FeedStore {
     return counts;
   }
 
-  validators(feedId: number): FeedValidators {
-    const { etag, lastModified } = this.feed(feedId);
-    return { etag, lastModified };
-  }
-
   countArticles(filter: ArticleFilter): number {
     const where = whereOf(filter);
     return (
@@ -425,12 +420,15 @@ export class FeedStore {
     }
     // Each word quoted, so FTS5 syntax in the query (NEAR, *, :, -) is searched for, never run.
     const match = terms.map((term) => `"${term}"`).join(' ');
+    // Ranked on the index alone, then joined: joining every match before the sort costs twice as much.
+    const inFeed =
+      options.feedId !== undefined ? 'AND rowid IN (SELECT id FROM articles WHERE feed_id = ?)' : '';
     const rows = this.db
       .prepare(
-        `SELECT ${SUMMARY_COLUMNS}, bm25(articles_fts, 10.0, 2.0, 1.0) AS score
-         FROM articles_fts JOIN articles a ON a.id = articles_fts.rowid JOIN feeds f ON f.id = a.feed_id
-         WHERE articles_fts MATCH ? ${options.feedId !== undefined ? 'AND a.feed_id = ?' : ''}
-         ORDER BY score LIMIT ?`,
+        `SELECT ${SUMMARY_COLUMNS}, hit.score FROM (
+           SELECT rowid, bm25(articles_fts, 10.0, 2.0, 1.0) AS score FROM articles_fts
+           WHERE articles_fts MATCH ? ${inFeed} ORDER BY score LIMIT ?
+         ) hit JOIN articles a ON a.id = hit.rowid JOIN feeds f ON f.id = a.feed_id ORDER BY hit.score`,
       )
       .all(match, ...(options.feedId !== undefined ? [options.feedId] : []), options.limit) as (ArticleRow & {
       score: number;
