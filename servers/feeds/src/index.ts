@@ -43,14 +43,4 @@ await runServerProgram({
     );
     return { createServer: () => createFeedsServer({ reader, log }), close: () => reader.close() };
   },
-  describeHttp: (url) =>
-    [
-      '',
-      `toolmesh-feeds is serving MCP at ${url}`,
-      '',
-      `Claude Code:   claude mcp add --transport http toolmesh-feeds ${url}`,
-      'Any client (mcpServers config):',
-      JSON.stringify({ mcpServers: { 'toolmesh-feeds': { type: 'http', url } } }, null, 2),
-      '',
-    ].join('\n'),
 });

@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeedServer, startFeedServer } from './feed-server.js';
@@ -91,6 +91,32 @@ describe('toolmesh-feeds over real stdio', () => {
     expect(JSON.stringify(result.content)).toMatch(/loopback address/);
     expect(client.stderr()).not.toMatch(/background refresh on/);
     await client.close();
+  });
+
+  it('serves Streamable HTTP and prints the client config snippets', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, '--db', path.join(dir, 'http.db'), '--transport', 'http', '--port', '0', '--no-schedule'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        const found = /listening on (http:\/\/\S+)/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    expect(stderr).toContain(`toolmesh-feeds is serving MCP at ${url}`);
+    expect(stderr).toContain(`claude mcp add --transport http toolmesh-feeds ${url}`);
+    const client = await connectHttpClient(url);
+    expect((await client.client.listTools()).tools).toHaveLength(14);
+    await client.close();
+    child.kill('SIGTERM');
+    expect(await exited(child.pid)).toBe(true);
   });
 
   it('prints help and refuses bad flags', async () => {

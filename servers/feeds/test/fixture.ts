@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
+import { type ConnectedClient, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
 import { FeedFetcher } from '../src/feeds/fetcher.js';
 import { FeedReader } from '../src/feeds/reader.js';
 import { FeedStore } from '../src/feeds/store.js';
@@ -36,16 +36,7 @@ export async function feedsFixture(
     log,
   });
   const client = await connectInMemory(createFeedsServer({ reader, log }), options.client);
-  const ok = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
-    const result = await client.call(name, args);
-    if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
-    return result.structuredContent as T;
-  };
-  const fails = async (name: string, args: Record<string, unknown> = {}): Promise<string> => {
-    const result = await client.call(name, args);
-    if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
-    return resultText(result);
-  };
+  const { ok, fails } = toolExpectations(client);
   return {
     ...client,
     dir,

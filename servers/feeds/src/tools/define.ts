@@ -5,12 +5,7 @@ import type { ArticleSummary, Feed } from '../feeds/types.js';
 
 export const defineTool = toolDefiner<FeedReader>();
 
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
 
 /** Read and saved marks, subscriptions kept on this machine: nothing outside it changes. */
 export const LOCAL_WRITE = {
