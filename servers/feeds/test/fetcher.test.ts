@@ -151,6 +151,14 @@ describe('the SSRF guard', () => {
       expect(error).toBeInstanceOf(NetworkRefusal);
       expect(error.message).toMatch(/--allow-private-network/);
     }
+    for (const disguised of [
+      'http://2130706433/',
+      'http://0x7f.0.0.1/',
+      'http://[::ffff:7f00:1]/',
+      'http://0/',
+    ]) {
+      expect((await failure(guarded.fetch(disguised))).message).toMatch(/refused to connect to/);
+    }
     const named = await failure(guarded.fetch(`http://localhost:${port}/fixtures/rss20.xml`));
     expect(named.message).toMatch(
       /refused to connect to localhost \((127\.0\.0\.1|::1)\): it is a loopback address/,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { excerpt, htmlToMarkdown } from '../src/feeds/html-to-text.js';
+import { excerpt, htmlToMarkdown, titleText } from '../src/feeds/html-to-text.js';
 
 describe('htmlToMarkdown', () => {
   it('drops scripts, styles, embeds and tracking pixels, and keeps links and emphasis', () => {
@@ -28,6 +28,16 @@ describe('htmlToMarkdown', () => {
   it('decodes entities and survives unclosed tags', () => {
     expect(htmlToMarkdown('Caf&eacute; &amp; <b>bar')).toBe('Café & **bar**');
     expect(htmlToMarkdown('<div><p>open<span>')).toBe('open');
+  });
+});
+
+describe('titleText', () => {
+  it('reads a title that looks like markup as HTML, and keeps any other as written', () => {
+    expect(titleText('A &amp; B')).toBe('A & B');
+    expect(titleText('Compilers &amp; <em>you</em>')).toBe('Compilers & you');
+    expect(titleText('5 < 6 and C# > C')).toBe('5 < 6 and C# > C');
+    expect(titleText('  spaced\n title ')).toBe('spaced title');
+    expect(titleText('x<script>alert(1)</script>y')).toBe('xy');
   });
 });
 

@@ -195,6 +195,36 @@ function tidy(markdown: string): string {
   return lines.join('\n').trim();
 }
 
+const MARKUP = /&(#\d+|#x[\da-f]+|[a-z]+\d*);|<\/?[a-z][\w-]*(\s[^>]*)?\/?>/i;
+
+/**
+ * A title as plain text. Titles are text by the specs but often carry markup or a second layer of
+ * escaping (`A &amp;amp; B`), so one that looks like markup is read as HTML; any other is kept as written
+ * (`5 < 6` stays).
+ */
+export function titleText(title: string): string {
+  if (!MARKUP.test(title)) return title.replace(/\s+/g, ' ').trim();
+  let text = '';
+  let dropDepth = 0;
+  const parser = new Parser(
+    {
+      onopentag(tag) {
+        if ((dropDepth > 0 || DROPPED.has(tag)) && !VOID.has(tag)) dropDepth++;
+      },
+      ontext(data) {
+        if (dropDepth === 0) text += data;
+      },
+      onclosetag(tag) {
+        if (dropDepth > 0 && !VOID.has(tag)) dropDepth--;
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.write(title);
+  parser.end();
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 /** The first `limit` characters of the text, cut at a word, for lists and digests. */
 export function excerpt(markdown: string, limit = 280): string {
   const flat = markdown

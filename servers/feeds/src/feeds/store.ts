@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { dedupKey } from './dedup.js';
-import { excerpt, htmlToMarkdown } from './html-to-text.js';
+import { excerpt, htmlToMarkdown, titleText } from './html-to-text.js';
 import { FEED_MIGRATIONS } from './migrations.js';
 import type { ParsedEntry } from './parse.js';
 import type { Article, ArticleFilter, ArticleSummary, Feed, FetchSuccess, IngestCounts } from './types.js';
@@ -285,7 +285,7 @@ export class FeedStore {
         entry.summaryHtml && entry.summaryHtml !== entry.contentHtml
           ? htmlToMarkdown(entry.summaryHtml, link ?? baseUrl)
           : content;
-      const title = entry.title ? htmlToMarkdown(entry.title) : '';
+      const title = titleText(entry.title);
       const values = {
         feedId,
         key,
