@@ -38,6 +38,8 @@ export interface FeedServer {
   set(path: string, body: string | Buffer, type?: string): void;
   /** Bytes the streaming routes have written so far. */
   streamed(): number;
+  /** The most /slow/<n> requests the server was answering at once. */
+  peakConcurrency(): number;
   close(): Promise<void>;
 }
 
@@ -45,13 +47,16 @@ export interface FeedServer {
  * A real HTTP server on 127.0.0.1 with a route for every feed format and every bad case:
  * /fixtures/<file> (validators, conditional GET, ?encoding=gzip|deflate|br), /large/<n>.xml,
  * /status/<code>, /retry-after/<seconds>, /redirect/<n>?to=<url>, /huge (streams up to 100 MB),
- * /gzip-bomb, /hang (never answers), /wrong-encoding.
+ * /slow/<n> (answers after 100 ms, counting how many at once), /gzip-bomb, /hang (never answers),
+ * /wrong-encoding.
  */
 export async function startFeedServer(): Promise<FeedServer> {
   const routes = new Map<string, Route>();
   const requests: FeedServer['requests'] = [];
   const sockets = new Set<import('node:net').Socket>();
   let streamed = 0;
+  let slowNow = 0;
+  let slowPeak = 0;
 
   const serveRoute = (
     request: http.IncomingMessage,
@@ -156,6 +161,15 @@ export async function startFeedServer(): Promise<FeedServer> {
       response.end(zlib.gzipSync(Buffer.alloc(50 * 2 ** 20, 'a')));
       return;
     }
+    if (path.startsWith('/slow/')) {
+      slowNow++;
+      slowPeak = Math.max(slowPeak, slowNow);
+      setTimeout(() => {
+        slowNow--;
+        serveRoute(request, response, { body: fixture('rss20.xml'), type: TYPES.xml! }, '');
+      }, 100);
+      return;
+    }
     if (path === '/hang') return; // never answers
     if (path === '/wrong-encoding') {
       response.writeHead(200, { 'content-type': TYPES.xml!, 'content-encoding': 'compress' }).end('x');
@@ -175,6 +189,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     hits: (path) => requests.filter((r) => r.path === path).length,
     set: (path, body, type = TYPES.xml!) => routes.set(path, { body: Buffer.from(body), type }),
     streamed: () => streamed,
+    peakConcurrency: () => slowPeak,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

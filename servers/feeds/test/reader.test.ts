@@ -169,6 +169,13 @@ describe('FeedReader.refresh', () => {
     expect(failureDelayMs(1, 30, 2 * 3600_000)).toBe(2 * 3600_000);
   });
 
+  it('fetches at most `concurrency` feeds at once', async () => {
+    for (let n = 0; n < 12; n++) reader.store.addFeed({ url: `${server.url}/slow/${n}` });
+    const results = await reader.refresh();
+    expect(results.map((r) => r.outcome)).toEqual(Array(12).fill('updated'));
+    expect(server.peakConcurrency()).toBe(4);
+  });
+
   it('fetches a feed once when two refreshes ask for it at the same time', async () => {
     reader.store.addFeed({ url: `${server.url}/fixtures/feed.json?once` });
     const before = server.hits('/fixtures/feed.json');

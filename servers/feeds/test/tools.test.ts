@@ -62,6 +62,18 @@ describe('the tool list', () => {
   });
 });
 
+describe('bad arguments', () => {
+  it('get an error result naming the argument from every tool, and the server keeps serving', async () => {
+    const { tools } = await f.client.listTools();
+    for (const tool of tools) {
+      const result = await f.call(tool.name, { bogus: 1, feed_id: 'x', article_ids: 'all', url: 42 });
+      expect(result.isError, tool.name).toBe(true);
+      expect(resultText(result), tool.name).toMatch(new RegExp(`Invalid arguments for ${tool.name}`));
+    }
+    expect(await f.ok('list_feeds')).toMatchObject({ feeds: [] });
+  });
+});
+
 describe('feeds', () => {
   it('add_feed by URL and by page, list_feeds, set_feed_enabled, remove_feed', async () => {
     const rss = await add('/fixtures/rss20.xml', { interval_minutes: 60 });
