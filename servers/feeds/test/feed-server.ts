@@ -46,7 +46,7 @@ export interface FeedServer {
 /**
  * A real HTTP server on 127.0.0.1 with a route for every feed format and every bad case:
  * /fixtures/<file> (validators, conditional GET, ?encoding=gzip|deflate|br), /large/<n>.xml,
- * /status/<code>, /retry-after/<seconds>, /redirect/<n>?to=<url>, /huge (streams up to 100 MB),
+ * /status/<code>, /retry-after/<seconds>, /redirect/<n>?to=<url> (302s), /move/<301|302|307|308>?to=<url>, /huge (streams up to 100 MB),
  * /slow/<n> (answers after 100 ms, counting how many at once), /gzip-bomb, /hang (never answers),
  * /wrong-encoding.
  */
@@ -159,6 +159,13 @@ export async function startFeedServer(): Promise<FeedServer> {
     if (path === '/gzip-bomb') {
       response.writeHead(200, { 'content-type': TYPES.xml!, 'content-encoding': 'gzip' });
       response.end(zlib.gzipSync(Buffer.alloc(50 * 2 ** 20, 'a')));
+      return;
+    }
+    const moveStatus = param(/^\/move\/(30[1278])$/);
+    if (moveStatus) {
+      response
+        .writeHead(Number(moveStatus), { location: url.searchParams.get('to') ?? '/fixtures/atom.xml' })
+        .end();
       return;
     }
     if (path.startsWith('/slow/')) {

@@ -35,7 +35,11 @@ describe('FeedFetcher', () => {
     expect(first.etag).toMatch(/^"[0-9a-f]{12}"$/);
     expect(first.lastModified).toBe('Tue, 05 Mar 2024 09:30:00 GMT');
     const again = await fetcher.fetch(`${server.url}/fixtures/rss20.xml`, first);
-    expect(again).toEqual({ kind: 'not-modified', url: `${server.url}/fixtures/rss20.xml` });
+    expect(again).toEqual({
+      kind: 'not-modified',
+      url: `${server.url}/fixtures/rss20.xml`,
+      movedPermanently: false,
+    });
     const seen = server.requests.filter((r) => r.path === '/fixtures/rss20.xml');
     expect(seen[0]?.headers['user-agent']).toBe(USER_AGENT);
     expect(seen[0]?.headers['if-none-match']).toBeUndefined();
@@ -69,6 +73,14 @@ describe('FeedFetcher', () => {
       parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')),
     ).toBe(60_000);
     expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+
+  it('says when every hop was a permanent redirect', async () => {
+    expect((await fetched('/move/301')).movedPermanently).toBe(true);
+    expect((await fetched('/move/308')).movedPermanently).toBe(true);
+    expect((await fetched('/move/307')).movedPermanently).toBe(false);
+    expect((await fetched(`/move/301?to=${encodeURIComponent('/move/302')}`)).movedPermanently).toBe(false);
+    expect((await fetched('/fixtures/atom.xml')).movedPermanently).toBe(false);
   });
 
   it('follows up to 5 redirects and refuses a sixth', async () => {

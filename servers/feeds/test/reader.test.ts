@@ -169,6 +169,32 @@ describe('FeedReader.refresh', () => {
     expect(failureDelayMs(1, 30, 2 * 3600_000)).toBe(2 * 3600_000);
   });
 
+  it('follows a permanent move to the new address, unless another feed already has it', async () => {
+    const moved = reader.store.addFeed({
+      url: `${server.url}/move/301?to=${encodeURIComponent('/fixtures/rdf10.xml')}`,
+    });
+    const kept = reader.store.addFeed({
+      url: `${server.url}/move/308?to=${encodeURIComponent('/fixtures/rdf10.xml')}&again`,
+    });
+    const temporary = reader.store.addFeed({
+      url: `${server.url}/move/302?to=${encodeURIComponent('/fixtures/atom.xml')}`,
+    });
+    expect((await reader.refresh({ feedIds: [moved.id] }))[0]?.movedTo).toBe(
+      `${server.url}/fixtures/rdf10.xml`,
+    );
+    const others = await reader.refresh({ feedIds: [kept.id, temporary.id] });
+    expect(others.map((r) => [r.outcome, r.movedTo])).toEqual([
+      ['updated', undefined],
+      ['updated', undefined],
+    ]);
+    expect(reader.store.feed(moved.id).url).toBe(`${server.url}/fixtures/rdf10.xml`);
+    expect(reader.store.feed(kept.id).url).toBe(kept.url);
+    expect(reader.store.feed(temporary.id).url).toBe(temporary.url);
+    const hits = server.hits('/move/301');
+    expect((await reader.refresh({ feedIds: [moved.id] }))[0]?.outcome).toBe('not_modified');
+    expect(server.hits('/move/301')).toBe(hits);
+  });
+
   it('fetches at most `concurrency` feeds at once', async () => {
     for (let n = 0; n < 12; n++) reader.store.addFeed({ url: `${server.url}/slow/${n}` });
     const results = await reader.refresh();

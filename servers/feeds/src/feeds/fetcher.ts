@@ -31,17 +31,21 @@ export interface ConditionalHeaders {
   lastModified?: string | null;
 }
 
+/** Where an answer came from, after redirects; `movedPermanently` when every hop was a 301 or 308. */
+interface Landing {
+  url: string;
+  movedPermanently: boolean;
+}
+
 export type FetchOutcome =
-  | { kind: 'not-modified'; url: string }
-  | {
+  | ({ kind: 'not-modified' } & Landing)
+  | ({
       kind: 'fetched';
-      /** Where the body came from, after redirects. */
-      url: string;
       body: string;
       contentType: string;
       etag: string | null;
       lastModified: string | null;
-    };
+    } & Landing);
 
 /** A fetch that failed; `retryAfterMs` when the server said when to come back (429, 503). */
 export class FetchError extends Error {
@@ -159,6 +163,7 @@ export class FeedFetcher {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let url = checkedUrl(address);
+    let permanent = true;
     for (let hop = 0; ; hop++) {
       const response = await this.request(url, conditional, combined, deadline);
       const status = response.statusCode ?? 0;
@@ -173,11 +178,12 @@ export class FeedFetcher {
           );
         }
         url = checkedUrl(location, url);
+        permanent &&= status === 301 || status === 308;
         continue;
       }
       if (status === 304) {
         response.resume();
-        return { kind: 'not-modified', url: url.href };
+        return { kind: 'not-modified', url: url.href, movedPermanently: hop > 0 && permanent };
       }
       if (status < 200 || status >= 300) {
         response.resume();
@@ -195,6 +201,7 @@ export class FeedFetcher {
       return {
         kind: 'fetched',
         url: url.href,
+        movedPermanently: hop > 0 && permanent,
         body: decodeText(decompress(raw, encoding, this.maxBytes), contentType),
         contentType,
         etag: header(response, 'etag') ?? null,

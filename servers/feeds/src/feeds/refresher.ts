@@ -13,6 +13,8 @@ export interface RefreshResult {
   new: number;
   updated: number;
   error?: string;
+  /** The feed's new address, when its server moved it permanently (301 / 308) and it was followed. */
+  movedTo?: string;
   nextFetchAt: string | null;
 }
 
@@ -73,9 +75,16 @@ export class FeedRefresher {
     }
     try {
       const fetched = await this.fetcher.fetch(feed.url, feed, signal);
+      const moved =
+        fetched.movedPermanently && this.store.moveFeed(feed.id, fetched.url) ? { movedTo: fetched.url } : {};
       if (fetched.kind === 'not-modified') {
         this.store.recordNotModified(feed.id);
-        return { ...base, outcome: 'not_modified', nextFetchAt: this.store.feed(feed.id).nextFetchAt };
+        return {
+          ...base,
+          outcome: 'not_modified',
+          ...moved,
+          nextFetchAt: this.store.feed(feed.id).nextFetchAt,
+        };
       }
       const parsed = parseFeedDocument(fetched.body);
       const counts = this.store.recordSuccess(
@@ -91,7 +100,14 @@ export class FeedRefresher {
         fetched.url,
       );
       const stored = this.store.feed(feed.id);
-      return { ...base, title: stored.title, outcome: 'updated', ...counts, nextFetchAt: stored.nextFetchAt };
+      return {
+        ...base,
+        title: stored.title,
+        outcome: 'updated',
+        ...counts,
+        ...moved,
+        nextFetchAt: stored.nextFetchAt,
+      };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (signal?.aborted)

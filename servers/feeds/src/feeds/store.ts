@@ -161,6 +161,13 @@ export class FeedStore {
     return feed;
   }
 
+  /** Follows a permanent redirect: the feed is fetched from `url` from now on, unless another feed has it. */
+  moveFeed(id: number, url: string): boolean {
+    if (this.findByUrl(url)) return false;
+    this.db.prepare('UPDATE feeds SET url = ? WHERE id = ?').run(url, id);
+    return true;
+  }
+
   setEnabled(id: number, enabled: boolean, now = Date.now()): StoredFeed {
     this.feed(id);
     if (enabled) {

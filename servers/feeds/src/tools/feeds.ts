@@ -117,6 +117,10 @@ const resultSchema = z.object({
   new: z.number().int(),
   updated: z.number().int(),
   error: z.string().optional(),
+  movedTo: z
+    .string()
+    .optional()
+    .describe('The new address the feed moved to permanently (301 / 308); kept from now on.'),
   nextFetchAt: z.string().nullable(),
 });
 
@@ -147,7 +151,7 @@ export const refreshFeeds = defineTool({
       `${out.totals.feeds} feed(s): ${out.totals.new} new, ${out.totals.updated} updated, ${out.totals.notModified} unchanged, ${out.totals.failed} failed, ${out.totals.skipped} skipped`,
       ...out.feeds.map(
         (r) =>
-          `#${r.feedId} ${r.title || r.url}: ${r.outcome}${r.outcome === 'updated' ? ` (+${r.new} new, ${r.updated} updated)` : ''}${r.error ? ` — ${r.error}` : ''}`,
+          `#${r.feedId} ${r.title || r.url}: ${r.outcome}${r.outcome === 'updated' ? ` (+${r.new} new, ${r.updated} updated)` : ''}${r.error ? ` — ${r.error}` : ''}${r.movedTo ? ` (moved to ${r.movedTo})` : ''}`,
       ),
     ].join('\n'),
   async handle(args, { engine, signal, progress }) {
