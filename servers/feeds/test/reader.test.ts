@@ -195,6 +195,20 @@ describe('FeedReader.refresh', () => {
     expect(server.hits('/move/301')).toBe(hits);
   });
 
+  it('reports a feed removed while it was being fetched, and stores nothing for it', async () => {
+    const feed = reader.store.addFeed({ url: `${server.url}/slow/removed` });
+    const refreshing = reader.refresh();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    reader.store.removeFeed(feed.id);
+    expect(await refreshing).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        error: 'the feed was removed while it was being fetched',
+      }),
+    ]);
+    expect(reader.store.countArticles({})).toBe(0);
+  });
+
   it('fetches at most `concurrency` feeds at once', async () => {
     for (let n = 0; n < 12; n++) reader.store.addFeed({ url: `${server.url}/slow/${n}` });
     const results = await reader.refresh();

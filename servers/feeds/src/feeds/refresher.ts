@@ -110,8 +110,17 @@ export class FeedRefresher {
       };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (signal?.aborted)
+      if (signal?.aborted) {
         return { ...base, outcome: 'failed', error: 'cancelled', nextFetchAt: feed.nextFetchAt };
+      }
+      if (!this.store.hasFeed(feed.id)) {
+        return {
+          ...base,
+          outcome: 'failed',
+          error: 'the feed was removed while it was being fetched',
+          nextFetchAt: null,
+        };
+      }
       const status = error instanceof FetchError ? error.status : undefined;
       const retryAfter = error instanceof FetchError ? error.retryAfterMs : undefined;
       const delay = failureDelayMs(feed.errorCount + 1, feed.intervalMinutes, retryAfter);

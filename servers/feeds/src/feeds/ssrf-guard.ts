@@ -54,7 +54,7 @@ export class NetworkRefusal extends Error {
   readonly code = 'ERR_TOOLMESH_NETWORK_REFUSED';
 }
 
-export function refusal(host: string, address: string, reason: string): NetworkRefusal {
+function refusal(host: string, address: string, reason: string): NetworkRefusal {
   const via = host === address ? address : `${host} (${address})`;
   return new NetworkRefusal(
     `refused to connect to ${via}: it is ${reason}. Feeds are fetched from public addresses only; start the server with --allow-private-network to allow private ones`,

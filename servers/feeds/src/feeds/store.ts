@@ -6,7 +6,7 @@ import { FEED_MIGRATIONS } from './migrations.js';
 import type { ParsedEntry } from './parse.js';
 import type { Article, ArticleFilter, ArticleSummary, Feed, FetchSuccess, IngestCounts } from './types.js';
 
-export const DEFAULT_INTERVAL_MINUTES = 30;
+const DEFAULT_INTERVAL_MINUTES = 30;
 /** An article's markdown is cut here: a feed is not an archive, and one entry must not fill the disk. */
 const MAX_CONTENT_CHARS = 200_000;
 
@@ -121,6 +121,10 @@ export class FeedStore {
         now,
       );
     return this.feed(Number(lastInsertRowid));
+  }
+
+  hasFeed(id: number): boolean {
+    return this.db.prepare('SELECT 1 FROM feeds WHERE id = ?').get(id) !== undefined;
   }
 
   findByUrl(url: string): StoredFeed | undefined {
