@@ -191,6 +191,9 @@ describe('articles', () => {
     expect(
       (await f.ok<{ total: number }>('list_articles', { feed_id: 2, since: '2024-04-01T00:00:00Z' })).total,
     ).toBe(1);
+    expect(resultText(await f.call('list_articles'))).toMatch(
+      /^4 article\(s\)\n<untrusted-content id="([0-9a-f]+)" source="feed titles and excerpts">\n.*\n● #\d+ Compilers & you \(2024-04-01\) — Atom Notes <https:\/\/atom\.example\.org\/compilers>\n[\s\S]*<\/untrusted-content id="\1">$/,
+    );
     expect(await f.fails('list_articles', { since: 'yesterday' })).toMatch(/`since` is not a date/);
     expect(await f.fails('list_articles', { feed_id: 99 })).toMatch(/There is no feed 99/);
     expect(await f.fails('list_articles', { cursor: page.nextCursor, unread: true })).toMatch(
@@ -265,7 +268,7 @@ describe('articles', () => {
 
   it('get_unread_digest pages by position, so acknowledging a page skips nothing', async () => {
     expect(resultText(await f.call('get_unread_digest'))).toMatch(
-      /^4 unread\n\n## Atom Notes\n#\d+ Compilers & you <https:\/\/atom\.example\.org\/compilers>\n {2}A short history\.[\s\S]*## Example Engineering Blog[\s\S]*Acknowledge with mark_articles_read \{"article_ids": \[\d+, \d+, \d+, \d+\]\}$/,
+      /^4 unread\n<untrusted-content id="[0-9a-f]+" source="feed titles and excerpts">\n.*\n\n## Atom Notes\n#\d+ Compilers & you <https:\/\/atom\.example\.org\/compilers>\n {2}A short history\.[\s\S]*## Example Engineering Blog[\s\S]*<\/untrusted-content id="[0-9a-f]+">\nAcknowledge with mark_articles_read \{"article_ids": \[\d+, \d+, \d+, \d+\]\}$/,
     );
     const first = await f.ok<{ unreadTotal: number; ids: number[]; truncated: boolean; nextCursor: string }>(
       'get_unread_digest',

@@ -18,6 +18,7 @@ import {
   articleSummarySchema,
   defineTool,
   feedIdArg,
+  fromFeeds,
   LOCAL_STATE_ACTIONS,
   LOCAL_WRITE,
   more,
@@ -59,7 +60,8 @@ export const listArticles = defineTool({
   output: z.object({ total: z.number().int(), articles: z.array(articleSummarySchema), ...budgetFields }),
   annotations: READ_ONLY,
   actions: ['read'],
-  render: (out) => [`${out.total} article(s)`, ...out.articles.map(articleLine), ...more(out)].join('\n'),
+  render: (out) =>
+    [`${out.total} article(s)`, ...fromFeeds(out.articles.map(articleLine)), ...more(out)].join('\n'),
   async handle(args, { engine }) {
     const key = requestKey(args);
     const offset = decodeCursor(args.cursor, key);
@@ -221,7 +223,7 @@ export const getUnreadDigest = defineTool({
   annotations: READ_ONLY,
   actions: ['read'],
   render: (out) => {
-    const lines = [`${out.unreadTotal} unread`];
+    const lines: string[] = [];
     let feed = '';
     for (const article of out.articles) {
       if (article.feedTitle !== feed) {
@@ -231,9 +233,14 @@ export const getUnreadDigest = defineTool({
       lines.push(`#${article.id} ${article.title}${article.link ? ` <${article.link}>` : ''}`);
       if (article.excerpt) lines.push(`  ${article.excerpt}`);
     }
-    if (out.ids.length)
-      lines.push('', `Acknowledge with mark_articles_read {"article_ids": [${out.ids.join(', ')}]}`);
-    return [...lines, ...more(out)].join('\n');
+    return [
+      `${out.unreadTotal} unread`,
+      ...fromFeeds(lines),
+      ...(out.ids.length
+        ? [`Acknowledge with mark_articles_read {"article_ids": [${out.ids.join(', ')}]}`]
+        : []),
+      ...more(out),
+    ].join('\n');
   },
   async handle(args, { engine }) {
     const key = requestKey(args);

@@ -1,4 +1,4 @@
-import { toolDefiner } from '@toolmesh/core';
+import { frameUntrusted, toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
 import type { FeedReader } from '../feeds/reader.js';
 import type { ArticleSummary, Feed } from '../feeds/types.js';
@@ -90,6 +90,11 @@ export function articleLine(article: ArticleSummary): string {
   const marks = `${article.read ? '' : '● '}${article.saved ? '★ ' : ''}`;
   const when = article.publishedAt ? ` (${article.publishedAt.slice(0, 10)})` : '';
   return `${marks}#${article.id} ${article.title}${when} — ${article.feedTitle}${article.link ? ` <${article.link}>` : ''}`;
+}
+
+/** Titles and excerpts come from the feeds, so text renderings frame them as untrusted, as get_article does its content. */
+export function fromFeeds(lines: readonly string[]): string[] {
+  return lines.length ? [frameUntrusted(lines.join('\n'), 'feed titles and excerpts')] : [];
 }
 
 export const more = (out: { truncated: boolean; nextCursor?: string | undefined }) =>

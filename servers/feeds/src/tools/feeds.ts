@@ -7,6 +7,7 @@ import {
   feedLine,
   feedSchema,
   feedView,
+  fromFeeds,
   intervalArg,
   LOCAL_STATE_ACTIONS,
   LOCAL_WRITE,
@@ -25,7 +26,11 @@ export const listFeeds = defineTool({
   annotations: READ_ONLY,
   actions: ['read'],
   render: (out) =>
-    [out.feeds.length ? '' : 'No feeds yet: add one with add_feed.', ...out.feeds.map(feedLine), ...more(out)]
+    [
+      out.feeds.length ? '' : 'No feeds yet: add one with add_feed.',
+      ...fromFeeds(out.feeds.map(feedLine)),
+      ...more(out),
+    ]
       .filter(Boolean)
       .join('\n'),
   async handle(args, { engine }) {

@@ -1,6 +1,14 @@
 import { budgetFields, cursorArg, maxTokensArg, requestedPage } from '@toolmesh/core';
 import { z } from 'zod';
-import { articleLine, articleSummarySchema, defineTool, feedIdArg, more, READ_ONLY } from './define.js';
+import {
+  articleLine,
+  articleSummarySchema,
+  defineTool,
+  feedIdArg,
+  fromFeeds,
+  more,
+  READ_ONLY,
+} from './define.js';
 
 export const searchArticles = defineTool({
   name: 'search_articles',
@@ -24,7 +32,7 @@ export const searchArticles = defineTool({
   render: (out) =>
     [
       out.hits.length ? '' : 'No match.',
-      ...out.hits.map((hit) => `${articleLine(hit.article)} (score ${hit.score.toFixed(2)})`),
+      ...fromFeeds(out.hits.map((hit) => `${articleLine(hit.article)} (score ${hit.score.toFixed(2)})`)),
       ...more(out),
     ]
       .filter(Boolean)
