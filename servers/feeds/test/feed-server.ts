@@ -46,7 +46,7 @@ export interface FeedServer {
 /**
  * A real HTTP server on 127.0.0.1 with a route for every feed format and every bad case:
  * /fixtures/<file> (validators, conditional GET, ?encoding=gzip|deflate|br), /large/<n>.xml,
- * /status/<code>, /retry-after/<seconds>, /redirect/<n>?to=<url> (302s), /move/<301|302|307|308>?to=<url>, /huge (streams up to 100 MB),
+ * /status/<code>, /retry-after/<seconds>, /redirect/<n>?to=<url> (302s), /move/<301|302|307|308>?to=<url>, /huge[?status=N] (streams up to 100 MB),
  * /slow/<n> (answers after 100 ms, counting how many at once), /gzip-bomb, /hang (never answers),
  * /wrong-encoding.
  */
@@ -141,7 +141,7 @@ export async function startFeedServer(): Promise<FeedServer> {
     }
     if (path === '/huge') {
       // 100 MB of an endless RSS document, written chunk by chunk as the client reads.
-      response.writeHead(200, { 'content-type': TYPES.xml! });
+      response.writeHead(Number(url.searchParams.get('status') ?? 200), { 'content-type': TYPES.xml! });
       const chunk = Buffer.alloc(64 * 1024, '<item><title>x</title></item>');
       let left = 100 * 2 ** 20;
       const pump = () => {

@@ -90,12 +90,17 @@ describe('FeedFetcher', () => {
     );
   });
 
-  it('stops a 100 MB body at the cap without holding it, and a gzip bomb at the cap', async () => {
+  it('stops a 100 MB body at the cap without holding it, drops the 100 MB body of an error, and stops a gzip bomb at the cap', async () => {
     const heap = process.memoryUsage().heapUsed;
     const error = await failure(fetcher.fetch(`${server.url}/huge`));
     expect(error.message).toMatch(/larger than the 4 MiB cap; the transfer was stopped/);
     expect(server.streamed()).toBeLessThan(40 * 2 ** 20);
     expect(process.memoryUsage().heapUsed - heap).toBeLessThan(40 * 2 ** 20);
+    const before = server.streamed();
+    expect((await failure(fetcher.fetch(`${server.url}/huge?status=500`))).message).toMatch(/^HTTP 500/);
+    // Long enough for a drained body to stream far past the bound.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.streamed() - before).toBeLessThan(20 * 2 ** 20);
     expect((await failure(fetcher.fetch(`${server.url}/gzip-bomb`))).message).toMatch(
       /gzip body expands past the 4 MiB cap/,
     );

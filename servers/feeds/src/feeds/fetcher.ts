@@ -168,7 +168,8 @@ export class FeedFetcher {
       const response = await this.request(url, conditional, combined, deadline);
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
-        response.resume();
+        // Dropped rather than drained: a redirect's or an error's body is not worth any of the deadline.
+        response.destroy();
         const location = header(response, 'location');
         if (!location) throw new FetchError(`HTTP ${status} redirect without a Location header`, status);
         if (hop >= this.maxRedirects) {
@@ -186,7 +187,7 @@ export class FeedFetcher {
         return { kind: 'not-modified', url: url.href, movedPermanently: hop > 0 && permanent };
       }
       if (status < 200 || status >= 300) {
-        response.resume();
+        response.destroy();
         const retryAfter = parseRetryAfter(header(response, 'retry-after'));
         const what = status === 429 ? 'too many requests' : (response.statusMessage ?? '').toLowerCase();
         throw new FetchError(
