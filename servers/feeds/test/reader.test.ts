@@ -209,6 +209,14 @@ describe('FeedReader.refresh', () => {
     expect(reader.store.countArticles({})).toBe(0);
   });
 
+  it('disables a feed its publisher says is gone (410)', async () => {
+    const feed = reader.store.addFeed({ url: `${server.url}/status/410` });
+    const [result] = await reader.refresh();
+    expect(result?.error).toMatch(/^HTTP 410 gone .*it is disabled; set_feed_enabled turns it back on$/);
+    expect(reader.store.feed(feed.id)).toMatchObject({ enabled: false, nextFetchAt: null });
+    expect(await reader.refresh()).toEqual([]);
+  });
+
   it('fetches at most `concurrency` feeds at once', async () => {
     for (let n = 0; n < 12; n++) reader.store.addFeed({ url: `${server.url}/slow/${n}` });
     const results = await reader.refresh();

@@ -125,12 +125,17 @@ export class FeedRefresher {
       const retryAfter = error instanceof FetchError ? error.retryAfterMs : undefined;
       const delay = failureDelayMs(feed.errorCount + 1, feed.intervalMinutes, retryAfter);
       // A 429 without Retry-After still means "stop": hold the feed for its backoff.
-      this.store.recordFailure(feed.id, message, delay, status === 429 ? (retryAfter ?? delay) : retryAfter);
-      this.options.log.debug(`feed ${feed.id} ${feed.url} failed: ${message}`);
+      const gone = status === 410;
+      const reported = gone
+        ? `${message}: the publisher removed this feed, so it is disabled; set_feed_enabled turns it back on`
+        : message;
+      this.store.recordFailure(feed.id, reported, delay, status === 429 ? (retryAfter ?? delay) : retryAfter);
+      if (gone) this.store.setEnabled(feed.id, false);
+      this.options.log.debug(`feed ${feed.id} ${feed.url} failed: ${reported}`);
       return {
         ...base,
         outcome: 'failed',
-        error: message,
+        error: reported,
         nextFetchAt: this.store.feed(feed.id).nextFetchAt,
       };
     }
