@@ -1,6 +1,7 @@
 // Renders the figures of a bench run as docs/benchmarks.md: the machine, then one section per package.
 import { renderAggregatorSection } from './aggregator-report.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
+import { renderFeedsSection } from './feeds-bench.mjs';
 import { renderFsSection } from './fs-report.mjs';
 import { renderGitSection } from './git-bench.mjs';
 import { count, table } from './markdown.mjs';
@@ -20,10 +21,10 @@ ${table(
 `;
 }
 
-export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, warnings, totalMs }) {
+export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, feeds, warnings, totalMs }) {
   return `# Benchmarks
 
-Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`) and the tickets server (\`toolmesh-tickets\`), written by \`pnpm bench\` — run that
+Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`), the tickets server (\`toolmesh-tickets\`) and the feeds server (\`toolmesh-feeds\`), written by \`pnpm bench\` — run that
 command at the repo root to reproduce them on your machine (it builds, then runs \`node test/bench/run.mjs\`;
 about ${Math.ceil(totalMs / 1000)} s here). This page is generated: edit test/bench/ rather than this file.
 
@@ -46,5 +47,6 @@ ${renderFsSection(fs)}
 ${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}
 ${renderCodeGraphSection(codeGraph)}
 ${renderGitSection(git)}
-${renderTicketsSection(tickets)}${warningsSection(warnings)}`;
+${renderTicketsSection(tickets)}
+${renderFeedsSection(feeds)}${warningsSection(warnings)}`;
 }

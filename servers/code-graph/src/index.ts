@@ -49,15 +49,5 @@ if (isCliCommand(argv[0])) {
       void graph.start();
       return { createServer: () => createCodeGraphServer({ graph, log }), close: () => graph.close() };
     },
-    describeHttp: (url) =>
-      [
-        '',
-        `toolmesh-code-graph is serving MCP at ${url}`,
-        '',
-        `Claude Code:   claude mcp add --transport http toolmesh-code-graph ${url}`,
-        'Any client (mcpServers config):',
-        JSON.stringify({ mcpServers: { 'toolmesh-code-graph': { type: 'http', url } } }, null, 2),
-        '',
-      ].join('\n'),
   });
 }

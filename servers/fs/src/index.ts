@@ -61,14 +61,4 @@ await runServerProgram({
     if (flags.roots.length === 0) log.info("no --root given: following the client's MCP roots");
     return { createServer: () => createFsServer(options), close: () => checkpoints.close() };
   },
-  describeHttp: (url) =>
-    [
-      '',
-      `toolmesh-fs is serving MCP at ${url}`,
-      '',
-      `Claude Code:   claude mcp add --transport http toolmesh-fs ${url}`,
-      'Any client (mcpServers config):',
-      JSON.stringify({ mcpServers: { 'toolmesh-fs': { type: 'http', url } } }, null, 2),
-      '',
-    ].join('\n'),
 });

@@ -25,14 +25,4 @@ await runServerProgram({
     createGitServer(options);
     return { createServer: () => createGitServer(options) };
   },
-  describeHttp: (url) =>
-    [
-      '',
-      `toolmesh-git is serving MCP at ${url}`,
-      '',
-      `Claude Code:   claude mcp add --transport http toolmesh-git ${url}`,
-      'Any client (mcpServers config):',
-      JSON.stringify({ mcpServers: { 'toolmesh-git': { type: 'http', url } } }, null, 2),
-      '',
-    ].join('\n'),
 });

@@ -43,15 +43,5 @@ if (isCliCommand(argv[0])) {
       };
       return { createServer: () => createTicketsServer(options), close: () => store.shutdown() };
     },
-    describeHttp: (url) =>
-      [
-        '',
-        `toolmesh-tickets is serving MCP at ${url}`,
-        '',
-        `Claude Code:   claude mcp add --transport http toolmesh-tickets ${url}`,
-        'Any client (mcpServers config):',
-        JSON.stringify({ mcpServers: { 'toolmesh-tickets': { type: 'http', url } } }, null, 2),
-        '',
-      ].join('\n'),
   });
 }

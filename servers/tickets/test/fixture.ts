@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
+import { type ConnectedClient, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
 import { createTicketsServer } from '../src/server.js';
 import { SqliteTicketStore } from '../src/store/sqlite-store.js';
 
@@ -36,16 +36,7 @@ export async function ticketsFixture(
     log: createLogger({ level: 'error', scope: 'test' }),
   });
   const client = await connectInMemory(server);
-  const ok = async <T>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
-    const result = await client.call(name, args);
-    if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
-    return result.structuredContent as T;
-  };
-  const fails = async (name: string, args: Record<string, unknown> = {}): Promise<string> => {
-    const result = await client.call(name, args);
-    if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
-    return resultText(result);
-  };
+  const { ok, fails } = toolExpectations(client);
   const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
     (await client.client.callTool({
       name,

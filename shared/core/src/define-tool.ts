@@ -16,6 +16,14 @@ export interface ToolContext<Engine> {
   workspace: string;
 }
 
+/** MCP annotations of a tool that only reads: it changes nothing, may be repeated, and stays inside its server. */
+export const READ_ONLY_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
 const REPLY = Symbol('toolmesh.reply');
 
 /** A handler may return its structured output alone, or with extra content blocks (images). */

@@ -30,6 +30,7 @@ export {
   isRawResult,
   isToolReply,
   type RawResult,
+  READ_ONLY_ANNOTATIONS,
   rawResult,
   type ToolContext,
   type ToolDefinition,
@@ -57,6 +58,7 @@ export {
   type ResolvedPath,
 } from './path-guard.js';
 export {
+  httpClientSnippets,
   type RunningServer,
   runServerProgram,
   type ServerProgram,

@@ -20,13 +20,24 @@ export interface ServerProgram {
     extra: Record<string, string | boolean | string[] | undefined>,
     log: Logger,
   ): ServerSetup | Promise<ServerSetup>;
-  /** Printed to stderr once an HTTP server listens, e.g. a client config snippet. */
-  describeHttp?: (url: string, flags: ServerFlags) => string;
 }
 
 export interface RunningServer {
   url?: string;
   close(): Promise<void>;
+}
+
+/** How to point Claude Code, or any client with an mcpServers config, at a server listening on `url`. */
+export function httpClientSnippets(name: string, url: string): string {
+  return [
+    '',
+    `${name} is serving MCP at ${url}`,
+    '',
+    `Claude Code:   claude mcp add --transport http ${name} ${url}`,
+    'Any client (mcpServers config):',
+    JSON.stringify({ mcpServers: { [name]: { type: 'http', url } } }, null, 2),
+    '',
+  ].join('\n');
 }
 
 export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger): Promise<RunningServer> {
@@ -101,7 +112,7 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
     process.stdin.once('end', () => void stop('stdin closed'));
     process.stdin.once('close', () => void stop('stdin closed'));
   } else if (running.url) {
-    if (program.describeHttp) process.stderr.write(`${program.describeHttp(running.url, flags)}\n`);
+    process.stderr.write(`${httpClientSnippets(program.name, running.url)}\n`);
     // Last, so whoever waits for this line (a script, a test) has everything above it too.
     log.info(`listening on ${running.url}`);
   }

@@ -86,6 +86,22 @@ export async function connectHttpClient(
   return wrap(client, () => client.close());
 }
 
+/** For tests: `ok` calls a tool that must succeed and returns its structured content, `fails` one that must fail and returns its message. */
+export function toolExpectations(client: ConnectedClient) {
+  return {
+    ok: async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
+      const result = await client.call(name, args);
+      if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
+      return result.structuredContent as T;
+    },
+    fails: async (name: string, args: Record<string, unknown> = {}): Promise<string> => {
+      const result = await client.call(name, args);
+      if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
+      return resultText(result);
+    },
+  };
+}
+
 /** The text blocks of a tool result, joined. */
 export function resultText(result: CallToolResult): string {
   return result.content

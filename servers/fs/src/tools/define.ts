@@ -5,12 +5,7 @@ import type { FsEngine } from '../workspace/engine.js';
 export const defineTool = toolDefiner<FsEngine>();
 
 /** The annotations of a tool that only reads inside the roots. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
 
 /** The per-call override of the largest file a tool reads; what it does with larger ones it says itself. */
 export const maxFileBytesArg = (what: string) =>

@@ -5,12 +5,7 @@ import type { GitWorkspace } from '../repository/workspace.js';
 export const defineTool = toolDefiner<GitWorkspace>();
 
 /** The annotations of a tool that only reads repositories inside the roots. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
 
 /** The annotations of a tool that changes a repository but loses nothing (commits, stashes, branches). */
 export const RECOVERABLE_WRITE = {

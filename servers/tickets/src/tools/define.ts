@@ -5,12 +5,7 @@ import type { TicketStore } from '../store/store.js';
 
 export const defineTool = toolDefiner<TicketStore>();
 
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
 
 /** Ticket changes keep their history in events, so none of them loses anything. */
 export const TICKET_WRITE = {

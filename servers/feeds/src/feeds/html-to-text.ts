@@ -1,0 +1,240 @@
+import { Parser } from 'htmlparser2';
+
+/** Elements whose content is never text a reader should see. */
+const DROPPED = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'canvas',
+  'form',
+  'button',
+  'select',
+  'textarea',
+  'head',
+  'title',
+]);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'aside',
+  'main',
+  'nav',
+  'figure',
+  'figcaption',
+  'table',
+  'tr',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'details',
+  'summary',
+  'address',
+]);
+const VOID = new Set(['br', 'hr', 'img', 'wbr', 'input', 'meta', 'link', 'source', 'track', 'area', 'col']);
+const WRAPS: Record<string, string> = {
+  strong: '**',
+  b: '**',
+  em: '*',
+  i: '*',
+  code: '`',
+  s: '~~',
+  del: '~~',
+};
+/** Hosts and paths that only count opens; an image from them is a tracking pixel, whatever its size. */
+const TRACKER =
+  /(^|[./])(pixel|beacon|track(ing)?|open|stat(s)?|analytics|doubleclick|feedburner\.com\/~r)[./?_-]/i;
+const SAFE_URL = /^(https?:|mailto:)/i;
+
+interface Open {
+  tag: string;
+  start: number;
+  attributes: Record<string, string>;
+}
+
+function isTrackingPixel(attributes: Record<string, string>): boolean {
+  const tiny = (value: string | undefined) => value !== undefined && /^\s*[01](px)?\s*$/.test(value);
+  const src = attributes.src ?? '';
+  return tiny(attributes.width) || tiny(attributes.height) || TRACKER.test(src.replace(/^https?:\/\//i, ''));
+}
+
+function resolveUrl(href: string | undefined, base: string | undefined): string | undefined {
+  if (!href) return undefined;
+  try {
+    const url = base ? new URL(href, base) : new URL(href);
+    return SAFE_URL.test(url.href) ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reduces article HTML to readable markdown: headings, paragraphs, lists, quotes, code, links and
+ * images stay; scripts, styles, embeds, forms and tracking pixels go; links that are not http(s)
+ * or mailto (javascript:, data:) lose their target. `base` resolves relative links.
+ */
+export function htmlToMarkdown(html: string, base?: string): string {
+  let out = '';
+  let dropDepth = 0;
+  let preDepth = 0;
+  const open: Open[] = [];
+  const listCounters: number[] = [];
+  const block = () => {
+    if (!out.endsWith('\n\n')) out += out.endsWith('\n') ? '\n' : '\n\n';
+  };
+
+  const parser = new Parser(
+    {
+      onopentag(tag, attributes) {
+        if (dropDepth > 0 || DROPPED.has(tag)) {
+          if (!VOID.has(tag)) dropDepth++;
+          return;
+        }
+        if (tag === 'br') out += '\n';
+        else if (tag === 'hr') {
+          block();
+          out += '---';
+          block();
+        } else if (tag === 'img') {
+          const src = resolveUrl(attributes.src, base);
+          if (src && !isTrackingPixel(attributes)) out += `![${(attributes.alt ?? '').trim()}](${src})`;
+        } else if (/^h[1-6]$/.test(tag)) {
+          block();
+          out += `${'#'.repeat(Number(tag[1]))} `;
+        } else if (tag === 'li') {
+          if (!out.endsWith('\n')) out += '\n';
+          const depth = Math.max(0, listCounters.length - 1);
+          const counter = listCounters[listCounters.length - 1];
+          if (counter !== undefined && counter > 0) {
+            out += `${'  '.repeat(depth)}${counter}. `;
+            listCounters[listCounters.length - 1] = counter + 1;
+          } else out += `${'  '.repeat(depth)}- `;
+        } else if (tag === 'pre') {
+          block();
+          preDepth++;
+        } else if (tag === 'blockquote' || BLOCKS.has(tag)) block();
+        if (tag === 'ul') listCounters.push(0);
+        if (tag === 'ol') listCounters.push(1);
+        if (!VOID.has(tag)) open.push({ tag, start: out.length, attributes });
+      },
+      ontext(data) {
+        if (dropDepth > 0) return;
+        if (preDepth > 0) {
+          out += data;
+          return;
+        }
+        const collapsed = data.replace(/\s+/g, ' ');
+        out += /(^|\n| )$/.test(out) ? collapsed.replace(/^ /, '') : collapsed;
+      },
+      onclosetag(tag, implied) {
+        if (dropDepth > 0) {
+          if (!VOID.has(tag)) dropDepth--;
+          return;
+        }
+        if (VOID.has(tag) && !implied) return;
+        const index = open.map((entry) => entry.tag).lastIndexOf(tag);
+        if (index < 0) return;
+        const [entry] = open.splice(index, 1) as [Open];
+        const inner = out.slice(entry.start);
+        const before = out.slice(0, entry.start);
+        if (tag === 'a') {
+          const href = resolveUrl(entry.attributes.href, base);
+          const label = inner.trim();
+          out = href && label && label !== href ? `${before}[${label}](${href})` : `${before}${label}`;
+        } else if (WRAPS[tag] && preDepth === 0) {
+          const mark = WRAPS[tag];
+          out = inner.trim() ? `${before}${mark}${inner.trim()}${mark} ` : before;
+        } else if (tag === 'pre') {
+          preDepth--;
+          out = `${before}\`\`\`\n${inner.replace(/^\n+|\s+$/g, '')}\n\`\`\``;
+          block();
+        } else if (tag === 'blockquote') {
+          const quoted = inner
+            .trim()
+            .split('\n')
+            .map((line) => (line ? `> ${line}` : '>'))
+            .join('\n');
+          out = `${before}${quoted}`;
+          block();
+        } else if (tag === 'ul' || tag === 'ol') {
+          listCounters.pop();
+          block();
+        } else if (tag === 'td' || tag === 'th') out += ' ';
+        else if (/^h[1-6]$/.test(tag) || tag === 'blockquote' || BLOCKS.has(tag)) block();
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  return tidy(out);
+}
+
+/** Trims each line's end, drops empty list items and runs of blank lines, outside code fences. */
+function tidy(markdown: string): string {
+  let fenced = false;
+  const lines: string[] = [];
+  for (const raw of markdown.split('\n')) {
+    if (raw.startsWith('```')) fenced = !fenced;
+    const line = fenced ? raw : raw.replace(/[ \t]+$/, '');
+    if (!fenced && /^\s*([-*]|\d+\.)\s*$/.test(line)) continue;
+    if (!fenced && line.trim() === '' && (lines.length === 0 || lines[lines.length - 1] === '')) continue;
+    lines.push(fenced ? line : line.replace(/^ +(?![-\d>])/, ''));
+  }
+  return lines.join('\n').trim();
+}
+
+const MARKUP = /&(#\d+|#x[\da-f]+|[a-z]+\d*);|<\/?[a-z][\w-]*(\s[^>]*)?\/?>/i;
+
+/**
+ * A title as plain text. Titles are text by the specs but often carry markup or a second layer of
+ * escaping (`A &amp;amp; B`), so one that looks like markup is read as HTML; any other is kept as written
+ * (`5 < 6` stays).
+ */
+export function titleText(title: string): string {
+  if (!MARKUP.test(title)) return title.replace(/\s+/g, ' ').trim();
+  let text = '';
+  let dropDepth = 0;
+  const parser = new Parser(
+    {
+      onopentag(tag) {
+        if ((dropDepth > 0 || DROPPED.has(tag)) && !VOID.has(tag)) dropDepth++;
+      },
+      ontext(data) {
+        if (dropDepth === 0) text += data;
+      },
+      onclosetag(tag) {
+        if (dropDepth > 0 && !VOID.has(tag)) dropDepth--;
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.write(title);
+  parser.end();
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The first `limit` characters of the text, cut at a word, for lists and digests. */
+export function excerpt(markdown: string, limit = 280): string {
+  const flat = markdown
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[#>*`~_]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (flat.length <= limit) return flat;
+  const cut = flat.slice(0, limit);
+  const space = cut.lastIndexOf(' ');
+  return `${space > limit / 2 ? cut.slice(0, space) : cut}…`;
+}

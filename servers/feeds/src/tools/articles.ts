@@ -1,0 +1,268 @@
+import {
+  budgetFields,
+  cursorArg,
+  decodeCursor,
+  decodePosition,
+  encodePosition,
+  frameUntrusted,
+  maxTokensArg,
+  requestKey,
+  ToolError,
+  takeWithinBudget,
+  utf8Bytes,
+} from '@toolmesh/core';
+import { z } from 'zod';
+import {
+  articleIdArg,
+  articleLine,
+  articleSummarySchema,
+  defineTool,
+  feedIdArg,
+  fromFeeds,
+  LOCAL_STATE_ACTIONS,
+  LOCAL_WRITE,
+  more,
+  READ_ONLY,
+} from './define.js';
+
+/** A summary is well over 100 bytes, so a window this size holds more than any budget lets through. */
+const windowFor = (maxTokens: number) => Math.ceil(maxTokens / 100) + 1;
+
+function sinceMs(since: string | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  const ms = Date.parse(since);
+  if (Number.isNaN(ms)) {
+    throw new ToolError(
+      `\`since\` is not a date: give an ISO 8601 time such as 2024-03-01T00:00:00Z, not "${since}".`,
+    );
+  }
+  return ms;
+}
+
+export const listArticles = defineTool({
+  name: 'list_articles',
+  title: 'List articles',
+  description:
+    'Articles newest first, optionally only of one feed, only unread or read, only saved or not, and only since a time. Each has an excerpt; get_article reads one in full. Budgeted: continue with nextCursor.',
+  capability: 'read',
+  input: z.object({
+    feed_id: feedIdArg.optional(),
+    unread: z.boolean().optional().describe('true: only unread; false: only read.'),
+    saved: z.boolean().optional().describe('true: only saved; false: only not saved.'),
+    since: z
+      .string()
+      .max(64)
+      .optional()
+      .describe('Only articles published (or first seen) at or after this ISO 8601 time.'),
+    maxTokens: maxTokensArg,
+    cursor: cursorArg,
+  }),
+  output: z.object({ total: z.number().int(), articles: z.array(articleSummarySchema), ...budgetFields }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (out) =>
+    [`${out.total} article(s)`, ...fromFeeds(out.articles.map(articleLine)), ...more(out)].join('\n'),
+  async handle(args, { engine }) {
+    const key = requestKey(args);
+    const offset = decodeCursor(args.cursor, key);
+    const since = sinceMs(args.since);
+    const filter = {
+      ...(args.feed_id !== undefined && { feedId: args.feed_id }),
+      ...(args.unread !== undefined && { unread: args.unread }),
+      ...(args.saved !== undefined && { saved: args.saved }),
+      ...(since !== undefined && { since }),
+    };
+    if (args.feed_id !== undefined) engine.store.feed(args.feed_id);
+    const total = engine.store.countArticles(filter);
+    const window = engine.store.listArticles(filter, { offset, limit: windowFor(args.maxTokens) });
+    const { items, ...budget } = takeWithinBudget(window, args.maxTokens, {
+      key,
+      base: offset,
+      more: offset + window.length < total,
+    });
+    return { total, articles: items, ...budget };
+  },
+});
+
+export const getArticle = defineTool({
+  name: 'get_article',
+  title: 'Read an article',
+  description:
+    'One article in full: its content reduced from HTML to markdown (scripts, styles and tracking pixels removed) and framed as untrusted content from the feed. A long article is cut to maxTokens: continue with nextCursor.',
+  capability: 'read',
+  input: z.object({ article_id: articleIdArg, maxTokens: maxTokensArg, cursor: cursorArg }),
+  output: z.object({
+    article: articleSummarySchema.extend({
+      guid: z.string().nullable(),
+      updatedAt: z.string().nullable(),
+      firstSeenAt: z.string(),
+    }),
+    content: z.string().describe('The markdown (or the part that fits), inside an untrusted-content frame.'),
+    contentChars: z.number().int().describe('Length of the whole markdown, in characters.'),
+    ...budgetFields,
+  }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (out) => [articleLine(out.article), '', out.content, ...more(out)].join('\n'),
+  async handle(args, { engine }) {
+    const key = requestKey(args);
+    const from = decodeCursor(args.cursor, key);
+    const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
+    const head = { article: { ...article, excerpt: '' }, contentChars: content.length };
+    const room = args.maxTokens - utf8Bytes(head) - 400;
+    if (room < 200) {
+      return {
+        ...head,
+        content: '',
+        truncated: true,
+        blockedByBudget: true,
+        minimumRequiredBytes: args.maxTokens - room + 200,
+      };
+    }
+    const slice = sliceWithinBytes(content, from, room);
+    const end = from + slice.length;
+    const source = article.link ?? `feed ${article.feedTitle}`;
+    return {
+      ...head,
+      content: frameUntrusted(slice, source),
+      truncated: end < content.length,
+      ...(end < content.length && { nextCursor: encodePosition(end, key) }),
+    };
+  },
+});
+
+/** The longest part of `text` from `from` whose UTF-8 size fits `bytes`, cut at a line or word when it can be. */
+function sliceWithinBytes(text: string, from: number, bytes: number): string {
+  let end = from;
+  let used = 0;
+  while (end < text.length) {
+    const code = text.codePointAt(end) as number;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (used + size > bytes) break;
+    used += size;
+    end += code >= 0x10000 ? 2 : 1;
+  }
+  if (end >= text.length) return text.slice(from);
+  const cut = text.slice(from, end);
+  const at = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf(' '));
+  return at > cut.length / 2 ? cut.slice(0, at + 1) : cut;
+}
+
+export const setArticleRead = defineTool({
+  name: 'set_article_read',
+  title: 'Mark an article read or unread',
+  description: 'Marks one article read (default) or unread. For many at once, use mark_articles_read.',
+  capability: 'write',
+  input: z.object({ article_id: articleIdArg, read: z.boolean().default(true) }),
+  output: z.object({ article: articleSummarySchema }),
+  annotations: LOCAL_WRITE,
+  actions: LOCAL_STATE_ACTIONS,
+  render: (out) => articleLine(out.article),
+  async handle(args, { engine }) {
+    // The output schema keeps the summary fields of the article the store returns.
+    return { article: engine.store.setRead(args.article_id, args.read) };
+  },
+});
+
+export const setArticleSaved = defineTool({
+  name: 'set_article_saved',
+  title: 'Save or unsave an article',
+  description:
+    'Saves one article (default) or removes it from the saved ones; list_articles with saved=true lists them.',
+  capability: 'write',
+  input: z.object({ article_id: articleIdArg, saved: z.boolean().default(true) }),
+  output: z.object({ article: articleSummarySchema }),
+  annotations: LOCAL_WRITE,
+  actions: LOCAL_STATE_ACTIONS,
+  render: (out) => articleLine(out.article),
+  async handle(args, { engine }) {
+    // The output schema keeps the summary fields of the article the store returns.
+    return { article: engine.store.setSaved(args.article_id, args.saved) };
+  },
+});
+
+export const markArticlesRead = defineTool({
+  name: 'mark_articles_read',
+  title: 'Mark many articles read',
+  description:
+    'Marks up to 100 articles read (or unread with read=false) in one transaction, such as the ids a get_unread_digest page returned. Reports which changed, which already were, and ids that do not exist.',
+  capability: 'write',
+  input: z.object({
+    article_ids: z.array(articleIdArg).min(1).max(100),
+    read: z.boolean().default(true),
+  }),
+  output: z.object({
+    changed: z.array(z.number().int()),
+    unchanged: z.array(z.number().int()),
+    unknown: z.array(z.number().int()),
+  }),
+  annotations: LOCAL_WRITE,
+  actions: LOCAL_STATE_ACTIONS,
+  render: (out) =>
+    `${out.changed.length} marked, ${out.unchanged.length} already so${out.unknown.length ? `, unknown ids: ${out.unknown.join(', ')}` : ''}`,
+  async handle(args, { engine }) {
+    return engine.store.markRead(args.article_ids, args.read);
+  },
+});
+
+const digestPosition = z.object({ sortAt: z.number(), id: z.number().int() }).nullable();
+
+export const getUnreadDigest = defineTool({
+  name: 'get_unread_digest',
+  title: 'Unread digest',
+  description:
+    'Unread articles across all feeds, newest first, each with an excerpt, plus the ids shown so they can be acknowledged with mark_articles_read. Budgeted; the cursor is a position, so marking a page read does not make the next page skip anything.',
+  capability: 'read',
+  input: z.object({ maxTokens: maxTokensArg, cursor: cursorArg }),
+  output: z.object({
+    unreadTotal: z.number().int(),
+    articles: z.array(articleSummarySchema),
+    ids: z.array(z.number().int()).describe('The ids of the articles shown, for mark_articles_read.'),
+    ...budgetFields,
+  }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (out) => {
+    const lines: string[] = [];
+    let feed = '';
+    for (const article of out.articles) {
+      if (article.feedTitle !== feed) {
+        feed = article.feedTitle;
+        lines.push('', `## ${feed}`);
+      }
+      lines.push(`#${article.id} ${article.title}${article.link ? ` <${article.link}>` : ''}`);
+      if (article.excerpt) lines.push(`  ${article.excerpt}`);
+    }
+    return [
+      `${out.unreadTotal} unread`,
+      ...fromFeeds(lines),
+      ...(out.ids.length
+        ? [`Acknowledge with mark_articles_read {"article_ids": [${out.ids.join(', ')}]}`]
+        : []),
+      ...more(out),
+    ].join('\n');
+  },
+  async handle(args, { engine }) {
+    const key = requestKey(args);
+    const parsed = digestPosition.safeParse(
+      args.cursor === undefined ? null : decodePosition(args.cursor, key),
+    );
+    if (!parsed.success)
+      throw new ToolError('`cursor` is not a cursor this server issued: call again without it.');
+    const position = parsed.data ?? undefined;
+    const limit = windowFor(args.maxTokens);
+    const window = engine.store.unreadAfter(position, limit);
+    const summaries = window.map(({ sortAt: _sortAt, ...summary }) => summary);
+    const page = takeWithinBudget(summaries, args.maxTokens, { key, more: window.length === limit });
+    const last = window[page.items.length - 1];
+    const resume = last ? { sortAt: last.sortAt, id: last.id } : (position ?? null);
+    const { items, nextCursor: _offsetCursor, ...budget } = page;
+    return {
+      unreadTotal: engine.store.countArticles({ unread: true }),
+      articles: items,
+      ids: items.map((article) => article.id),
+      ...budget,
+      ...(page.truncated && { nextCursor: encodePosition(resume, key) }),
+    };
+  },
+});

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import {
+  defineTool,
+  feedLine,
+  feedSchema,
+  feedView,
+  intervalArg,
+  LOCAL_STATE_ACTIONS,
+  LOCAL_WRITE,
+  READ_ONLY,
+} from './define.js';
+
+export const importOpml = defineTool({
+  name: 'import_opml',
+  title: 'Import an OPML subscription list',
+  description:
+    'Subscribes to every feed of an OPML document (folders flattened) without fetching them: refresh_feeds or the schedule fetches them next. Feeds already subscribed and addresses that are not http(s) are reported, not added.',
+  capability: 'write',
+  input: z.object({
+    opml: z.string().min(1).max(2_000_000).describe('The OPML document, as XML text.'),
+    interval_minutes: intervalArg.optional(),
+  }),
+  output: z.object({
+    added: z.array(feedSchema),
+    alreadySubscribed: z.array(z.string()),
+    invalid: z.array(z.object({ url: z.string(), reason: z.string() })),
+  }),
+  annotations: LOCAL_WRITE,
+  actions: LOCAL_STATE_ACTIONS,
+  render: (out) =>
+    [
+      `${out.added.length} added, ${out.alreadySubscribed.length} already subscribed, ${out.invalid.length} invalid`,
+      ...out.added.map(feedLine),
+      ...out.invalid.map((i) => `invalid ${i.url}: ${i.reason}`),
+    ].join('\n'),
+  async handle(args, { engine }) {
+    const result = engine.importOpml(args.opml, args.interval_minutes);
+    return { added: result.added.map(feedView), alreadySubscribed: result.existing, invalid: result.invalid };
+  },
+});
+
+export const exportOpml = defineTool({
+  name: 'export_opml',
+  title: 'Export the subscriptions as OPML',
+  description: 'Every subscribed feed as an OPML 2.0 document that other feed readers import.',
+  capability: 'read',
+  input: z.object({}),
+  output: z.object({ opml: z.string(), feeds: z.number().int() }),
+  annotations: READ_ONLY,
+  actions: ['read'],
+  render: (out) => out.opml,
+  async handle(_args, { engine }) {
+    return engine.exportOpml();
+  },
+});

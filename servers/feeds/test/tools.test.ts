@@ -1,0 +1,355 @@
+import { META_KEYS } from '@toolmesh/core';
+import { resultText } from '@toolmesh/core/testing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FeedServer, largeFeed, startFeedServer } from './feed-server.js';
+import { type FeedsFixture, feedsFixture } from './fixture.js';
+
+type Feed = {
+  id: number;
+  title: string;
+  url: string;
+  enabled: boolean;
+  unread: number;
+  articles: number;
+  errorCount: number;
+  lastError: string | null;
+};
+type Summary = { id: number; title: string; read: boolean; saved: boolean; feedId: number; excerpt: string };
+
+let server: FeedServer;
+let f: FeedsFixture;
+beforeAll(async () => {
+  server = await startFeedServer();
+});
+afterAll(() => server.close());
+beforeEach(async () => {
+  f = await feedsFixture();
+});
+afterEach(() => f.close());
+
+const add = (path: string, extra: Record<string, unknown> = {}) =>
+  f.ok<{ feed: Feed; newArticles: number; discoveredFrom?: string }>('add_feed', {
+    url: `${server.url}${path}`,
+    ...extra,
+  });
+
+describe('the tool list', () => {
+  it('has the fourteen tools, global, with their action classes and annotations', async () => {
+    const { tools } = await f.client.listTools();
+    const facts = Object.fromEntries(
+      tools.map((t) => [
+        t.name,
+        [t._meta?.[META_KEYS.actions], t._meta?.[META_KEYS.workspaceScoped], t.annotations?.readOnlyHint],
+      ]),
+    );
+    expect(facts).toEqual({
+      list_feeds: [['read'], false, true],
+      list_articles: [['read'], false, true],
+      get_article: [['read'], false, true],
+      set_article_read: [['memoryWrite'], false, false],
+      set_article_saved: [['memoryWrite'], false, false],
+      refresh_feeds: [['networkEgress'], false, false],
+      add_feed: [['networkEgress'], false, false],
+      remove_feed: [['memoryWrite'], false, false],
+      set_feed_enabled: [['memoryWrite'], false, false],
+      import_opml: [['memoryWrite'], false, false],
+      export_opml: [['read'], false, true],
+      search_articles: [['read'], false, true],
+      get_unread_digest: [['read'], false, true],
+      mark_articles_read: [['memoryWrite'], false, false],
+    });
+    expect(tools.every((t) => !('workspace_id' in (t.inputSchema.properties ?? {})))).toBe(true);
+  });
+});
+
+describe('bad arguments', () => {
+  it('get an error result naming the argument from every tool, and the server keeps serving', async () => {
+    const { tools } = await f.client.listTools();
+    for (const tool of tools) {
+      const result = await f.call(tool.name, { bogus: 1, feed_id: 'x', article_ids: 'all', url: 42 });
+      expect(result.isError, tool.name).toBe(true);
+      expect(resultText(result), tool.name).toMatch(new RegExp(`Invalid arguments for ${tool.name}`));
+    }
+    expect(await f.ok('list_feeds')).toMatchObject({ feeds: [] });
+  });
+});
+
+describe('feeds', () => {
+  it('add_feed by URL and by page, list_feeds, set_feed_enabled, remove_feed', async () => {
+    const rss = await add('/fixtures/rss20.xml', { interval_minutes: 60 });
+    expect(rss).toMatchObject({
+      feed: { title: 'Example Engineering Blog', intervalMinutes: 60, unread: 2 },
+      newArticles: 2,
+    });
+    const viaPage = await add('/fixtures/page-with-feed.html', { title: 'Mine' }).catch(
+      (e: Error) => e.message,
+    );
+    expect(viaPage).toMatch(/already subscribed as feed 1/);
+    const atom = await add('/fixtures/atom.xml');
+    expect(atom.feed.title).toBe('Atom Notes');
+    const listed = await f.ok<{ feeds: Feed[] }>('list_feeds');
+    expect(listed.feeds.map((x) => x.title)).toEqual(['Atom Notes', 'Example Engineering Blog']);
+    expect(resultText(await f.call('list_feeds'))).toMatch(
+      /#1 Example Engineering Blog .* 2\/2 unread, every 60 min, ok/,
+    );
+    const disabled = await f.ok<{ feed: Feed }>('set_feed_enabled', {
+      feed_id: atom.feed.id,
+      enabled: false,
+    });
+    expect(disabled.feed.enabled).toBe(false);
+    const refreshed = await f.ok<{ feeds: { feedId: number }[] }>('refresh_feeds');
+    expect(refreshed.feeds.map((r) => r.feedId)).toEqual([rss.feed.id]);
+    const removed = await f.ok<{ removed: Feed }>('remove_feed', { feed_id: rss.feed.id });
+    expect(removed.removed.title).toBe('Example Engineering Blog');
+    expect(await f.fails('remove_feed', { feed_id: rss.feed.id })).toMatch(
+      /There is no feed 1: list_feeds shows/,
+    );
+    expect((await f.ok<{ total: number }>('list_articles')).total).toBe(2);
+  });
+
+  it('add_feed discovers a feed from a page and explains what it cannot add', async () => {
+    const found = await add('/fixtures/page-with-feed.html');
+    expect(found).toMatchObject({
+      discoveredFrom: `${server.url}/fixtures/page-with-feed.html`,
+      newArticles: 2,
+    });
+    expect(found.feed.url).toBe(`${server.url}/fixtures/rss20.xml`);
+    expect(await f.fails('add_feed', { url: `${server.url}/fixtures/not-a-feed.html` })).toMatch(
+      /names none with <link rel="alternate">/,
+    );
+    expect(await f.fails('add_feed', { url: `${server.url}/fixtures/bomb.xml` })).toMatch(
+      /declares XML entities/,
+    );
+    expect(await f.fails('add_feed', { url: 'javascript:alert(1)' })).toMatch(/only http and https/);
+    expect(await f.fails('add_feed', { url: `${server.url}/x`, interval_minutes: 1 })).toMatch(
+      /interval_minutes/,
+    );
+    expect((await f.ok<{ feeds: Feed[] }>('list_feeds')).feeds).toHaveLength(1);
+  });
+
+  it('refuses 127.0.0.1 without --allow-private-network', async () => {
+    const guarded = await feedsFixture({ allowPrivateNetwork: false });
+    expect(await guarded.fails('add_feed', { url: `${server.url}/fixtures/rss20.xml` })).toMatch(
+      /refused to connect to 127\.0\.0\.1: it is a loopback address.*--allow-private-network/,
+    );
+    await guarded.close();
+  });
+
+  it('refresh_feeds reports per feed, with progress notifications when asked', async () => {
+    await add('/fixtures/rss20.xml');
+    server.set('/tools-mutable.xml', largeFeed(2, 't'));
+    await add('/tools-mutable.xml');
+    f.reader.store.addFeed({ url: `${server.url}/status/500`, title: 'broken' });
+    server.set('/tools-mutable.xml', largeFeed(3, 't'));
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    const result = await f.client.callTool({ name: 'refresh_feeds', arguments: {} }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    });
+    const out = result.structuredContent as {
+      totals: Record<string, number>;
+      feeds: { title: string; outcome: string; error?: string }[];
+    };
+    expect(out.totals).toEqual({ feeds: 3, new: 1, updated: 0, failed: 1, notModified: 1, skipped: 0 });
+    expect(out.feeds.find((r) => r.title === 'broken')?.error).toMatch(/HTTP 500/);
+    expect(progress.map((p) => [p.progress, p.total])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(progress.some((p) => /broken: failed/.test(p.message ?? ''))).toBe(true);
+    expect(resultText(result as never)).toMatch(/3 feed\(s\): 1 new, 0 updated, 1 unchanged, 1 failed/);
+    const broken = (await f.ok<{ feeds: Feed[] }>('list_feeds')).feeds.find((x) => x.title === 'broken');
+    expect(broken).toMatchObject({ errorCount: 1, lastError: expect.stringMatching(/HTTP 500/) });
+  });
+});
+
+describe('articles', () => {
+  beforeEach(async () => {
+    await add('/fixtures/rss20.xml');
+    await add('/fixtures/atom.xml');
+  });
+
+  it('list_articles filters and pages within the budget', async () => {
+    const all = await f.ok<{ total: number; articles: Summary[] }>('list_articles');
+    expect(all.total).toBe(4);
+    expect(all.articles.map((a) => a.title)).toEqual([
+      'Compilers & you',
+      'Nanoseconds',
+      'Shipping the parser',
+      'Zero-downtime migrations',
+    ]);
+    const page = await f.ok<{ articles: Summary[]; truncated: boolean; nextCursor: string }>(
+      'list_articles',
+      { maxTokens: 600 },
+    );
+    expect(page.truncated).toBe(true);
+    const rest = await f.ok<{ articles: Summary[] }>('list_articles', {
+      maxTokens: 64000,
+      cursor: page.nextCursor,
+    });
+    expect([...page.articles, ...rest.articles].map((a) => a.id)).toEqual(all.articles.map((a) => a.id));
+    expect(
+      (await f.ok<{ total: number }>('list_articles', { feed_id: 2, since: '2024-04-01T00:00:00Z' })).total,
+    ).toBe(1);
+    expect(resultText(await f.call('list_articles'))).toMatch(
+      /^4 article\(s\)\n<untrusted-content id="([0-9a-f]+)" source="feed titles and excerpts">\n.*\n● #\d+ Compilers & you \(2024-04-01\) — Atom Notes <https:\/\/atom\.example\.org\/compilers>\n[\s\S]*<\/untrusted-content id="\1">$/,
+    );
+    expect(await f.fails('list_articles', { since: 'yesterday' })).toMatch(/`since` is not a date/);
+    expect(await f.fails('list_articles', { feed_id: 99 })).toMatch(/There is no feed 99/);
+    expect(await f.fails('list_articles', { cursor: page.nextCursor, unread: true })).toMatch(
+      /other arguments/,
+    );
+  });
+
+  it('get_article frames clean markdown as untrusted content, and pages a long one', async () => {
+    const shipping = (await f.ok<{ articles: Summary[] }>('list_articles')).articles.find(
+      (a) => a.title === 'Shipping the parser',
+    )!;
+    const read = await f.ok<{ content: string; article: { link: string } }>('get_article', {
+      article_id: shipping.id,
+    });
+    expect(read.content).toMatch(
+      /^<untrusted-content id="[0-9a-f]+" source="https:\/\/blog\.example\.com\/posts\/parser">/,
+    );
+    expect(read.content).toMatch(
+      /We compared \*\*three\*\* parsers\.\n\nRead \[more\]\(https:\/\/blog\.example\.com\/more\)\./,
+    );
+    expect(read.content).not.toMatch(/script|alert|pixel|color:red/);
+    server.set(
+      '/long.xml',
+      `<rss version="2.0"><channel><title>Long</title><item><guid>l</guid><title>Long one</title><description>${'&lt;p&gt;word '.repeat(3000)}</description></item></channel></rss>`,
+    );
+    const long = await add('/long.xml');
+    const id = (await f.ok<{ articles: Summary[] }>('list_articles', { feed_id: long.feed.id })).articles[0]!
+      .id;
+    let cursor: string | undefined;
+    let text = '';
+    for (let i = 0; i < 20; i++) {
+      const part = await f.ok<{
+        content: string;
+        truncated: boolean;
+        nextCursor?: string;
+        contentChars: number;
+      }>('get_article', {
+        article_id: id,
+        maxTokens: 4000,
+        ...(cursor && { cursor }),
+      });
+      text += part.content.split('\n').slice(2, -1).join('\n');
+      cursor = part.nextCursor;
+      if (!part.truncated) break;
+    }
+    expect(cursor).toBeUndefined();
+    expect(text.replace(/\s+/g, ' ').trim()).toBe('word '.repeat(3000).trim());
+    expect(await f.fails('get_article', { article_id: 999 })).toMatch(/There is no article 999/);
+  });
+
+  it('set_article_read, set_article_saved and mark_articles_read', async () => {
+    const [a, b, c] = (await f.ok<{ articles: Summary[] }>('list_articles')).articles;
+    expect((await f.ok<{ article: Summary }>('set_article_read', { article_id: a!.id })).article.read).toBe(
+      true,
+    );
+    expect((await f.ok<{ article: Summary }>('set_article_saved', { article_id: b!.id })).article.saved).toBe(
+      true,
+    );
+    expect(
+      (await f.ok<{ articles: Summary[] }>('list_articles', { saved: true })).articles.map((x) => x.id),
+    ).toEqual([b!.id]);
+    expect(
+      (await f.ok<{ article: Summary }>('set_article_read', { article_id: a!.id, read: false })).article.read,
+    ).toBe(false);
+    const marked = await f.ok('mark_articles_read', { article_ids: [a!.id, c!.id, 12345] });
+    expect(marked).toEqual({ changed: [a!.id, c!.id], unchanged: [], unknown: [12345] });
+    expect(
+      await f.fails('mark_articles_read', { article_ids: Array.from({ length: 101 }, (_, i) => i + 1) }),
+    ).toMatch(/article_ids/);
+    expect(await f.fails('set_article_saved', { article_id: 777 })).toMatch(/There is no article 777/);
+  });
+
+  it('get_unread_digest pages by position, so acknowledging a page skips nothing', async () => {
+    expect(resultText(await f.call('get_unread_digest'))).toMatch(
+      /^4 unread\n<untrusted-content id="[0-9a-f]+" source="feed titles and excerpts">\n.*\n\n## Atom Notes\n#\d+ Compilers & you <https:\/\/atom\.example\.org\/compilers>\n {2}A short history\.[\s\S]*## Example Engineering Blog[\s\S]*<\/untrusted-content id="[0-9a-f]+">\nAcknowledge with mark_articles_read \{"article_ids": \[\d+, \d+, \d+, \d+\]\}$/,
+    );
+    const first = await f.ok<{ unreadTotal: number; ids: number[]; truncated: boolean; nextCursor: string }>(
+      'get_unread_digest',
+      { maxTokens: 700 },
+    );
+    expect(first.unreadTotal).toBe(4);
+    expect(first.truncated).toBe(true);
+    expect(first.ids.length).toBeGreaterThan(0);
+    await f.ok('mark_articles_read', { article_ids: first.ids });
+    const seen = [...first.ids];
+    let cursor: string | undefined = first.nextCursor;
+    while (cursor) {
+      const page: { ids: number[]; nextCursor?: string } = await f.ok('get_unread_digest', {
+        maxTokens: 700,
+        cursor,
+      });
+      seen.push(...page.ids);
+      cursor = page.nextCursor;
+    }
+    expect(seen.sort()).toEqual(
+      (await f.ok<{ articles: Summary[] }>('list_articles')).articles.map((a) => a.id).sort(),
+    );
+    expect(await f.fails('get_unread_digest', { cursor: 'garbage' })).toMatch(
+      /not a cursor this server issued/,
+    );
+  });
+
+  it('search_articles ranks by BM25, scoped to a feed when asked', async () => {
+    const hits = await f.ok<{ hits: { article: Summary; score: number }[] }>('search_articles', {
+      query: 'parsers',
+    });
+    expect(hits.hits.map((h) => h.article.title)).toEqual(['Shipping the parser']);
+    expect(
+      (await f.ok<{ hits: unknown[] }>('search_articles', { query: 'compiler', feed_id: 1 })).hits,
+    ).toHaveLength(0);
+    expect((await f.ok<{ hits: unknown[] }>('search_articles', { query: 'compiler A-0' })).hits).toHaveLength(
+      1,
+    );
+    expect(await f.fails('search_articles', { query: '"*' })).toMatch(/no words to search for/);
+  });
+});
+
+describe('OPML', () => {
+  it('round-trips the subscriptions through export_opml and import_opml', async () => {
+    await add('/fixtures/rss20.xml');
+    await add('/fixtures/feed.json');
+    const { opml, feeds } = await f.ok<{ opml: string; feeds: number }>('export_opml');
+    expect(feeds).toBe(2);
+    expect(opml).toMatch(/<opml version="2.0">/);
+    const other = await feedsFixture();
+    const imported = await other.ok<{ added: Feed[]; alreadySubscribed: string[] }>('import_opml', { opml });
+    expect(imported.added.map((x) => [x.title, x.url])).toEqual([
+      ['Example Engineering Blog', `${server.url}/fixtures/rss20.xml`],
+      ['JSON Journal', `${server.url}/fixtures/feed.json`],
+    ]);
+    expect(
+      (await other.ok<{ opml: string }>('export_opml')).opml.replace(/<dateCreated>.*<\/dateCreated>/, ''),
+    ).toBe(opml.replace(/<dateCreated>.*<\/dateCreated>/, ''));
+    const again = await other.ok<{ added: Feed[]; alreadySubscribed: string[] }>('import_opml', { opml });
+    expect(again).toMatchObject({
+      added: [],
+      alreadySubscribed: [`${server.url}/fixtures/rss20.xml`, `${server.url}/fixtures/feed.json`],
+    });
+    const refreshed = await other.ok<{ totals: { new: number } }>('refresh_feeds');
+    expect(refreshed.totals.new).toBe(4);
+    await other.close();
+  });
+
+  it('imports nested folders, reports bad addresses, and refuses what is not OPML', async () => {
+    const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
+      <outline text="Tech"><outline text="A" xmlUrl="https://a.example/feed"/><outline text="B" xmlUrl="ftp://b.example/feed"/></outline>
+      <outline text="C" title="C title" xmlUrl="https://c.example/rss"/></body></opml>`;
+    const out = await f.ok<{ added: Feed[]; invalid: { url: string; reason: string }[] }>('import_opml', {
+      opml,
+    });
+    expect(out.added.map((x) => x.title)).toEqual(['A', 'C title']);
+    expect(out.invalid).toEqual([
+      { url: 'ftp://b.example/feed', reason: expect.stringMatching(/only http and https/) },
+    ]);
+    expect(await f.fails('import_opml', { opml: '<html><body>nope</body></html>' })).toMatch(
+      /not an OPML document/,
+    );
+  });
+});
