@@ -99,14 +99,18 @@ export class RedisHotMemory implements HotMemory {
 
   /** Runs a Redis call; a connection that is down becomes a ToolError that says so. */
   private async use<T>(call: (redis: Redis) => Promise<T>): Promise<T> {
-    if (this.redis.status !== 'ready') {
+    // Only the first connection is waited for; once Redis has failed, calls fail fast until it is back.
+    if (this.redis.status !== 'ready' && this.lastError === '') {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.options.connectWaitMs ?? 1500);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
+          this.redis.off('ready', done);
+          this.redis.off('error', done);
           resolve();
-        }
+        };
+        const timer = setTimeout(done, this.options.connectWaitMs ?? 1500);
         this.redis.once('ready', done);
+        this.redis.once('error', done);
       });
     }
     try {
