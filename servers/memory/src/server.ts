@@ -45,6 +45,8 @@ export interface MemoryEngineSetup {
   embeddings?: HttpEmbedderOptions;
   /** Overrides `embeddings` (tests, benchmarks). */
   embedder?: EmbeddingProvider;
+  /** Told how far background embedding got (after a change of provider, all rows are embedded again). */
+  onEmbeddingProgress?: (done: number, total: number) => void;
 }
 
 /** The engine over a SQLite file, with hot memory and embeddings as configured. */
@@ -70,6 +72,7 @@ export function openMemoryEngine(setup: MemoryEngineSetup): MemoryEngine {
     log: setup.log,
     hotLimits,
     ...(setup.promoteAfterRecalls !== undefined && { promoteAfterRecalls: setup.promoteAfterRecalls }),
+    ...(setup.onEmbeddingProgress && { onEmbeddingProgress: setup.onEmbeddingProgress }),
   });
 }
 
