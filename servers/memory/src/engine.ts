@@ -9,7 +9,7 @@ import {
   ttlMilliseconds,
 } from './hot/hot-memory.js';
 import { ConflictLog } from './store/conflict-log.js';
-import { analyze, contradiction } from './store/contradiction.js';
+import { analyze, contradiction, type Statement } from './store/contradiction.js';
 import { words } from './store/keyword-query.js';
 import { DOMAIN_NAME, type MemoryStore, statementKey } from './store/memory-store.js';
 import type { Actor, Conflict, Memory, MemoryFilter, NewMemory } from './store/types.js';
@@ -51,6 +51,8 @@ const HOT_HITS = 10;
 const SUBJECT_BLOCK_LIMIT = 400;
 
 const rowId = (memory: Memory) => Number(memory.id.slice(2));
+const compareRecorded = (a: Memory, b: Memory) =>
+  a.recordedAt.localeCompare(b.recordedAt) || rowId(a) - rowId(b);
 const hotWords = (text: string) => new Set(words(text).map((word) => word.replace(/s$/, '')));
 
 /** The memory server's engine: long-term store, hot memory, semantic index and conflicts together. */
@@ -320,14 +322,16 @@ export class MemoryEngine {
             if (seen.has(pair)) continue;
             seen.add(pair);
             pairs++;
+            // Older first, so explanations read in the order the facts were recorded.
+            const [older, newer, olderIndex, newerIndex] =
+              compareRecorded(current[i] as Memory, current[j] as Memory) <= 0
+                ? [current[i] as Memory, current[j] as Memory, i, j]
+                : [current[j] as Memory, current[i] as Memory, j, i];
             const why = contradiction(
-              statements[i] as ReturnType<typeof analyze>,
-              statements[j] as ReturnType<typeof analyze>,
+              statements[olderIndex] as Statement,
+              statements[newerIndex] as Statement,
             );
             if (!why) continue;
-            const [older, newer] = [current[i] as Memory, current[j] as Memory].sort(
-              (a, b) => a.recordedAt.localeCompare(b.recordedAt) || rowId(a) - rowId(b),
-            ) as [Memory, Memory];
             const recorded = this.conflicts.record(actor, {
               domain,
               olderId: rowId(older),
