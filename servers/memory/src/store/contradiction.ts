@@ -89,10 +89,15 @@ export function stem(word: string): string {
   return word;
 }
 
-const OPPOSITE_OF = new Map<string, string>();
+/** Each word's opposites, by stem ("allow" is the opposite of "deny", "forbid" and "forbidden"). */
+const OPPOSITE_OF = new Map<string, Set<string>>();
 for (const [a, b] of OPPOSITES) {
-  OPPOSITE_OF.set(stem(a), stem(b));
-  OPPOSITE_OF.set(stem(b), stem(a));
+  for (const [word, opposite] of [
+    [stem(a), stem(b)],
+    [stem(b), stem(a)],
+  ] as const) {
+    OPPOSITE_OF.set(word, (OPPOSITE_OF.get(word) ?? new Set()).add(opposite));
+  }
 }
 const DAY_STEMS = new Set(WEEKDAYS.map(stem));
 const MONTH_STEMS = new Set(MONTHS.filter((m) => m !== 'may').map(stem));
@@ -173,15 +178,16 @@ export function contradiction(a: Statement, b: Statement): Contradiction | undef
       };
     }
   }
-  const flipped = [...a.opposites].filter((word) => b.opposites.has(OPPOSITE_OF.get(word) as string));
+  const flipped = [...a.opposites].flatMap((word) =>
+    [...(OPPOSITE_OF.get(word) ?? [])]
+      .filter((opposite) => b.opposites.has(opposite))
+      .map((opposite) => [word, opposite] as const),
+  );
   const antonym = flipped.length % 2 === 1;
   if (antonym !== (a.negated !== b.negated)) {
     if (antonym) {
-      const word = flipped[0] as string;
-      return {
-        method: 'antonym',
-        explanation: `${about}, opposite words: "${word}" vs "${OPPOSITE_OF.get(word)}"`,
-      };
+      const [word, opposite] = flipped[0] as [string, string];
+      return { method: 'antonym', explanation: `${about}, opposite words: "${word}" vs "${opposite}"` };
     }
     const valuesAgree = [...a.values].every(([type, mine]) => {
       const theirs = b.values.get(type);
