@@ -146,8 +146,15 @@ export class MemoryEngine {
     });
     const result: SearchResult = { hits, hot: [], warnings: [] };
     if (request.mode !== 'keyword') {
-      result.semantic = this.semantic.coverage(workspace);
-      if (result.semantic.embedded < result.semantic.total) {
+      // Counting is only worth it while rows may lack a vector; otherwise everything is embedded.
+      result.semantic = this.semantic.busy
+        ? this.semantic.coverage(workspace)
+        : { provider: this.semantic.provider.id };
+      if (
+        result.semantic.embedded !== undefined &&
+        result.semantic.total !== undefined &&
+        result.semantic.embedded < result.semantic.total
+      ) {
         result.warnings.push(
           `semantic ranking covers ${result.semantic.embedded} of ${result.semantic.total} entries; the rest are being embedded with ${result.semantic.provider}.`,
         );
@@ -212,19 +219,13 @@ export class MemoryEngine {
         'bad_domain',
       );
     }
-    const key = statementKey(note.text);
-    const same = (await this.hot.list(actor)).find((item) => statementKey(item.text) === key);
-    if (same) {
-      await this.hot.recall(actor.workspace, [same]);
-      return { item: { ...same, recalls: same.recalls + 1 }, repeated: true, evicted: [] };
-    }
-    const added = await this.hot.add(actor, {
+    return this.hot.add(actor, {
       text: note.text,
+      key: statementKey(note.text),
       domain: note.domain,
       durable: note.durable,
       ttlMs,
     });
-    return { ...added, repeated: false };
   }
 
   /**

@@ -12,13 +12,16 @@ interface WorkspaceVectors {
 
 export interface Coverage {
   provider: string;
-  embedded: number;
-  total: number;
+  /** Counted only while rows may lack a vector. */
+  embedded?: number;
+  total?: number;
 }
 
 /** Rows embedded before a semantic search waits for the rest in the background instead. */
 const CATCH_UP_LIMIT = 256;
-const BATCH = 64;
+// Each batch is one commit (one fsync): large enough that a re-embedding of 100,000 rows is not
+// bound by the disk, small enough that requests get through between batches.
+const BATCH = 256;
 
 function asFloats(blob: Buffer): Float32Array {
   if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
@@ -35,6 +38,8 @@ export class SemanticIndex {
   private readonly workspaces = new Map<string, WorkspaceVectors>();
   private background: Promise<void> | undefined;
   private lastProgress = 0;
+  /** Every row up to this id has a vector from the provider: new rows are looked for above it only. */
+  private embeddedThrough = 0;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -43,7 +48,7 @@ export class SemanticIndex {
     private readonly onProgress?: (done: number, total: number) => void,
   ) {}
 
-  coverage(workspace: string): Coverage {
+  coverage(workspace: string): Required<Coverage> {
     const { total } = this.db
       .prepare('SELECT count(*) AS total FROM memories WHERE workspace = ?')
       .get(workspace) as { total: number };
@@ -53,25 +58,39 @@ export class SemanticIndex {
     return { provider: this.provider.id, embedded, total };
   }
 
+  /** Whether rows may lack a vector (embedding runs, or rows were added since it last finished). */
+  get busy(): boolean {
+    return this.background !== undefined || this.newestId() > this.embeddedThrough;
+  }
+
+  private newestId(): number {
+    return (this.db.prepare('SELECT max(id) AS id FROM memories').get() as { id: number | null }).id ?? 0;
+  }
+
   private pending(limit: number, workspace?: string): { id: number; workspace: string; body: string }[] {
     return this.db
       .prepare(
         `SELECT m.id, m.workspace, m.body FROM memories m
-         WHERE ${workspace === undefined ? '1' : 'm.workspace = @workspace'}
+         WHERE m.id > @from AND ${workspace === undefined ? '1' : 'm.workspace = @workspace'}
            AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.memory_id = m.id AND v.provider = @provider)
          ORDER BY m.id LIMIT @limit`,
       )
-      .all({ provider: this.provider.id, limit, ...(workspace !== undefined && { workspace }) }) as {
-      id: number;
-      workspace: string;
-      body: string;
-    }[];
+      .all({
+        provider: this.provider.id,
+        from: this.embeddedThrough,
+        limit,
+        ...(workspace !== undefined && { workspace }),
+      }) as { id: number; workspace: string; body: string }[];
   }
 
   /** Embeds up to `limit` rows that lack a vector; returns how many it embedded. */
   async embedPending(limit: number, workspace?: string): Promise<number> {
+    const newest = workspace === undefined ? this.newestId() : 0;
     const rows = this.pending(limit, workspace);
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) {
+      if (workspace === undefined) this.embeddedThrough = Math.max(this.embeddedThrough, newest);
+      return 0;
+    }
     const vectors = await this.provider.embed(rows.map((row) => row.body));
     const insert = this.db.prepare(
       'INSERT OR IGNORE INTO memory_vectors (memory_id, workspace, provider, vector) VALUES (?, ?, ?, ?)',
@@ -87,6 +106,10 @@ export class SemanticIndex {
         );
       });
     })();
+    // Rows below the last one of an unfiltered batch either had a vector or just got one.
+    if (workspace === undefined) {
+      this.embeddedThrough = Math.max(this.embeddedThrough, (rows.at(-1) as { id: number }).id);
+    }
     return rows.length;
   }
 
@@ -129,10 +152,11 @@ export class SemanticIndex {
    * search finds what was just written; many (a provider change) are left to the background.
    */
   async catchUp(workspace: string): Promise<void> {
+    if (!this.busy) return;
+    void this.schedule();
     const backlog = this.pending(CATCH_UP_LIMIT + 1, workspace).length;
     if (backlog === 0) return;
     if (backlog <= CATCH_UP_LIMIT) await this.embedPending(CATCH_UP_LIMIT, workspace);
-    else void this.schedule();
   }
 
   private refreshed(workspace: string): WorkspaceVectors | undefined {
@@ -181,9 +205,22 @@ export class SemanticIndex {
     const topScores = new Float32Array(size).fill(-Infinity);
     const topRows = new Int32Array(size);
     let floor = -Infinity;
+    const tail = dimensions - (dimensions % 4);
     for (let row = 0, base = 0; row < count; row++, base += dimensions) {
-      let dot = 0;
-      for (let d = 0; d < dimensions; d++) dot += (matrix[base + d] as number) * (query[d] as number);
+      // Four running sums: independent chains the CPU can overlap.
+      let a = 0;
+      let b = 0;
+      let c = 0;
+      let e = 0;
+      let d = 0;
+      for (; d < tail; d += 4) {
+        a += (matrix[base + d] as number) * (query[d] as number);
+        b += (matrix[base + d + 1] as number) * (query[d + 1] as number);
+        c += (matrix[base + d + 2] as number) * (query[d + 2] as number);
+        e += (matrix[base + d + 3] as number) * (query[d + 3] as number);
+      }
+      for (; d < dimensions; d++) a += (matrix[base + d] as number) * (query[d] as number);
+      const dot = a + b + c + e;
       if (dot <= floor) continue;
       // Insertion into the sorted top list (descending); the last slot is the floor.
       let at = size - 1;

@@ -23,6 +23,8 @@ export interface HotScope {
 
 export interface NewHotItem {
   text: string;
+  /** What makes two texts the same note (case, spacing and end punctuation folded). */
+  key: string;
   domain: string;
   durable: boolean;
   ttlMs: number;
@@ -48,8 +50,12 @@ export const DEFAULT_HOT_LIMITS: HotLimits = {
  */
 export interface HotMemory {
   readonly backend: 'sqlite' | 'redis';
-  /** Adds an item; returns it and the ids the cap evicted (oldest first). */
-  add(scope: HotScope, item: NewHotItem): Promise<{ item: HotItem; evicted: string[] }>;
+  /**
+   * Adds an item and returns it with the ids the cap evicted (oldest first) — or, when a live
+   * item of the identity has the same key, counts a recall of that one instead (`repeated`).
+   * Either happens atomically, so two sessions remembering the same note keep one item.
+   */
+  add(scope: HotScope, item: NewHotItem): Promise<{ item: HotItem; evicted: string[]; repeated: boolean }>;
   /** The identity's live items, newest first. */
   list(scope: HotScope): Promise<HotItem[]>;
   /** Counts one more recall of each live item named. */

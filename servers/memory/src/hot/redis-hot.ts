@@ -3,17 +3,12 @@ import { Redis } from 'ioredis';
 import { type Clock, isoAt } from '../store/clock.js';
 import { type HotItem, type HotMemory, type HotScope, hotRef, type NewHotItem } from './hot-memory.js';
 
-// Adds an item, then drops from the identity's list the ids whose item expired (natively, or by
-// the server's clock) and those past the cap, oldest last in the list. One script, so two
-// processes adding at once cannot both keep an item the cap should have evicted.
+// Drops from the identity's list the ids whose item expired (natively, or by the server's clock);
+// then counts a recall of a live item with the same text key, or adds the item and evicts the
+// oldest past the cap. One script, so two processes remembering at once stay within the cap and
+// never keep two copies of one note. KEYS: list, identities, sequence, text index.
 const ADD_SCRIPT = `
-local id = redis.call('INCR', KEYS[3])
 local prefix = ARGV[1]
-local key = prefix .. id
-redis.call('HSET', key, 'identity', ARGV[2], 'text', ARGV[3], 'durable', ARGV[4], 'created', ARGV[5], 'expires', ARGV[6], 'recalls', 0, 'domain', ARGV[9])
-redis.call('PEXPIRE', key, ARGV[7])
-redis.call('LPUSH', KEYS[1], id)
-redis.call('SADD', KEYS[2], ARGV[2])
 local now = tonumber(ARGV[5])
 for _, old in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   local expires = redis.call('HGET', prefix .. old, 'expires')
@@ -22,13 +17,38 @@ for _, old in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
     redis.call('DEL', prefix .. old)
   end
 end
+local same = redis.call('HGET', KEYS[4], ARGV[10])
+if same and redis.call('EXISTS', prefix .. same) == 1 then
+  redis.call('HINCRBY', prefix .. same, 'recalls', 1)
+  return {tonumber(same), {}, 1, redis.call('HGETALL', prefix .. same)}
+end
+local id = redis.call('INCR', KEYS[3])
+local key = prefix .. id
+redis.call('HSET', key, 'identity', ARGV[2], 'text', ARGV[3], 'durable', ARGV[4], 'created', ARGV[5],
+  'expires', ARGV[6], 'recalls', 0, 'domain', ARGV[9], 'key', ARGV[10])
+redis.call('PEXPIRE', key, ARGV[7])
+redis.call('LPUSH', KEYS[1], id)
+redis.call('SADD', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[10], id)
+if redis.call('PTTL', KEYS[4]) < tonumber(ARGV[7]) then redis.call('PEXPIRE', KEYS[4], ARGV[7]) end
 local cap = tonumber(ARGV[8])
 local evicted = redis.call('LRANGE', KEYS[1], cap, -1)
 if #evicted > 0 then
   redis.call('LTRIM', KEYS[1], 0, cap - 1)
-  for _, old in ipairs(evicted) do redis.call('DEL', prefix .. old) end
+  for _, old in ipairs(evicted) do
+    local oldKey = redis.call('HGET', prefix .. old, 'key')
+    if oldKey and redis.call('HGET', KEYS[4], oldKey) == old then redis.call('HDEL', KEYS[4], oldKey) end
+    redis.call('DEL', prefix .. old)
+  end
 end
-return {id, evicted}
+-- Index entries of items that expired natively are pruned once they outnumber the cap.
+if redis.call('HLEN', KEYS[4]) > 2 * cap then
+  local index = redis.call('HGETALL', KEYS[4])
+  for i = 1, #index, 2 do
+    if redis.call('EXISTS', prefix .. index[i + 1]) == 0 then redis.call('HDEL', KEYS[4], index[i]) end
+  end
+end
+return {id, evicted, 0, {}}
 `;
 
 // Counts a recall only of an item still there: HINCRBY alone would bring an expired one back.
@@ -38,6 +58,19 @@ for _, key in ipairs(KEYS) do
 end
 return 0
 `;
+
+function toItem(id: string, hash: Record<string, string>): HotItem {
+  return {
+    id: hotRef(id),
+    identity: hash.identity ?? '',
+    domain: hash.domain ?? 'general',
+    text: hash.text ?? '',
+    durable: hash.durable === '1',
+    createdAt: isoAt(Number(hash.created)),
+    expiresAt: isoAt(Number(hash.expires)),
+    recalls: Number(hash.recalls ?? 0),
+  };
+}
 
 /** A Redis URL fit for messages and logs: no password. */
 export function redactedUrl(url: string): string {
@@ -126,13 +159,14 @@ export class RedisHotMemory implements HotMemory {
 
   async add(scope: HotScope, item: NewHotItem) {
     const now = this.options.clock();
-    const [id, evicted] = (await this.use((redis) =>
+    const [id, evicted, repeated, fields] = (await this.use((redis) =>
       redis.eval(
         ADD_SCRIPT,
-        3,
+        4,
         this.listKey(scope),
         this.key(scope.workspace, 'identities'),
         this.key(scope.workspace, 'seq'),
+        this.key(scope.workspace, 'texts', encodeURIComponent(scope.identity)),
         this.itemPrefix(scope.workspace),
         scope.identity,
         item.text,
@@ -142,8 +176,14 @@ export class RedisHotMemory implements HotMemory {
         String(item.ttlMs),
         String(this.options.maxItemsPerIdentity),
         item.domain,
+        item.key,
       ),
-    )) as [number, string[]];
+    )) as [number, string[], number, string[]];
+    if (repeated === 1) {
+      const hash: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) hash[fields[i] as string] = fields[i + 1] as string;
+      return { item: toItem(String(id), hash), evicted: [], repeated: true };
+    }
     return {
       item: {
         id: hotRef(id),
@@ -159,6 +199,7 @@ export class RedisHotMemory implements HotMemory {
         .map(Number)
         .sort((a, b) => a - b)
         .map(hotRef),
+      repeated: false,
     };
   }
 
@@ -179,16 +220,7 @@ export class RedisHotMemory implements HotMemory {
           gone.push(id);
           return;
         }
-        live.push({
-          id: hotRef(id),
-          identity: hash.identity ?? '',
-          domain: hash.domain ?? 'general',
-          text: hash.text,
-          durable: hash.durable === '1',
-          createdAt: isoAt(Number(hash.created)),
-          expiresAt: isoAt(expires),
-          recalls: Number(hash.recalls ?? 0),
-        });
+        live.push(toItem(id, hash));
       });
       if (gone.length > 0) {
         const cleanup = redis.multi();

@@ -45,16 +45,26 @@ export class SqliteHotMemory implements HotMemory {
         this.db
           .prepare('DELETE FROM hot_items WHERE workspace = ? AND identity = ? AND expires_ms <= ?')
           .run(scope.workspace, scope.identity, now);
+        const same = this.db
+          .prepare(
+            'SELECT * FROM hot_items WHERE workspace = ? AND identity = ? AND text_key = ? ORDER BY id DESC LIMIT 1',
+          )
+          .get(scope.workspace, scope.identity, item.key) as HotRow | undefined;
+        if (same) {
+          this.db.prepare('UPDATE hot_items SET recalls = recalls + 1 WHERE id = ?').run(same.id);
+          return { item: toItem({ ...same, recalls: same.recalls + 1 }), evicted: [], repeated: true };
+        }
         const info = this.db
           .prepare(
-            `INSERT INTO hot_items (workspace, identity, domain, text, durable, created_ms, expires_ms)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO hot_items (workspace, identity, domain, text, text_key, durable, created_ms, expires_ms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             scope.workspace,
             scope.identity,
             item.domain,
             item.text,
+            item.key,
             item.durable ? 1 : 0,
             now,
             now + item.ttlMs,
@@ -70,7 +80,7 @@ export class SqliteHotMemory implements HotMemory {
         const row = this.db
           .prepare('SELECT * FROM hot_items WHERE id = ?')
           .get(Number(info.lastInsertRowid)) as HotRow;
-        return { item: toItem(row), evicted: evicted.map(hotRef) };
+        return { item: toItem(row), evicted: evicted.map(hotRef), repeated: false };
       })
       .immediate();
   }

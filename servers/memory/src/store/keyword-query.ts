@@ -10,14 +10,14 @@ export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/**
- * An FTS5 MATCH expression for a natural-language query: its words, each quoted (so no FTS5
- * syntax gets through), joined with OR so that BM25 ranks partial matches instead of dropping them.
- * Null when the query has no word at all.
- */
-export function keywordQuery(query: string): string | null {
+/** The distinct words of a query worth searching for: all of them when every one is a stopword. */
+export function queryTerms(query: string): string[] {
   const all = [...new Set(words(query))];
-  if (all.length === 0) return null;
   const meaningful = all.filter((word) => !STOPWORDS.has(word));
-  return (meaningful.length > 0 ? meaningful : all).map((word) => `"${word}"`).join(' OR ');
+  return meaningful.length > 0 ? meaningful : all;
+}
+
+/** An FTS5 MATCH expression of alternatives: each word quoted, so no FTS5 syntax gets through. */
+export function anyOf(terms: readonly string[]): string {
+  return terms.map((term) => `"${term}"`).join(' OR ');
 }

@@ -1,6 +1,6 @@
 import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { type Clock, isoAt, parseInstant, systemClock } from './clock.js';
-import { keywordQuery } from './keyword-query.js';
+import { KeywordIndex } from './keyword-index.js';
 import { MEMORY_MIGRATIONS } from './migrations.js';
 import { memoryRef, parseMemoryRef } from './refs.js';
 import type {
@@ -58,10 +58,12 @@ export interface MemoryStoreOptions {
 export class MemoryStore {
   readonly db: SqliteDatabase;
   readonly now: Clock;
+  private readonly keywords: KeywordIndex;
 
   constructor(file: string, options: MemoryStoreOptions = {}) {
     this.db = openDatabase(file, MEMORY_MIGRATIONS);
     this.now = options.clock ?? systemClock;
+    this.keywords = new KeywordIndex(this.db);
   }
 
   nowIso(): string {
@@ -203,16 +205,19 @@ export class MemoryStore {
     return this.toMemory(row);
   }
 
-  /** The rows of these ids (in that order) that pass the filter; ids of other workspaces are skipped. */
+  /**
+   * The rows of these ids (in that order) that pass the filter; ids of other workspaces are skipped.
+   * CROSS JOIN keeps the id list outermost: the planner would otherwise walk the workspace's index.
+   */
   byIds(workspace: string, ids: readonly number[], filter: MemoryFilter): Memory[] {
     if (ids.length === 0) return [];
     const where = filterSql(filter);
     const rows = this.db
       .prepare(
-        `SELECT ${MEMORY_COLUMNS} FROM ${MEMORY_FROM}
-         WHERE m.workspace = ? AND m.id IN (SELECT value FROM json_each(?)) AND ${where.sql}`,
+        `SELECT ${MEMORY_COLUMNS} FROM json_each(?) j CROSS JOIN ${MEMORY_FROM}
+         WHERE m.id = j.value AND m.workspace = ? AND ${where.sql}`,
       )
-      .all(workspace, JSON.stringify(ids), ...where.params) as MemoryRow[];
+      .all(JSON.stringify(ids), workspace, ...where.params) as MemoryRow[];
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -226,10 +231,10 @@ export class MemoryStore {
     const where = filterSql(filter);
     const rows = this.db
       .prepare(
-        `SELECT m.id FROM memories m JOIN domains d ON d.id = m.domain_id
-         WHERE m.workspace = ? AND m.id IN (SELECT value FROM json_each(?)) AND ${where.sql}`,
+        `SELECT m.id FROM json_each(?) j CROSS JOIN memories m JOIN domains d ON d.id = m.domain_id
+         WHERE m.id = j.value AND m.workspace = ? AND ${where.sql}`,
       )
-      .all(workspace, JSON.stringify(ids), ...where.params) as { id: number }[];
+      .all(JSON.stringify(ids), workspace, ...where.params) as { id: number }[];
     return new Set(rows.map((row) => row.id));
   }
 
@@ -393,18 +398,7 @@ export class MemoryStore {
     filter: MemoryFilter,
     limit: number,
   ): { id: number; score: number }[] {
-    const match = keywordQuery(query);
-    if (match === null) return [];
-    const where = filterSql(filter);
-    const rows = this.db
-      .prepare(
-        `SELECT m.id, bm25(memories_fts) AS rank FROM memories_fts
-         JOIN memories m ON m.id = memories_fts.rowid JOIN domains d ON d.id = m.domain_id
-         WHERE memories_fts MATCH ? AND m.workspace = ? AND ${where.sql}
-         ORDER BY rank LIMIT ?`,
-      )
-      .all(match, workspace, ...where.params, limit) as { id: number; rank: number }[];
-    return rows.map((row) => ({ id: row.id, score: -row.rank }));
+    return this.keywords.search(query, limit, (ids) => this.passing(workspace, ids, filter));
   }
 
   /** The current fact of the domain that states the same (ignoring case, spacing and end punctuation). */

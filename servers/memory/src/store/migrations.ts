@@ -65,12 +65,14 @@ export const MEMORY_MIGRATIONS: readonly string[] = [
     identity TEXT NOT NULL,
     domain TEXT NOT NULL,
     text TEXT NOT NULL,
+    text_key TEXT NOT NULL,
     durable INTEGER NOT NULL,
     created_ms INTEGER NOT NULL,
     expires_ms INTEGER NOT NULL,
     recalls INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX hot_items_identity ON hot_items(workspace, identity, id);
+  CREATE INDEX hot_items_same ON hot_items(workspace, identity, text_key);
   CREATE INDEX hot_items_expiry ON hot_items(workspace, expires_ms);
   CREATE TABLE conflicts (
     id INTEGER PRIMARY KEY,

@@ -51,8 +51,13 @@ export const searchMemory = defineTool({
     ),
     hot: z.array(hotItemSchema),
     semantic: z
-      .object({ provider: z.string(), embedded: z.number().int(), total: z.number().int() })
-      .optional(),
+      .object({
+        provider: z.string(),
+        embedded: z.number().int().optional(),
+        total: z.number().int().optional(),
+      })
+      .optional()
+      .describe('The embeddings provider; while rows are being embedded, how many of them are.'),
     warnings: z.array(z.string()),
     ...budgetFields,
   }),
