@@ -60,10 +60,10 @@ function factNumber(n) {
 const QUERIES = [
   { mode: 'keyword', query: 'kaloner PostgreSQL' },
   { mode: 'keyword', query: 'E42421' },
-  { mode: 'keyword', query: 'mivotal deployed Fridays' },
+  { mode: 'keyword', query: 'talvoner deployed Fridays' },
   { mode: 'keyword', query: 'service logs days' },
   { mode: 'hybrid', query: 'where does the kaloner service keep its data' },
-  { mode: 'hybrid', query: 'who gets paged when quinrasel breaks' },
+  { mode: 'hybrid', query: 'who gets paged when mitallo breaks' },
   { mode: 'hybrid', query: 'E42421' },
 ];
 
@@ -83,9 +83,13 @@ async function deleteKeys(prefix) {
 }
 
 async function rememberThroughput(args) {
-  const server = await spawnStdioClient(process.execPath, [MEMORY_BIN, ...args, '--workspace', WORKSPACE, '--agent', 'bench'], {
-    env: { REDIS_URL: '' },
-  });
+  const server = await spawnStdioClient(
+    process.execPath,
+    [MEMORY_BIN, ...args, '--workspace', WORKSPACE, '--agent', 'bench'],
+    {
+      env: { REDIS_URL: '' },
+    },
+  );
   try {
     const first = await server.call('remember', { text: 'warm-up note' });
     check(!first.isError, `remember failed: ${JSON.stringify(first.content)}`);
@@ -132,9 +136,13 @@ export async function benchmarkMemory({ base, log }) {
   log(`bench memory: writing ${count(STORED)} facts through the engine and embedding them`);
   const { fillMs, embedMs } = await writeFacts(file);
 
-  const server = await spawnStdioClient(process.execPath, [MEMORY_BIN, '--db', file, '--workspace', WORKSPACE], {
-    env: { REDIS_URL: '' },
-  });
+  const server = await spawnStdioClient(
+    process.execPath,
+    [MEMORY_BIN, '--db', file, '--workspace', WORKSPACE],
+    {
+      env: { REDIS_URL: '' },
+    },
+  );
   const searches = [];
   let firstHybridMs;
   try {
@@ -145,8 +153,14 @@ export async function benchmarkMemory({ base, log }) {
         await server.call('search_memory', { query, mode, limit: 10 });
         firstHybridMs = performance.now() - started;
       }
-      const run = await measure(() => server.call('search_memory', { query, mode, limit: 10 }), { runs: RUNS, warmup: 3 });
-      check(!run.result.isError, `search_memory ${mode} "${query}" failed: ${JSON.stringify(run.result.content)}`);
+      const run = await measure(() => server.call('search_memory', { query, mode, limit: 10 }), {
+        runs: RUNS,
+        warmup: 3,
+      });
+      check(
+        !run.result.isError,
+        `search_memory ${mode} "${query}" failed: ${JSON.stringify(run.result.content)}`,
+      );
       check(run.result.structuredContent.hits.length > 0, `search_memory ${mode} "${query}" found nothing`);
       searches.push({ mode, query, shown: run.result.structuredContent.hits.length, stats: run.stats });
     }
@@ -160,12 +174,25 @@ export async function benchmarkMemory({ base, log }) {
   log(`bench memory: remember, ${count(REMEMBERED)} calls, hot memory in Redis at ${REDIS_URL}`);
   let redis;
   try {
-    redis = await rememberThroughput(['--db', path.join(base, 'hot-redis.db'), '--redis', REDIS_URL, '--redis-prefix', prefix]);
+    redis = await rememberThroughput([
+      '--db',
+      path.join(base, 'hot-redis.db'),
+      '--redis',
+      REDIS_URL,
+      '--redis-prefix',
+      prefix,
+    ]);
   } finally {
     await deleteKeys(prefix);
   }
   check(sqlite.backend === 'sqlite' && redis.backend === 'redis', 'remember used the wrong backend');
-  return { fillMs, embedMs, searches, firstHybridMs, remember: { sqlite: sqlite.elapsed, redis: redis.elapsed } };
+  return {
+    fillMs,
+    embedMs,
+    searches,
+    firstHybridMs,
+    remember: { sqlite: sqlite.elapsed, redis: redis.elapsed },
+  };
 }
 
 export function renderMemorySection(run) {
@@ -182,7 +209,12 @@ which reads the word vectors and the 100,000 stored vectors, took ${ms(run.first
 
 ${table(
   ['Call', 'Shown', 'p50', 'p95'],
-  run.searches.map((s) => [`search_memory ${s.mode} "${s.query}"`, String(s.shown), `**${ms(s.stats.median)}**`, ms(s.stats.p95)]),
+  run.searches.map((s) => [
+    `search_memory ${s.mode} "${s.query}"`,
+    String(s.shown),
+    `**${ms(s.stats.median)}**`,
+    ms(s.stats.p95),
+  ]),
 )}
 
 \`remember\`, ${count(REMEMBERED)} sequential calls over stdio by one identity (cap 100, so from the 101st on

@@ -4,6 +4,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { renderFsSection } from './fs-report.mjs';
 import { renderGitSection } from './git-bench.mjs';
 import { count, table } from './markdown.mjs';
+import { renderMemorySection } from './memory-bench.mjs';
 import { renderTicketsSection } from './tickets-bench.mjs';
 
 function warningsSection(warnings) {
@@ -20,10 +21,10 @@ ${table(
 `;
 }
 
-export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, warnings, totalMs }) {
+export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, memory, warnings, totalMs }) {
   return `# Benchmarks
 
-Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`) and the tickets server (\`toolmesh-tickets\`), written by \`pnpm bench\` — run that
+Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`), the tickets server (\`toolmesh-tickets\`) and the memory server (\`toolmesh-memory\`), written by \`pnpm bench\` — run that
 command at the repo root to reproduce them on your machine (it builds, then runs \`node test/bench/run.mjs\`;
 about ${Math.ceil(totalMs / 1000)} s here). This page is generated: edit test/bench/ rather than this file.
 
@@ -46,5 +47,6 @@ ${renderFsSection(fs)}
 ${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}
 ${renderCodeGraphSection(codeGraph)}
 ${renderGitSection(git)}
-${renderTicketsSection(tickets)}${warningsSection(warnings)}`;
+${renderTicketsSection(tickets)}
+${renderMemorySection(memory)}${warningsSection(warnings)}`;
 }

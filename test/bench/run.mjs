@@ -1,7 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only code-graph`, `--only git` and `--only tickets` do the same for those servers' sections.
+// `--only code-graph`, `--only git`, `--only tickets` and `--only memory` do the same for those servers' sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
 import { machineFacts } from './machine.mjs';
+import { benchmarkMemory, renderMemorySection } from './memory-bench.mjs';
 import { stopAll } from './processes.mjs';
 import { renderReport } from './report.mjs';
 import { ms } from './stats.mjs';
@@ -64,8 +65,20 @@ async function ticketsOnly(base) {
   log(`bench: rewrote the tickets section of ${path.relative(REPO, OUTPUT)}`);
 }
 
+async function memoryOnly(base) {
+  const memory = await benchmarkMemory({ base, log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderMemorySection(memory)));
+  log(`bench: rewrote the memory section of ${path.relative(REPO, OUTPUT)}`);
+}
+
 /** The parts `--only` can run alone. */
-const ONLY = { audit: auditOnly, 'code-graph': codeGraphOnly, git: gitOnly, tickets: ticketsOnly };
+const ONLY = {
+  audit: auditOnly,
+  'code-graph': codeGraphOnly,
+  git: gitOnly,
+  tickets: ticketsOnly,
+  memory: memoryOnly,
+};
 
 async function main() {
   printEachWarningOnce();
@@ -98,6 +111,7 @@ async function main() {
     const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
     const git = await benchmarkGit({ base: path.join(base, 'git'), log });
     const tickets = await benchmarkTickets({ base, log });
+    const memory = await benchmarkMemory({ base, log });
     const report = renderReport({
       facts,
       fs,
@@ -105,6 +119,7 @@ async function main() {
       codeGraph,
       git,
       tickets,
+      memory,
       warnings: warningsSeen(),
       totalMs: performance.now() - began,
     });

@@ -1,12 +1,10 @@
 import { errorMessage, type Logger, type SqliteDatabase } from '@toolmesh/core';
 import type { EmbeddingProvider } from './provider.js';
+import { VectorBlock } from './vector-block.js';
 
-/** The vectors of one workspace in one contiguous block, grown as rows are embedded. */
+/** The vectors of one workspace, and the last stored row they include. */
 interface WorkspaceVectors {
-  ids: Int32Array;
-  matrix: Float32Array;
-  count: number;
-  dimensions: number;
+  block: VectorBlock;
   lastSeq: number;
 }
 
@@ -30,8 +28,8 @@ function asFloats(blob: Buffer): Float32Array {
 
 /**
  * Vectors of facts, policies and observations in SQLite (one BLOB of float32 per row and provider),
- * searched by brute-force cosine over an in-memory copy per workspace that reads only the rows
- * added since its last search. Rows without a vector from the current provider — new ones, or all
+ * searched by brute-force cosine over an in-memory block per workspace (see VectorBlock) that reads
+ * only the rows added since its last search. Rows without a vector from the current provider — new ones, or all
  * of them after a change of provider — are embedded in the background, in batches, with progress.
  */
 export class SemanticIndex {
@@ -171,26 +169,13 @@ export class SemanticIndex {
       vector: Buffer;
     }[];
     if (rows.length === 0) return cache;
-    const dimensions = cache?.dimensions ?? (rows[0] as { vector: Buffer }).vector.byteLength / 4;
-    const needed = (cache?.count ?? 0) + rows.length;
-    if (!cache || cache.ids.length < needed) {
-      const capacity = Math.max(needed, Math.ceil((cache?.ids.length ?? 0) * 1.5), 1024);
-      const ids = new Int32Array(capacity);
-      const matrix = new Float32Array(capacity * dimensions);
-      if (cache) {
-        ids.set(cache.ids.subarray(0, cache.count));
-        matrix.set(cache.matrix.subarray(0, cache.count * dimensions));
-      }
-      cache = { ids, matrix, count: cache?.count ?? 0, dimensions, lastSeq: cache?.lastSeq ?? 0 };
+    if (!cache) {
+      const dimensions = (rows[0] as { vector: Buffer }).vector.byteLength / 4;
+      cache = { block: new VectorBlock(dimensions, Math.max(1024, rows.length)), lastSeq: 0 };
       this.workspaces.set(workspace, cache);
     }
     for (const row of rows) {
-      const vector = asFloats(row.vector);
-      if (vector.length === dimensions) {
-        cache.ids[cache.count] = row.memory_id;
-        cache.matrix.set(vector, cache.count * dimensions);
-        cache.count++;
-      }
+      cache.block.append(row.memory_id, asFloats(row.vector));
       cache.lastSeq = row.seq;
     }
     return cache;
@@ -199,44 +184,30 @@ export class SemanticIndex {
   /** The `k` rows of the workspace nearest to the query vector by cosine, best first. */
   nearest(workspace: string, query: Float32Array, k: number): { id: number; score: number }[] {
     const cache = this.refreshed(workspace);
-    if (!cache || cache.count === 0 || query.length !== cache.dimensions) return [];
-    const { matrix, dimensions, count, ids } = cache;
-    const size = Math.min(k, count);
+    if (!cache || cache.block.count === 0 || query.length !== cache.block.dimensions) return [];
+    const scores = cache.block.scores(query);
+    const size = Math.min(k, scores.length);
     const topScores = new Float32Array(size).fill(-Infinity);
     const topRows = new Int32Array(size);
     let floor = -Infinity;
-    const tail = dimensions - (dimensions % 4);
-    for (let row = 0, base = 0; row < count; row++, base += dimensions) {
-      // Four running sums: independent chains the CPU can overlap.
-      let a = 0;
-      let b = 0;
-      let c = 0;
-      let e = 0;
-      let d = 0;
-      for (; d < tail; d += 4) {
-        a += (matrix[base + d] as number) * (query[d] as number);
-        b += (matrix[base + d + 1] as number) * (query[d + 1] as number);
-        c += (matrix[base + d + 2] as number) * (query[d + 2] as number);
-        e += (matrix[base + d + 3] as number) * (query[d + 3] as number);
-      }
-      for (; d < dimensions; d++) a += (matrix[base + d] as number) * (query[d] as number);
-      const dot = a + b + c + e;
-      if (dot <= floor) continue;
+    for (let row = 0; row < scores.length; row++) {
+      const score = scores[row] as number;
+      if (score <= floor) continue;
       // Insertion into the sorted top list (descending); the last slot is the floor.
       let at = size - 1;
-      while (at > 0 && (topScores[at - 1] as number) < dot) {
+      while (at > 0 && (topScores[at - 1] as number) < score) {
         topScores[at] = topScores[at - 1] as number;
         topRows[at] = topRows[at - 1] as number;
         at--;
       }
-      topScores[at] = dot;
+      topScores[at] = score;
       topRows[at] = row;
       floor = topScores[size - 1] as number;
     }
     const result: { id: number; score: number }[] = [];
     for (let i = 0; i < size; i++) {
       if (topScores[i] === -Infinity) break;
-      result.push({ id: ids[topRows[i] as number] as number, score: topScores[i] as number });
+      result.push({ id: cache.block.ids[topRows[i] as number] as number, score: topScores[i] as number });
     }
     return result;
   }

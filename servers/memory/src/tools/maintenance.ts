@@ -1,11 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestKey,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   conflictLine,
@@ -18,6 +11,7 @@ import {
   memorySchema,
   more,
   READ_ONLY,
+  windowPage,
 } from './define.js';
 
 /** The most conflicts a harmonize answer lists; list_memory_conflicts pages through all of them. */
@@ -115,22 +109,18 @@ export const listMemoryConflicts = defineTool({
   workspaceScoped: true,
   render: (out) => [`${out.total} conflict(s)`, ...out.conflicts.map(conflictLine), ...more(out)].join('\n'),
   async handle(args, { engine, workspace }) {
-    const key = requestKey(args);
-    const offset = decodeCursor(args.cursor, key);
-    const { total, conflicts } = engine.conflicts.list(
-      workspace,
-      {
-        ...(args.status && { status: args.status }),
-        ...(args.domain !== undefined && { domain: args.domain }),
-      },
-      // A conflict carries two facts, well over 500 bytes.
-      { offset, limit: Math.ceil(args.maxTokens / 500) + 1 },
-    );
-    const { items, ...budget } = takeWithinBudget(conflicts, args.maxTokens, {
-      key,
-      base: offset,
-      more: offset + conflicts.length < total,
+    // A conflict carries two facts, well over 500 bytes.
+    const { items, ...page } = windowPage(args, 500, (window) => {
+      const { total, conflicts } = engine.conflicts.list(
+        workspace,
+        {
+          ...(args.status && { status: args.status }),
+          ...(args.domain !== undefined && { domain: args.domain }),
+        },
+        window,
+      );
+      return { total, items: conflicts };
     });
-    return { total, conflicts: items, ...budget };
+    return { conflicts: items, ...page };
   },
 });

@@ -1,11 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestKey,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   defineTool,
@@ -17,6 +10,7 @@ import {
   READ_ONLY,
   reasonArg,
   statementArg,
+  windowPage,
 } from './define.js';
 
 export const proposePolicy = defineTool({
@@ -87,24 +81,20 @@ export const listPolicies = defineTool({
       '\n',
     ),
   async handle(args, { engine, workspace }) {
-    const key = requestKey(args);
-    const offset = decodeCursor(args.cursor, key);
-    const { total, memories } = engine.store.list(
-      workspace,
-      {
-        kinds: ['policy'],
-        ...(args.domain !== undefined && { domain: args.domain }),
-        includeSuperseded: args.include_inactive,
-        includeInactive: args.include_inactive,
-      },
-      // An entry is well over 200 bytes, so this window holds more than any budget lets through.
-      { offset, limit: Math.ceil(args.maxTokens / 200) + 1 },
-    );
-    const { items, ...budget } = takeWithinBudget(memories, args.maxTokens, {
-      key,
-      base: offset,
-      more: offset + memories.length < total,
+    // An entry is well over 200 bytes.
+    const { items, ...page } = windowPage(args, 200, (window) => {
+      const { total, memories } = engine.store.list(
+        workspace,
+        {
+          kinds: ['policy'],
+          ...(args.domain !== undefined && { domain: args.domain }),
+          includeSuperseded: args.include_inactive,
+          includeInactive: args.include_inactive,
+        },
+        window,
+      );
+      return { total, items: memories };
     });
-    return { total, policies: items, ...budget };
+    return { policies: items, ...page };
   },
 });
