@@ -180,7 +180,7 @@ export class MemoryEngine {
     const [vector] = await this.embedder.embed([query]);
     if (!vector || vector.every((x) => x === 0)) return [];
     // Filters are applied after ranking: look deeper until enough rows pass, or none are left.
-    for (let k = depth * 4; ; k *= 4) {
+    for (let k = depth * 2; ; k *= 4) {
       const near = this.semantic.nearest(workspace, vector, k);
       const passing = this.store.passing(
         workspace,
