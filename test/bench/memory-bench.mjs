@@ -209,6 +209,7 @@ client; each call (limit 10) is timed ${RUNS} times after three warm-ups, round 
 p50 under 5 ms, hybrid p50 under 20 ms with the offline embedder. The first hybrid call of the process, which
 reads the word vectors and the 100,000 stored vectors, took ${ms(run.firstHybridMs)}; it is not in the table. Load
 average when the section ran: ${run.load} on ${os.cpus().length} cores shared with other work, so the figures are noisy.
+\`node test/bench/run.mjs --only memory\` (after \`pnpm build\`) runs this section alone and rewrites it.
 
 ${table(
   ['Call', 'Shown', 'p50', 'p95'],
