@@ -336,6 +336,13 @@ describe('workspace isolation', () => {
     );
     expect(await m.fails('supersede_policy', { ...beta, policy: 'P-2', reason: 'y' })).toMatch(/not found/);
     expect((await m.ok<{ promoted: unknown[]; kept: number }>('consolidate_memory', beta)).kept).toBe(0);
+    await fact('Alpha API listens on 8080', { domain: 'api' });
+    await fact('Alpha API listens on 9090', { domain: 'api' });
+    expect(
+      (await m.ok<{ foundCount: number }>('harmonize_memory', { workspace_id: 'alpha' })).foundCount,
+    ).toBe(1);
+    expect((await m.ok<{ facts: number; foundCount: number }>('harmonize_memory', beta)).facts).toBe(0);
+    expect((await m.ok<{ total: number }>('list_memory_conflicts', beta)).total).toBe(0);
     expect(await m.fails('search_memory', { workspace_id: 'gamma', query: 'x' })).toMatch(
       /not served here: use one of "alpha", "beta"/,
     );

@@ -14,7 +14,7 @@ import {
   windowPage,
 } from './define.js';
 
-/** The most conflicts a harmonize answer lists; list_memory_conflicts pages through all of them. */
+/** The most entries a consolidate or harmonize answer lists (with their counts); list_memory_conflicts pages through all conflicts. */
 const LISTED = 20;
 
 const promotion = z.object({ item: hotItemSchema, fact: memorySchema });
@@ -28,8 +28,10 @@ export const consolidateMemory = defineTool({
   input: z.object({}),
   output: z.object({
     expired: z.number().int(),
-    promoted: z.array(promotion),
-    alreadyKnown: z.array(promotion),
+    promoted: z.array(promotion).describe(`Items made facts (at most ${LISTED}; see promotedCount).`),
+    promotedCount: z.number().int(),
+    alreadyKnown: z.array(promotion).describe(`Items merged into an existing fact (at most ${LISTED}).`),
+    alreadyKnownCount: z.number().int(),
     kept: z.number().int().describe('Live items left in hot memory.'),
   }),
   annotations: MEMORY_WRITE,
@@ -37,12 +39,20 @@ export const consolidateMemory = defineTool({
   workspaceScoped: true,
   render: (out) =>
     [
-      `${out.expired} expired item(s) dropped; ${out.promoted.length} promoted; ${out.alreadyKnown.length} already known; ${out.kept} kept.`,
+      `${out.expired} expired item(s) dropped; ${out.promotedCount} promoted; ${out.alreadyKnownCount} already known; ${out.kept} kept.`,
       ...out.promoted.map((p) => `${p.item.id} → ${line(p.fact)}`),
       ...out.alreadyKnown.map((p) => `${p.item.id} = ${line(p.fact)}`),
     ].join('\n'),
   async handle(_args, { engine, workspace, identity }) {
-    return engine.consolidate({ workspace, identity });
+    const pass = await engine.consolidate({ workspace, identity });
+    return {
+      expired: pass.expired,
+      promoted: pass.promoted.slice(0, LISTED),
+      promotedCount: pass.promoted.length,
+      alreadyKnown: pass.alreadyKnown.slice(0, LISTED),
+      alreadyKnownCount: pass.alreadyKnown.length,
+      kept: pass.kept,
+    };
   },
 });
 
