@@ -114,10 +114,19 @@ export class MemoryEngine {
       request.mode === 'semantic'
         ? []
         : this.store.keywordSearch(workspace, request.query, request.filter, depth);
-    const semantic =
-      request.mode === 'keyword'
-        ? []
-        : await this.semanticSearch(workspace, request.query, request.filter, depth);
+    const warnings: string[] = [];
+    let semantic: { id: number; score: number }[] = [];
+    if (request.mode === 'semantic') {
+      semantic = await this.semanticSearch(workspace, request.query, request.filter, depth);
+    } else if (request.mode === 'hybrid') {
+      // An embeddings endpoint that is down leaves hybrid search with its keyword half, said so.
+      try {
+        semantic = await this.semanticSearch(workspace, request.query, request.filter, depth);
+      } catch (error) {
+        if (!(error instanceof ToolError)) throw error;
+        warnings.push(`keyword ranking only: ${error.message}`);
+      }
+    }
     const fused = new Map<number, { score: number; via: ('keyword' | 'semantic')[] }>();
     const add = (list: { id: number; score: number }[], via: 'keyword' | 'semantic') => {
       list.forEach((hit, rank) => {
@@ -139,7 +148,7 @@ export class MemoryEngine {
       const entry = fused.get(rowId(memory)) as { score: number; via: ('keyword' | 'semantic')[] };
       return { memory, score: entry.score, via: entry.via };
     });
-    const result: SearchResult = { hits, hot: [], warnings: [] };
+    const result: SearchResult = { hits, hot: [], warnings };
     if (request.mode !== 'keyword') {
       // Counting is only worth it while rows may lack a vector; otherwise everything is embedded.
       result.semantic = this.semantic.busy

@@ -110,6 +110,8 @@ describe('toolmesh-memory over real stdio', () => {
           REDIS_URL,
           '--redis-prefix',
           keys.prefix,
+          '--hot-max-items',
+          '5',
         ],
         {
           env: noRedis,
@@ -132,6 +134,21 @@ describe('toolmesh-memory over real stdio', () => {
       expect(again).toMatchObject({ repeated: true, item: { recalls: 1 } });
       const viaFirst = await tool<{ hot: { recalls: number }[] }>(first, 'get_my_notes', {});
       expect(viaFirst.hot[0]?.recalls).toBe(1);
+      // At once from both processes: one copy of a note, and never more items than the cap.
+      const same = await Promise.all(
+        [first, second, first, second].map((server) =>
+          tool<{ repeated: boolean }>(server, 'remember', { text: 'said by both at once' }),
+        ),
+      );
+      expect(same.filter((out) => !out.repeated)).toHaveLength(1);
+      await Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          tool(n % 2 ? first : second, 'remember', { text: `burst ${n}` }),
+        ),
+      );
+      const held = await tool<{ hot: { text: string }[] }>(first, 'get_my_notes', {});
+      expect(held.hot).toHaveLength(5);
+      expect(held.hot.map((item) => item.text)).not.toContain('seen by both processes');
     } finally {
       await first.close();
       await second.close();

@@ -101,6 +101,30 @@ describe('the OpenAI-compatible embedder', () => {
   });
 });
 
+describe('an embeddings endpoint that does not answer', () => {
+  it('leaves hybrid search with keyword ranking and a warning, and fails semantic search saying so', async () => {
+    const m = await memoryFixture({
+      embedder: new HttpEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm' }),
+      workspaces: ['w'],
+    });
+    try {
+      await m.ok('propose_fact', { statement: 'the gateway rejects expired tokens' });
+      const hybrid = await m.ok<{ hits: { via: string[] }[]; warnings: string[] }>('search_memory', {
+        query: 'expired tokens',
+      });
+      expect(hybrid.hits.map((hit) => hit.via)).toEqual([['keyword']]);
+      expect(hybrid.warnings.join(' ')).toMatch(
+        /keyword ranking only: the embeddings endpoint .* does not answer/,
+      );
+      expect(await m.fails('search_memory', { query: 'expired tokens', mode: 'semantic' })).toMatch(
+        /does not answer .*use mode keyword/,
+      );
+    } finally {
+      await m.close();
+    }
+  });
+});
+
 describe('switching provider', () => {
   it('re-embeds every row in the background, with progress, and searches with the new vectors', async () => {
     const dir = tempDir();
