@@ -1,11 +1,7 @@
 // Renders the figures of a bench run as docs/benchmarks.md: the machine, then one section per package.
 import { renderAggregatorSection } from './aggregator-report.mjs';
-import { renderCodeGraphSection } from './code-graph-report.mjs';
-import { renderFeedsSection } from './feeds-bench.mjs';
 import { renderFsSection } from './fs-report.mjs';
-import { renderGitSection } from './git-bench.mjs';
 import { count, table } from './markdown.mjs';
-import { renderTicketsSection } from './tickets-bench.mjs';
 
 function warningsSection(warnings) {
   if (warnings.length === 0) return '';
@@ -21,10 +17,11 @@ ${table(
 `;
 }
 
-export function renderReport({ facts, fs, aggregator, codeGraph, git, tickets, feeds, warnings, totalMs }) {
+/** The page: the machine, the fs server, the aggregator, then each server's rendered section in order. */
+export function renderReport({ facts, fs, aggregator, sections, warnings, totalMs }) {
   return `# Benchmarks
 
-Figures for the fs server (\`toolmesh-fs\`), the aggregator (\`toolmesh\`) and the code-graph server (\`toolmesh-code-graph\`) the git server (\`toolmesh-git\`), the tickets server (\`toolmesh-tickets\`) and the feeds server (\`toolmesh-feeds\`), written by \`pnpm bench\` — run that
+Figures for the aggregator (\`toolmesh\`) and the fs, code-graph, git, tickets, memory and feeds servers, written by \`pnpm bench\` — run that
 command at the repo root to reproduce them on your machine (it builds, then runs \`node test/bench/run.mjs\`;
 about ${Math.ceil(totalMs / 1000)} s here). This page is generated: edit test/bench/ rather than this file.
 
@@ -45,8 +42,5 @@ ${table(
 
 ${renderFsSection(fs)}
 ${renderAggregatorSection(aggregator, { fsColdStart: fs.coldStart })}
-${renderCodeGraphSection(codeGraph)}
-${renderGitSection(git)}
-${renderTicketsSection(tickets)}
-${renderFeedsSection(feeds)}${warningsSection(warnings)}`;
+${sections.join('\n')}${warningsSection(warnings)}`;
 }

@@ -1,7 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only code-graph`, `--only git`, `--only tickets` and `--only feeds` do the same for those servers' sections.
+// `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
 import { machineFacts } from './machine.mjs';
+import { benchmarkMemory, renderMemorySection } from './memory-bench.mjs';
 import { stopAll } from './processes.mjs';
 import { renderReport } from './report.mjs';
 import { ms } from './stats.mjs';
@@ -47,37 +48,33 @@ async function auditOnly(base) {
   log(`bench: rewrote the audit log section of ${path.relative(REPO, OUTPUT)}`);
 }
 
-async function codeGraphOnly(base) {
-  const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
-  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderCodeGraphSection(codeGraph)));
-  log(`bench: rewrote the code-graph section of ${path.relative(REPO, OUTPUT)}`);
-}
+/**
+ * The servers measured one after another after the fs server and the aggregator: how each is
+ * run in a folder of its own under the bench's base, and how its section is rendered.
+ */
+const SERVER_SECTIONS = {
+  'code-graph': {
+    run: (base) => benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log }),
+    render: renderCodeGraphSection,
+  },
+  git: { run: (base) => benchmarkGit({ base: path.join(base, 'git'), log }), render: renderGitSection },
+  tickets: { run: (base) => benchmarkTickets({ base, log }), render: renderTicketsSection },
+  memory: { run: (base) => benchmarkMemory({ base, log }), render: renderMemorySection },
+  feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
+};
 
-async function gitOnly(base) {
-  const git = await benchmarkGit({ base: path.join(base, 'git'), log });
-  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderGitSection(git)));
-  log(`bench: rewrote the git section of ${path.relative(REPO, OUTPUT)}`);
-}
-
-async function ticketsOnly(base) {
-  const tickets = await benchmarkTickets({ base, log });
-  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderTicketsSection(tickets)));
-  log(`bench: rewrote the tickets section of ${path.relative(REPO, OUTPUT)}`);
-}
-
-async function feedsOnly(base) {
-  const feeds = await benchmarkFeeds({ base, log });
-  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderFeedsSection(feeds)));
-  log(`bench: rewrote the feeds section of ${path.relative(REPO, OUTPUT)}`);
+function sectionOnly(name, { run, render }) {
+  return async (base) => {
+    const figures = await run(base);
+    writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), render(figures)));
+    log(`bench: rewrote the ${name} section of ${path.relative(REPO, OUTPUT)}`);
+  };
 }
 
 /** The parts `--only` can run alone. */
 const ONLY = {
   audit: auditOnly,
-  'code-graph': codeGraphOnly,
-  git: gitOnly,
-  tickets: ticketsOnly,
-  feeds: feedsOnly,
+  ...Object.fromEntries(Object.entries(SERVER_SECTIONS).map(([name, part]) => [name, sectionOnly(name, part)])),
 };
 
 async function main() {
@@ -108,18 +105,13 @@ async function main() {
     const facts = await machineFacts();
     const fs = await benchmarkFs({ base: path.join(base, 'fs'), open, log });
     const aggregator = await benchmarkAggregator({ base, log });
-    const codeGraph = await benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log });
-    const git = await benchmarkGit({ base: path.join(base, 'git'), log });
-    const tickets = await benchmarkTickets({ base, log });
-    const feeds = await benchmarkFeeds({ base, log });
+    const sections = [];
+    for (const { run, render } of Object.values(SERVER_SECTIONS)) sections.push(render(await run(base)));
     const report = renderReport({
       facts,
       fs,
       aggregator,
-      codeGraph,
-      git,
-      tickets,
-      feeds,
+      sections,
       warnings: warningsSeen(),
       totalMs: performance.now() - began,
     });

@@ -1,0 +1,123 @@
+import { type BudgetPage, decodeCursor, requestKey, takeWithinBudget, toolDefiner } from '@toolmesh/core';
+import { z } from 'zod';
+import type { MemoryEngine } from '../engine.js';
+import type { HotItem } from '../hot/hot-memory.js';
+import type { Conflict, Memory } from '../store/types.js';
+
+export const defineTool = toolDefiner<MemoryEngine>();
+
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/** Memory writes add rows or close them; none deletes what it replaces. */
+export const MEMORY_WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+
+export const domainArg = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe(
+    'The memory domain (an area such as "deploy" or "api"); created on first write. Default "general".',
+  );
+
+export const statementArg = z.string().trim().min(1).max(4000).describe('A short markdown statement.');
+
+export const instantArg = z
+  .string()
+  .max(40)
+  .describe('A UTC date (2026-03-01) or an ISO time with a zone (2026-03-01T09:30:00Z).');
+
+export const reasonArg = z.string().trim().min(1).max(1000).describe('Why: kept with the history.');
+
+export const memorySchema = z.object({
+  id: z.string(),
+  kind: z.enum(['fact', 'policy', 'observation']),
+  domain: z.string(),
+  body: z.string(),
+  author: z.string(),
+  source: z.string().nullable(),
+  validFrom: z.string(),
+  validUntil: z.string().nullable(),
+  recordedAt: z.string(),
+  status: z.enum(['current', 'superseded', 'retired']),
+  supersededBy: z.string().nullable(),
+  supersedes: z.array(z.string()),
+  change: z.object({ reason: z.string(), by: z.string(), at: z.string() }).nullable(),
+});
+
+export const hotItemSchema = z.object({
+  id: z.string(),
+  identity: z.string(),
+  domain: z.string(),
+  text: z.string(),
+  durable: z.boolean(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  recalls: z.number().int(),
+});
+
+export const conflictSchema = z.object({
+  id: z.string(),
+  domain: z.string(),
+  older: memorySchema,
+  newer: memorySchema,
+  method: z.string(),
+  explanation: z.string(),
+  suggestion: z.string(),
+  status: z.enum(['open', 'resolved']),
+  resolution: z.string().nullable(),
+  detectedBy: z.string(),
+  detectedAt: z.string(),
+  resolvedAt: z.string().nullable(),
+});
+
+export function line(memory: Memory): string {
+  const state =
+    memory.status === 'current'
+      ? ''
+      : ` [${memory.status}${memory.supersededBy ? ` → ${memory.supersededBy}` : ''}]`;
+  return `${memory.id} (${memory.domain}, ${memory.author}, from ${memory.validFrom}${memory.validUntil ? ` until ${memory.validUntil}` : ''})${state}: ${memory.body}`;
+}
+
+export function hotLine(item: HotItem): string {
+  return `${item.id}${item.durable ? ' [durable]' : ''} (${item.identity}, until ${item.expiresAt}, recalled ${item.recalls}×): ${item.text}`;
+}
+
+export function conflictLine(conflict: Conflict): string {
+  return [
+    `${conflict.id} [${conflict.status}] ${conflict.domain} — ${conflict.method}: ${conflict.explanation}`,
+    `  older ${line(conflict.older)}`,
+    `  newer ${line(conflict.newer)}`,
+    `  suggested: ${conflict.suggestion}${conflict.resolution ? `; resolved: ${conflict.resolution}` : ''}`,
+  ].join('\n');
+}
+
+export const more = (out: { truncated: boolean; nextCursor?: string | undefined }) =>
+  out.truncated ? [`… more: call again with cursor ${out.nextCursor}`] : [];
+
+/**
+ * The page of a listing the engine reads as a window: only the rows from the request's cursor,
+ * as many as `smallestItemBytes` says any budget could hold, then cut to the budget.
+ */
+export function windowPage<T>(
+  args: { cursor?: string | undefined; maxTokens: number } & Record<string, unknown>,
+  smallestItemBytes: number,
+  read: (window: { offset: number; limit: number }) => { total: number; items: T[] },
+): BudgetPage<T> & { total: number } {
+  const key = requestKey(args);
+  const offset = decodeCursor(args.cursor, key);
+  const { total, items } = read({ offset, limit: Math.ceil(args.maxTokens / smallestItemBytes) + 1 });
+  return {
+    total,
+    ...takeWithinBudget(items, args.maxTokens, { key, base: offset, more: offset + items.length < total }),
+  };
+}

@@ -1,0 +1,157 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, redisPrefix, tempDir } from './fixture.js';
+
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+let dir: string;
+const keys = redisPrefix();
+
+beforeAll(() => {
+  dir = tempDir('toolmesh-memory-bin-');
+});
+afterAll(async () => {
+  await keys.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function tool<T = Record<string, unknown>>(
+  server: SpawnedClient,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
+  const result = await server.call(name, args);
+  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as T;
+}
+
+const noRedis = { REDIS_URL: '' };
+
+describe('toolmesh-memory over real stdio', () => {
+  it('serves the 14 tools with --db, --workspace, --agent and --domain-writer', async () => {
+    const db = path.join(dir, 'stdio.db');
+    const server = await spawnStdioClient(
+      process.execPath,
+      [
+        BIN,
+        '--db',
+        db,
+        '--workspace',
+        'w1',
+        '--agent',
+        'bot',
+        '--domain-writer',
+        'ops=ann',
+        '--log-level',
+        'debug',
+      ],
+      { env: noRedis },
+    );
+    try {
+      const { tools } = await server.client.listTools();
+      expect(tools).toHaveLength(14);
+      expect(tools.find((t) => t.name === 'remember')?._meta).toMatchObject({
+        'toolmesh/actions': ['memoryWrite'],
+        'toolmesh/workspaceScoped': true,
+      });
+      const stored = await tool<{ fact: { id: string; author: string } }>(server, 'propose_fact', {
+        statement: 'over stdio',
+      });
+      expect(stored.fact).toMatchObject({ id: 'F-1', author: 'bot' });
+      const domains = await tool<{ domains: { name: string; writers: string[] }[] }>(
+        server,
+        'list_memory_domains',
+        {},
+      );
+      expect(domains.domains.map((d) => [d.name, d.writers])).toEqual([
+        ['general', []],
+        ['ops', ['ann']],
+      ]);
+      expect((await tool<{ backend: string }>(server, 'remember', { text: 'hot over stdio' })).backend).toBe(
+        'sqlite',
+      );
+      expect(server.stderr()).toMatch(/memory in .*stdio\.db; hot memory in SQLite/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses bad flags with a message naming them', async () => {
+    const { execFile } = await import('node:child_process');
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        execFile(process.execPath, [BIN, ...args], (error, _stdout, stderr) =>
+          resolve({ code: error ? (error.code as number) : 0, stderr }),
+        );
+      });
+    expect(await run(['--hot-ttl', '0'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--hot-ttl must be a whole number/),
+    });
+    expect((await run(['--embeddings-url', 'http://127.0.0.1:1/v1'])).stderr).toMatch(/go together/);
+    expect((await run(['--domain-writer', 'nope'])).stderr).toMatch(/DOMAIN=IDENTITY/);
+  });
+
+  it('shares hot memory between two processes on one Redis', async () => {
+    const start = (agentDb: string) =>
+      spawnStdioClient(
+        process.execPath,
+        [
+          BIN,
+          '--db',
+          path.join(dir, agentDb),
+          '--workspace',
+          'shared',
+          '--agent',
+          'pair',
+          '--redis',
+          REDIS_URL,
+          '--redis-prefix',
+          keys.prefix,
+          '--hot-max-items',
+          '5',
+        ],
+        {
+          env: noRedis,
+        },
+      );
+    const first = await start('one.db');
+    const second = await start('two.db');
+    try {
+      const added = await tool<{ backend: string; item: { id: string } }>(first, 'remember', {
+        text: 'seen by both processes',
+      });
+      expect(added.backend).toBe('redis');
+      const seen = await tool<{ hot: { id: string; text: string }[] }>(second, 'get_my_notes', {});
+      expect(seen.hot).toEqual([
+        expect.objectContaining({ id: added.item.id, text: 'seen by both processes' }),
+      ]);
+      const again = await tool<{ repeated: boolean; item: { recalls: number } }>(second, 'remember', {
+        text: 'seen by both processes',
+      });
+      expect(again).toMatchObject({ repeated: true, item: { recalls: 1 } });
+      const viaFirst = await tool<{ hot: { recalls: number }[] }>(first, 'get_my_notes', {});
+      expect(viaFirst.hot[0]?.recalls).toBe(1);
+      // At once from both processes: one copy of a note, and never more items than the cap.
+      const same = await Promise.all(
+        [first, second, first, second].map((server) =>
+          tool<{ repeated: boolean }>(server, 'remember', { text: 'said by both at once' }),
+        ),
+      );
+      expect(same.filter((out) => !out.repeated)).toHaveLength(1);
+      await Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          tool(n % 2 ? first : second, 'remember', { text: `burst ${n}` }),
+        ),
+      );
+      const held = await tool<{ hot: { text: string }[] }>(first, 'get_my_notes', {});
+      expect(held.hot).toHaveLength(5);
+      expect(held.hot.map((item) => item.text)).not.toContain('seen by both processes');
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});

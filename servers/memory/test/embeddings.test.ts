@@ -1,0 +1,216 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createLogger } from '@toolmesh/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpEmbedder } from '../src/embeddings/http-embedder.js';
+import { OfflineEmbedder } from '../src/embeddings/offline-embedder.js';
+import { openMemoryEngine } from '../src/server.js';
+import { memoryFixture, tempDir } from './fixture.js';
+
+const DIMENSIONS = 32;
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
+
+/** A deterministic embedding: each word adds 1 to a dimension picked by a hash of the word. */
+function hashedVector(text: string): number[] {
+  const vector = new Array(DIMENSIONS).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let hash = 0;
+    for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+    vector[hash % DIMENSIONS] += 1;
+  }
+  return vector;
+}
+
+/** An OpenAI-compatible /v1/embeddings endpoint on 127.0.0.1 that answers in reverse order, with index. */
+let http: Server;
+let base: string;
+const requests: { model: string; inputs: number; auth?: string }[] = [];
+beforeAll(async () => {
+  http = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      if (request.url !== '/v1/embeddings' || request.method !== 'POST') {
+        response.writeHead(404).end('not here');
+        return;
+      }
+      const { model, input } = JSON.parse(body) as { model: string; input: string[] };
+      requests.push({
+        model,
+        inputs: input.length,
+        ...(request.headers.authorization && { auth: request.headers.authorization }),
+      });
+      if (model === 'broken') {
+        response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"model exploded"}');
+        return;
+      }
+      const data = input
+        .map((text, index) => ({ object: 'embedding', index, embedding: hashedVector(`${model} ${text}`) }))
+        .reverse();
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model }));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(http.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise((resolve) => http.close(resolve)));
+
+describe('the OpenAI-compatible embedder', () => {
+  it('posts the model and inputs, places vectors by index and scales them to unit length', async () => {
+    const embedder = new HttpEmbedder({ url: base, model: 'tiny', apiKey: 'sk-test' });
+    const [a, b] = await embedder.embed(['alpha beta', 'gamma']);
+    expect(a).toHaveLength(DIMENSIONS);
+    expect(cosine(a as Float32Array, a as Float32Array)).toBeCloseTo(1, 5);
+    const expected = Float32Array.from(hashedVector('tiny gamma'));
+    expect(cosine(b as Float32Array, expected) / Math.hypot(...expected)).toBeCloseTo(1, 5);
+    expect(requests.at(-1)).toEqual({ model: 'tiny', inputs: 2, auth: 'Bearer sk-test' });
+    expect(embedder.id).toBe(`openai:tiny@${base}/embeddings`);
+  });
+
+  it('says what went wrong when the endpoint fails or is not there', async () => {
+    await expect(new HttpEmbedder({ url: base, model: 'broken' }).embed(['x'])).rejects.toThrow(
+      /answered 500: .*model exploded/,
+    );
+    await expect(new HttpEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm' }).embed(['x'])).rejects.toThrow(
+      /does not answer/,
+    );
+  });
+
+  it('serves semantic search through a real client', async () => {
+    const m = await memoryFixture({
+      embedder: new HttpEmbedder({ url: base, model: 'tiny' }),
+      workspaces: ['w'],
+    });
+    try {
+      await m.ok('propose_fact', { statement: 'alpha beta gamma' });
+      await m.ok('propose_fact', { statement: 'delta epsilon' });
+      const out = await m.ok<{ hits: { body: string; via: string[] }[]; semantic: { provider: string } }>(
+        'search_memory',
+        { query: 'epsilon delta', mode: 'semantic' },
+      );
+      expect(out.hits[0]).toMatchObject({ body: 'delta epsilon', via: ['semantic'] });
+      expect(out.semantic.provider).toMatch(/^openai:tiny@/);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('an embeddings endpoint that does not answer', () => {
+  it('leaves hybrid search with keyword ranking and a warning, and fails semantic search saying so', async () => {
+    const m = await memoryFixture({
+      embedder: new HttpEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm' }),
+      workspaces: ['w'],
+    });
+    try {
+      await m.ok('propose_fact', { statement: 'the gateway rejects expired tokens' });
+      const hybrid = await m.ok<{ hits: { via: string[] }[]; warnings: string[] }>('search_memory', {
+        query: 'expired tokens',
+      });
+      expect(hybrid.hits.map((hit) => hit.via)).toEqual([['keyword']]);
+      expect(hybrid.warnings.join(' ')).toMatch(
+        /keyword ranking only: the embeddings endpoint .* does not answer/,
+      );
+      expect(await m.fails('search_memory', { query: 'expired tokens', mode: 'semantic' })).toMatch(
+        /does not answer .*use mode keyword/,
+      );
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('switching provider', () => {
+  it('re-embeds every row in the background, with progress, and searches with the new vectors', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'memory.db');
+    const log = createLogger({ level: 'error', scope: 'test' });
+    const actor = { workspace: 'w', identity: 'me' };
+    const before = openMemoryEngine({ file, log, embedder: new HttpEmbedder({ url: base, model: 'old' }) });
+    for (let i = 0; i < 1100; i++)
+      before.propose(actor, { kind: 'fact', domain: 'general', body: `item ${i} word${i % 7}` });
+    await before.startEmbedding();
+    expect(before.semantic.coverage('w')).toMatchObject({ embedded: 1100, total: 1100 });
+    await before.shutdown();
+
+    const progress: number[] = [];
+    const after = openMemoryEngine({
+      file,
+      log,
+      embedder: new HttpEmbedder({ url: base, model: 'new' }),
+      onEmbeddingProgress: (done, total) => {
+        expect(total).toBe(1100);
+        progress.push(done);
+      },
+    });
+    const requestsBefore = requests.length;
+    expect(after.semantic.coverage('w')).toMatchObject({ embedded: 0, total: 1100 });
+    const search = () =>
+      after.search(actor, {
+        query: 'word3',
+        mode: 'semantic',
+        filter: { kinds: ['fact'] },
+        limit: 5,
+        includeHot: false,
+      });
+    const during = await search();
+    expect(during.warnings.join(' ')).toMatch(/semantic ranking covers \d+ of 1100 entries/);
+    await after.startEmbedding();
+    expect(progress.at(-1)).toBe(1100);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.length).toBeGreaterThanOrEqual(4);
+    expect(requests.slice(requestsBefore).every((r) => r.model === 'new' && r.inputs <= 256)).toBe(true);
+    const done = await search();
+    expect(done.warnings).toEqual([]);
+    expect(done.hits.every((hit) => hit.memory.body.endsWith('word3'))).toBe(true);
+    await after.shutdown();
+  });
+
+  it('sees rows another process embedded into the same file', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'memory.db');
+    const log = createLogger({ level: 'error', scope: 'test' });
+    const actor = { workspace: 'w', identity: 'me' };
+    const embedder = new HttpEmbedder({ url: base, model: 'shared' });
+    const one = openMemoryEngine({ file, log, embedder });
+    const two = openMemoryEngine({ file, log, embedder });
+    const ask = (engine: typeof one) =>
+      engine.search(actor, {
+        query: 'zeta eta',
+        mode: 'semantic',
+        filter: { kinds: ['fact'] },
+        limit: 5,
+        includeHot: false,
+      });
+    one.propose(actor, { kind: 'fact', domain: 'general', body: 'theta iota' });
+    expect((await ask(one)).hits).toHaveLength(1);
+    two.propose(actor, { kind: 'fact', domain: 'general', body: 'zeta eta' });
+    await two.startEmbedding();
+    expect((await ask(one)).hits[0]?.memory.body).toBe('zeta eta');
+    await one.shutdown();
+    await two.shutdown();
+  });
+});
+
+describe('the offline embedder', () => {
+  it('puts sentences of like meaning closer than unrelated ones, with no word in common', async () => {
+    const embedder = new OfflineEmbedder();
+    const [deploy, ship, invoice, empty] = await embedder.embed([
+      'deploys happen on Fridays',
+      'we release to production at the end of the week',
+      'invoices are stored in the billing database',
+      '#### !!!',
+    ]);
+    expect(cosine(deploy as Float32Array, ship as Float32Array)).toBeGreaterThan(
+      cosine(deploy as Float32Array, invoice as Float32Array),
+    );
+    expect([...(empty as Float32Array)].every((x) => x === 0)).toBe(true);
+    expect(embedder.vectors()).toBe(embedder.vectors());
+    expect(embedder.vectors().index.size).toBeGreaterThan(300_000);
+  });
+});
