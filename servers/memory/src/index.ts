@@ -150,14 +150,4 @@ await runServerProgram({
     };
     return { createServer: () => createMemoryServer(options), close: () => engine.shutdown() };
   },
-  describeHttp: (url) =>
-    [
-      '',
-      `toolmesh-memory is serving MCP at ${url}`,
-      '',
-      `Claude Code:   claude mcp add --transport http toolmesh-memory ${url}`,
-      'Any client (mcpServers config):',
-      JSON.stringify({ mcpServers: { 'toolmesh-memory': { type: 'http', url } } }, null, 2),
-      '',
-    ].join('\n'),
 });
