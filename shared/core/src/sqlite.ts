@@ -5,11 +5,17 @@ import Database from 'better-sqlite3';
 export type SqliteDatabase = Database.Database;
 
 /**
+ * One schema step: SQL, or a function for a step whose statements depend on the data (say, a
+ * table per workspace found in the file). Either runs inside the step's transaction.
+ */
+export type Migration = string | ((db: SqliteDatabase) => void);
+
+/**
  * Opens (creating if needed) a SQLite file ready for concurrent use: WAL, a busy timeout,
  * foreign keys, and the numbered `migrations` applied in order. `migrations[i]` is version i+1;
  * the version lives in `PRAGMA user_version`, so a migration runs exactly once per file.
  */
-export function openDatabase(file: string, migrations: readonly string[]): SqliteDatabase {
+export function openDatabase(file: string, migrations: readonly Migration[]): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
@@ -24,7 +30,7 @@ export function openDatabase(file: string, migrations: readonly string[]): Sqlit
   return db;
 }
 
-function migrate(db: SqliteDatabase, migrations: readonly string[], file: string): void {
+function migrate(db: SqliteDatabase, migrations: readonly Migration[], file: string): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > migrations.length) {
     throw new Error(
@@ -32,9 +38,10 @@ function migrate(db: SqliteDatabase, migrations: readonly string[], file: string
     );
   }
   for (let version = current + 1; version <= migrations.length; version++) {
-    const sql = migrations[version - 1] as string;
+    const step = migrations[version - 1] as Migration;
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${version}`);
     }).immediate();
   }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/sqlite.js';
+import { openDatabase, type SqliteDatabase } from '../src/sqlite.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'sqlite-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -28,6 +28,24 @@ describe('openDatabase', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(2);
     expect(db.prepare('SELECT body, tag FROM notes').get()).toEqual({ body: 'kept', tag: null });
     db.close();
+  });
+
+  it('runs a function migration in its step, with the database, once', () => {
+    const file = path.join(folder, 'e.sqlite');
+    const first = ['CREATE TABLE kinds (name TEXT)', "INSERT INTO kinds VALUES ('a'), ('b')"];
+    const perKind = (db: SqliteDatabase) => {
+      for (const { name } of db.prepare('SELECT name FROM kinds').all() as { name: string }[]) {
+        db.exec(`CREATE TABLE items_${name} (id INTEGER)`);
+      }
+    };
+    openDatabase(file, first).close();
+    const db = openDatabase(file, [...first, perKind]);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'items_%' ORDER BY name").pluck().all(),
+    ).toEqual(['items_a', 'items_b']);
+    db.close();
+    openDatabase(file, [...first, perKind]).close();
   });
 
   it('rolls back a failing migration and keeps the previous version', () => {
