@@ -55,7 +55,7 @@ export const listTickets = defineTool({
   name: 'list_tickets',
   title: 'List tickets',
   description:
-    'Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (in title or description), sorted by priority (default), created, updated or number. Budgeted: continue with nextCursor.',
+    'Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (words that must all appear in the title or description), sorted by priority (default), created, updated or number. Budgeted: continue with nextCursor.',
   capability: 'read',
   input: z.object({
     status: z.array(statusArg).max(7).optional().describe('Any of these statuses (aliases accepted).'),
@@ -63,7 +63,7 @@ export const listTickets = defineTool({
     label: z.string().min(1).optional(),
     priority: z.array(priorityArg).max(4).optional(),
     parent: ticketArg('Only children of this ticket').optional(),
-    text: z.string().max(200).optional().describe('Words in the title or description.'),
+    text: z.string().max(200).optional().describe('Words that must all appear in the title or description.'),
     sort: z.enum(['priority', 'created', 'updated', 'number']).default('priority'),
     maxTokens: maxTokensArg,
     cursor: cursorArg,
