@@ -19,8 +19,9 @@ export function openDatabase(file: string, migrations: readonly Migration[]): Sq
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma('journal_mode = WAL');
+    // The timeout first, so that switching to WAL also waits out another process opening the file.
     db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     migrate(db, migrations, file);
   } catch (error) {
@@ -31,18 +32,21 @@ export function openDatabase(file: string, migrations: readonly Migration[]): Sq
 }
 
 function migrate(db: SqliteDatabase, migrations: readonly Migration[], file: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const current = version();
   if (current > migrations.length) {
     throw new Error(
       `${file} is at schema version ${current}, newer than this toolmesh knows (${migrations.length}): upgrade toolmesh or point --db at another file`,
     );
   }
-  for (let version = current + 1; version <= migrations.length; version++) {
-    const step = migrations[version - 1] as Migration;
+  for (let next = current + 1; next <= migrations.length; next++) {
+    const step = migrations[next - 1] as Migration;
     db.transaction(() => {
+      // Read again under the write lock: another process opening the same file may have applied it.
+      if (version() >= next) return;
       if (typeof step === 'string') db.exec(step);
       else step(db);
-      db.pragma(`user_version = ${version}`);
+      db.pragma(`user_version = ${next}`);
     }).immediate();
   }
 }

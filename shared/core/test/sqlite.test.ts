@@ -48,6 +48,26 @@ describe('openDatabase', () => {
     openDatabase(file, [...first, perKind]).close();
   });
 
+  it('skips a step another connection applied between reading the version and taking the lock', () => {
+    const file = path.join(folder, 'f.sqlite');
+    const steps = ['CREATE TABLE a (id INTEGER)'];
+    let raced = false;
+    // Reading step 1 is the moment between the two: another "process" migrates the file then.
+    const racing = new Proxy(steps, {
+      get(target, key, receiver) {
+        if (key === '0' && !raced) {
+          raced = true;
+          openDatabase(file, steps).close();
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const db = openDatabase(file, racing);
+    expect(raced).toBe(true);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    db.close();
+  });
+
   it('rolls back a failing migration and keeps the previous version', () => {
     const file = path.join(folder, 'c.sqlite');
     openDatabase(file, ['CREATE TABLE a (id INTEGER)']).close();
