@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, resultText, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './fixture.js';
@@ -136,6 +136,70 @@ describe('toolmesh-tickets over real stdio', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/not a toolmesh-tickets export/);
+  });
+});
+
+describe('toolmesh-tickets over Streamable HTTP', () => {
+  let child: ChildProcess;
+  let url: string;
+  let stdout = '';
+  const db = () => path.join(dir, 'http.db');
+
+  beforeAll(async () => {
+    child = spawn(
+      process.execPath,
+      [BIN, '--db', db(), '--workspace', 'w1', '--workspace', 'w2', '--transport', 'http', '--port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    let stderr = '';
+    url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
+    });
+  });
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('serves one store to several concurrent SDK client sessions, per workspace', async () => {
+    const [writer, reader] = await Promise.all([connectHttpClient(url), connectHttpClient(url)]);
+    expect((await reader.client.listTools()).tools).toHaveLength(17);
+    const created = await Promise.all(
+      ['first', 'second', 'third'].map((title) =>
+        writer.call('create_ticket', { workspace_id: 'w1', tickets: [{ title: `${title} over http` }] }),
+      ),
+    );
+    for (const result of created) expect(result.isError, resultText(result)).toBeFalsy();
+    const listed = await reader.call('list_tickets', { workspace_id: 'w1', sort: 'number' });
+    expect((listed.structuredContent as { tickets: { id: string }[] }).tickets.map((t) => t.id)).toEqual([
+      'T-1',
+      'T-2',
+      'T-3',
+    ]);
+    const other = await reader.call('list_tickets', { workspace_id: 'w2' });
+    expect(other.structuredContent).toMatchObject({ total: 0, tickets: [] });
+    const refused = await reader.call('get_ticket', { workspace_id: 'w3', ticket: 'T-1' });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/w1.*w2/);
+    await Promise.all([writer.close(), reader.close()]);
+    expect(stdout).toBe('');
+  });
+
+  it('exits cleanly on SIGTERM, with every acknowledged write in the file', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const check = new Database(db(), { readonly: true });
+    expect(check.prepare("SELECT count(*) AS n FROM tickets WHERE workspace = 'w1'").get()).toEqual({ n: 3 });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    check.close();
   });
 });
 
