@@ -112,7 +112,82 @@ describe('toolmesh-tickets over real stdio', () => {
       copy,
     ]).catch((error) => error);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/T-1 already exists in workspace "src"/);
+    expect(again.stderr).toMatch(/T-1\) already exists in workspace "src"/);
+  });
+
+  it('refuses an export with a malformed ticket whole, naming the ticket, the field and what is expected', async () => {
+    const db = path.join(dir, 'source.db');
+    const server = await spawnStdioClient(process.execPath, [BIN, '--db', db, '--workspace', 'src']);
+    await tool(server, 'create_ticket', {
+      tickets: [{ title: 'one' }, { title: 'two', parent: 'T-1' }, { title: 'three' }],
+    });
+    await tool(server, 'comment_on_ticket', { ticket: 'T-3', body: 'noted' });
+    await server.close();
+    const exported = JSON.parse((await exportOf(db, 'src')).stdout);
+    const target = path.join(dir, 'target.db');
+    const importing = async (mutate: (data: typeof exported) => void) => {
+      const data = structuredClone(exported);
+      mutate(data);
+      const file = path.join(dir, 'broken.json');
+      writeFileSync(file, JSON.stringify(data));
+      return run(process.execPath, [BIN, 'import', file, '--workspace', 'dst', '--db', target]).catch(
+        (error) => error,
+      );
+    };
+    const ticketsIn = () => {
+      const check = new Database(target, { readonly: true });
+      const { n } = check.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number };
+      check.close();
+      return n;
+    };
+
+    const badStatus = await importing((data) => {
+      data.tickets[1].status = 'frozen';
+    });
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr).toMatch(/nothing was imported/);
+    expect(badStatus.stderr).toMatch(
+      /ticket at index 1 \(T-2\): status: unknown status "frozen": use one of backlog, todo/,
+    );
+    expect(ticketsIn()).toBe(0);
+
+    const several = await importing((data) => {
+      data.tickets[0].title = 42;
+      data.tickets[2].comments[0].createdAt = 'yesterday';
+      data.tickets[2].priority = 'P9';
+    });
+    expect(several.code).toBe(1);
+    expect(several.stderr).toMatch(/ticket at index 0 \(T-1\): title: .*expected string/);
+    expect(several.stderr).toMatch(
+      /ticket at index 2 \(T-3\): comments\[0\]\.createdAt: expected an ISO date-time/,
+    );
+    expect(several.stderr).toMatch(/ticket at index 2 \(T-3\): priority: unknown priority "P9"/);
+    expect(ticketsIn()).toBe(0);
+
+    const dangling = await importing((data) => {
+      data.tickets.splice(0, 1);
+    });
+    expect(dangling.stderr).toMatch(/ticket at index 0 \(T-2\): parent: T-1 is not in the file/);
+    const noId = await importing((data) => {
+      delete data.tickets[2].id;
+    });
+    expect(noId.stderr).toMatch(/ticket at index 2 \(no id\): id: .*expected string/);
+    expect(ticketsIn()).toBe(0);
+
+    // A ticket that clashes with one already there stops the whole import, earlier tickets included.
+    const seeded = await spawnStdioClient(process.execPath, [BIN, '--db', target, '--workspace', 'dst']);
+    await tool(seeded, 'create_ticket', { tickets: [{ title: 'x' }, { title: 'y' }] });
+    await seeded.close();
+    const clash = await importing((data) => {
+      data.tickets[0].id = 'T-9';
+      data.tickets[1].parent = 'T-9';
+      data.events = [];
+    });
+    expect(clash.stderr).toMatch(
+      /ticket at index 1 \(T-2\) already exists in workspace "dst", so nothing was imported/,
+    );
+    expect(ticketsIn()).toBe(2);
+    expect(JSON.parse((await exportOf(target, 'dst')).stdout).tickets).toHaveLength(2);
   });
 
   it('prints help and refuses bad flags', async () => {

@@ -1,17 +1,10 @@
 import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { parseExport } from './import-format.js';
 import { TICKET_MIGRATIONS } from './migrations.js';
 import { formatRef, notFound, parsePr, parseRef } from './refs.js';
 import { edgeOf, kindSeenFrom, type RelationKind, type StoredKind } from './relations.js';
 import { SearchIndex } from './search-index.js';
-import {
-  PRIORITIES,
-  type Priority,
-  parsePriority,
-  parseStatus,
-  RESOLVED_STATUSES,
-  type Status,
-  TERMINAL_STATUSES,
-} from './statuses.js';
+import { type Priority, RESOLVED_STATUSES, type Status, TERMINAL_STATUSES } from './statuses.js';
 import type { Actor, TicketStore } from './store.js';
 import type {
   Assignee,
@@ -760,23 +753,18 @@ export class SqliteTicketStore implements TicketStore {
     };
   }
 
-  importWorkspace(actor: Actor, data: WorkspaceExport): { imported: number } {
-    if (data?.format !== 'toolmesh-tickets' || data.version !== 1 || !Array.isArray(data.tickets)) {
-      throw new ToolError(
-        'not a toolmesh-tickets export (format "toolmesh-tickets", version 1).',
-        'invalid_import',
-      );
-    }
+  importWorkspace(actor: Actor, data: unknown): { imported: number } {
+    const file = parseExport(data);
     return this.write(() => {
       const ids = new Map<string, number>();
-      for (const t of data.tickets) {
+      file.tickets.forEach((t, index) => {
         const number = parseRef(t.id);
         const taken = this.db
           .prepare('SELECT 1 FROM tickets WHERE workspace = ? AND number = ?')
           .get(actor.workspace, number);
         if (taken) {
           throw new ToolError(
-            `${t.id} already exists in workspace "${actor.workspace}": import into an empty workspace.`,
+            `ticket at index ${index} (${t.id}) already exists in workspace "${actor.workspace}", so nothing was imported: import into an empty workspace.`,
             'import_conflict',
           );
         }
@@ -790,58 +778,51 @@ export class SqliteTicketStore implements TicketStore {
             actor.workspace,
             number,
             t.title,
-            t.description ?? '',
-            parseStatus(t.status),
-            parsePriority(t.priority ?? PRIORITIES[2]),
-            t.assignee?.agent ?? null,
-            t.assignee?.team ?? null,
+            t.description,
+            t.status,
+            t.priority,
+            t.assignee.agent,
+            t.assignee.team,
             t.author ?? actor.identity,
-            t.output ?? null,
-            t.error ?? null,
-            t.version ?? 1,
+            t.output,
+            t.error,
+            t.version,
             t.createdAt,
             t.updatedAt,
           );
         const id = Number(lastInsertRowid);
-        ids.set(formatRef(number), id);
-        this.setLabels(id, t.labels ?? []);
-        for (const name of t.collaborators ?? []) {
+        ids.set(t.id, id);
+        this.setLabels(id, t.labels);
+        for (const name of t.collaborators) {
           this.db.prepare('INSERT OR IGNORE INTO ticket_collaborators VALUES (?, ?)').run(id, name);
         }
-        for (const pr of t.prs ?? []) {
+        for (const pr of t.prs) {
           this.db.prepare('INSERT OR IGNORE INTO pr_links VALUES (?, ?, ?)').run(id, pr, t.updatedAt);
         }
-        for (const c of t.comments ?? []) {
+        for (const c of t.comments) {
           this.db
             .prepare('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)')
             .run(id, c.author, c.body, c.createdAt);
         }
-      }
-      const idOf = (ref: string) => {
-        const id = ids.get(formatRef(parseRef(ref)));
-        if (id === undefined)
-          throw new ToolError(`the export refers to ${ref}, which it does not hold.`, 'invalid_import');
-        return id;
-      };
-      for (const t of data.tickets) {
-        if (t.parent)
+      });
+      // parseExport checked that every reference names a ticket of the file.
+      const idOf = (ref: string) => ids.get(ref) as number;
+      for (const t of file.tickets) {
+        if (t.parent !== null)
           this.db.prepare('UPDATE tickets SET parent_id = ? WHERE id = ?').run(idOf(t.parent), idOf(t.id));
         this.searchIndex.put(idOf(t.id));
       }
-      for (const r of data.relations ?? []) {
-        if (!['blocks', 'related_to', 'duplicate_of', 'discovered_from'].includes(r.kind)) {
-          throw new ToolError(`the export has a relation of unknown kind "${r.kind}".`, 'invalid_import');
-        }
+      for (const r of file.relations) {
         this.db
           .prepare('INSERT OR IGNORE INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)')
           .run(idOf(r.from), r.kind, idOf(r.to), this.stamp());
       }
-      for (const e of data.events ?? []) {
+      for (const e of file.events) {
         this.db
           .prepare('INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail ?? {}), e.createdAt);
+          .run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail), e.createdAt);
       }
-      return { imported: data.tickets.length };
+      return { imported: file.tickets.length };
     });
   }
 }
