@@ -21,6 +21,21 @@ const alpha = { workspace: 'alpha', identity: 'tester' };
 const beta = { workspace: 'beta', identity: 'tester' };
 const ids = (hits: { ticket: { id: string } }[]) => hits.map((h) => h.ticket.id);
 
+/** The kept term counts of every workspace's table, and the counts FTS5 itself reads from it. */
+function termCounts(db: SqliteTicketStore['db']) {
+  const kept: Record<string, number>[] = [];
+  const actual: Record<string, number>[] = [];
+  for (const id of db.prepare('SELECT id FROM search_indexes ORDER BY id').pluck().all() as number[]) {
+    db.exec(`CREATE VIRTUAL TABLE temp.check_terms USING fts5vocab(main, tickets_fts_${id}, row)`);
+    const rows = (sql: string) =>
+      Object.fromEntries((db.prepare(sql).raw().all(id) as [string, number][]).map(([t, n]) => [t, n]));
+    kept.push(rows('SELECT term, docs FROM search_terms WHERE index_id = ? ORDER BY term'));
+    actual.push(rows('SELECT term, doc FROM temp.check_terms WHERE ? IS NOT NULL ORDER BY term'));
+    db.exec('DROP TABLE temp.check_terms');
+  }
+  return { kept, actual };
+}
+
 describe('search stemming', () => {
   it('finds other forms of a word in search and in the list text filter', () => {
     store = new SqliteTicketStore(path.join(dir, 'tickets.db'));
@@ -51,6 +66,50 @@ describe('per-workspace term statistics', () => {
     expect(ids(after)).toEqual(['T-1']);
     expect(after[0]?.score).toBe(before[0]?.score);
     expect(store.search('alpha', 'parser', 50)).toHaveLength(40);
+  });
+});
+
+describe('term counts and words without weight', () => {
+  it("keeps each workspace's term counts equal to its index through creates, edits, comments and dry runs", () => {
+    store = new SqliteTicketStore(path.join(dir, 'tickets.db'));
+    store.create(alpha, [
+      { title: 'Upload leaks memory', description: 'under load' },
+      { title: 'Upload is slow' },
+    ]);
+    store.create(beta, [{ title: 'Memory of the cache' }]);
+    store.update(alpha, 'T-1', { title: 'Upload leaked handles', description: 'only at night' });
+    store.comment(alpha, 'T-2', 'slow again, leaking too');
+    store.comment(alpha, 'T-2', 'still slow');
+    store.create(alpha, [{ title: 'never written' }], { dryRun: true });
+    const { kept, actual } = termCounts(store.db);
+    expect(kept).toEqual(actual);
+    expect(kept[0]).toMatchObject({ upload: 2, leak: 2, slow: 1, night: 1 });
+    expect(kept[0]).not.toHaveProperty('written');
+    expect(kept[0]).not.toHaveProperty('load');
+  });
+
+  it('ranks by the words that weigh and filters by those in half the tickets or more', () => {
+    store = new SqliteTicketStore(path.join(dir, 'tickets.db'));
+    store.create(alpha, [
+      { title: 'rare common' },
+      { title: 'rare alone' },
+      { title: 'rare rare common words' },
+      ...Array.from({ length: 7 }, (_, i) => ({ title: `common filler ${i}` })),
+    ]);
+    const hits = store.search('alpha', 'rare common', 10);
+    expect(ids(hits)).toEqual(['T-3', 'T-1']);
+    // The same tickets, in the same order, as bm25 over every word, with scores as close as its 1e-6 weight.
+    const full = store.db
+      .prepare(
+        `SELECT rowid AS id, bm25(tickets_fts_1, 10.0, 3.0, 1.0) AS score FROM tickets_fts_1
+         WHERE tickets_fts_1 MATCH '"rare" "common"' ORDER BY score`,
+      )
+      .all() as { id: number; score: number }[];
+    expect(full.map((row) => `T-${row.id}`)).toEqual(ids(hits));
+    expect(hits.map((hit) => hit.score)).toEqual(full.map((row) => expect.closeTo(-row.score, 4)));
+    expect(ids(store.search('alpha', 'common', 3))).toHaveLength(3);
+    expect(ids(store.search('alpha', 'alone common', 10))).toEqual([]);
+    expect(ids(store.search('alpha', 'common rare', 1))).toEqual(['T-3']);
   });
 });
 
@@ -92,5 +151,7 @@ describe('migration from the shared unstemmed index', () => {
     store.comment(alpha, 'T-1', 'leaks again');
     expect(ids(store.search('alpha', 'leaks', 10)).sort()).toEqual(['T-1', 'T-3']);
     expect(ids(store.search('alpha', 'time out', 10))).toEqual(['T-2']);
+    const { kept, actual } = termCounts(store.db);
+    expect(kept).toEqual(actual);
   });
 });

@@ -1,5 +1,6 @@
 import type { Migration } from '@toolmesh/core';
 import { splitSearchIndexByWorkspace } from './search-index.js';
+import { countTermsOfEveryIndex } from './term-stats.js';
 
 /** Numbered schema versions for openDatabase; append only, never edit a shipped one. */
 export const TICKET_MIGRATIONS: readonly Migration[] = [
@@ -73,4 +74,5 @@ export const TICKET_MIGRATIONS: readonly Migration[] = [
   CREATE VIRTUAL TABLE tickets_fts USING fts5(title, description, comments, tokenize = 'unicode61');
   `,
   splitSearchIndexByWorkspace,
+  countTermsOfEveryIndex,
 ];
