@@ -1,4 +1,5 @@
 import { type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { statementCache } from './statements.js';
 import { TermStats } from './term-stats.js';
 
 /**
@@ -67,14 +68,16 @@ function phrases(words: readonly string[]): string {
 
 export class SearchIndex {
   private readonly terms: TermStats;
+  private readonly sql: ReturnType<typeof statementCache>;
 
   constructor(private readonly db: SqliteDatabase) {
     this.terms = new TermStats(db);
+    this.sql = statementCache(db);
   }
 
   /** The workspace's index number, or null while it has never had a ticket. */
   private indexOf(workspace: string): number | null {
-    const id = this.db.prepare('SELECT id FROM search_indexes WHERE workspace = ?').pluck().get(workspace) as
+    const id = this.sql('SELECT id FROM search_indexes WHERE workspace = ?').pluck().get(workspace) as
       | number
       | undefined;
     return id ?? null;
@@ -85,7 +88,7 @@ export class SearchIndex {
     const existing = this.indexOf(workspace);
     if (existing !== null) return existing;
     const id = Number(
-      this.db.prepare('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
+      this.sql('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
     );
     createTable(this.db, id);
     return id;
@@ -93,23 +96,24 @@ export class SearchIndex {
 
   /** (Re)indexes one ticket from its row and comments, and keeps the term counts in step. */
   put(ticketId: number): void {
-    const ticket = this.db
-      .prepare(
-        `SELECT t.workspace, t.title, t.description, ${COMMENTS_TEXT} AS comments FROM tickets t WHERE t.id = ?`,
-      )
-      .get(ticketId) as { workspace: string; title: string; description: string; comments: string };
+    const ticket = this.sql(
+      `SELECT t.workspace, t.title, t.description, ${COMMENTS_TEXT} AS comments FROM tickets t WHERE t.id = ?`,
+    ).get(ticketId) as { workspace: string; title: string; description: string; comments: string };
     const indexId = this.indexFor(ticket.workspace);
     const table = tableName(indexId);
-    const previous = this.db
-      .prepare(`SELECT title, description, comments FROM ${table} WHERE rowid = ?`)
-      .get(ticketId) as { title: string; description: string; comments: string } | undefined;
+    const previous = this.sql(`SELECT title, description, comments FROM ${table} WHERE rowid = ?`).get(
+      ticketId,
+    ) as { title: string; description: string; comments: string } | undefined;
     if (previous) {
       this.terms.remove(indexId, indexedText(previous));
-      this.db.prepare(`DELETE FROM ${table} WHERE rowid = ?`).run(ticketId);
+      this.sql(`DELETE FROM ${table} WHERE rowid = ?`).run(ticketId);
     }
-    this.db
-      .prepare(`INSERT INTO ${table} (rowid, title, description, comments) VALUES (?, ?, ?, ?)`)
-      .run(ticketId, ticket.title, ticket.description, ticket.comments);
+    this.sql(`INSERT INTO ${table} (rowid, title, description, comments) VALUES (?, ?, ?, ?)`).run(
+      ticketId,
+      ticket.title,
+      ticket.description,
+      ticket.comments,
+    );
     this.terms.add(indexId, indexedText(ticket));
   }
 
@@ -126,11 +130,11 @@ export class SearchIndex {
     const indexId = this.indexOf(workspace);
     if (indexId === null) return [];
     const table = tableName(indexId);
-    const ranking = this.db.prepare(
+    const ranking = this.sql(
       `SELECT rowid AS id, bm25(${table}, ${WEIGHTS}) AS score FROM ${table}
        WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
     );
-    const tickets = this.db.prepare(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
+    const tickets = this.sql(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
     const weightless = words.filter((word) => 2 * (this.terms.ticketsWith(indexId, word) ?? 0) >= tickets);
     const weighted = words.filter((word) => !weightless.includes(word));
     if (weightless.length === 0 || weighted.length === 0) {
@@ -138,9 +142,7 @@ export class SearchIndex {
     }
     // CAST: a JS number binds as REAL, and FTS5 drops a REAL rowid constraint beside MATCH (every
     // match would pass).
-    const holds = this.db.prepare(
-      `SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`,
-    );
+    const holds = this.sql(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`);
     const hits: { id: number; score: number }[] = [];
     for (const hit of ranking.iterate(phrases(weighted), -1) as Iterable<{ id: number; score: number }>) {
       if (holds.get(phrases(weightless), hit.id) === undefined) continue;

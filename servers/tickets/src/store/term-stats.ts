@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from '@toolmesh/core';
+import { statementCache } from './statements.js';
 
 /**
  * How many tickets of each workspace hold each indexed term, kept beside its FTS5 table.
@@ -33,7 +34,10 @@ export function countTermsOfEveryIndex(db: SqliteDatabase): void {
 }
 
 export class TermStats {
-  constructor(private readonly db: SqliteDatabase) {
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(db: SqliteDatabase) {
+    this.sql = statementCache(db);
     db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_text USING fts5(text, tokenize = 'porter unicode61', content = '', detail = none)`,
     );
@@ -42,36 +46,33 @@ export class TermStats {
 
   /** Leaves the distinct terms of `text` in temp.scratch_terms. */
   private tokenize(text: string): void {
-    this.db.prepare("INSERT INTO temp.scratch_text (scratch_text) VALUES ('delete-all')").run();
-    this.db.prepare('INSERT INTO temp.scratch_text (rowid, text) VALUES (1, ?)').run(text);
+    this.sql("INSERT INTO temp.scratch_text (scratch_text) VALUES ('delete-all')").run();
+    this.sql('INSERT INTO temp.scratch_text (rowid, text) VALUES (1, ?)').run(text);
   }
 
   /** One more ticket of the index holds each term of `text`. */
   add(indexId: number, text: string): void {
     this.tokenize(text);
-    this.db
-      .prepare(
-        `INSERT INTO search_terms (index_id, term, docs) SELECT ?, term, 1 FROM temp.scratch_terms WHERE true
+    this.sql(
+      `INSERT INTO search_terms (index_id, term, docs) SELECT ?, term, 1 FROM temp.scratch_terms WHERE true
          ON CONFLICT (index_id, term) DO UPDATE SET docs = docs + 1`,
-      )
-      .run(indexId);
+    ).run(indexId);
   }
 
   /** One ticket fewer holds each term of `text` (its previous indexed text). */
   remove(indexId: number, text: string): void {
     this.tokenize(text);
     const terms = 'term IN (SELECT term FROM temp.scratch_terms)';
-    this.db.prepare(`UPDATE search_terms SET docs = docs - 1 WHERE index_id = ? AND ${terms}`).run(indexId);
-    this.db.prepare(`DELETE FROM search_terms WHERE index_id = ? AND docs <= 0 AND ${terms}`).run(indexId);
+    this.sql(`UPDATE search_terms SET docs = docs - 1 WHERE index_id = ? AND ${terms}`).run(indexId);
+    this.sql(`DELETE FROM search_terms WHERE index_id = ? AND docs <= 0 AND ${terms}`).run(indexId);
   }
 
   /** How many tickets of the index hold `word`, when the tokenizer makes one term of it. */
   ticketsWith(indexId: number, word: string): number | undefined {
     this.tokenize(word);
-    const terms = this.db.prepare('SELECT term FROM temp.scratch_terms').pluck().all() as string[];
+    const terms = this.sql('SELECT term FROM temp.scratch_terms').pluck().all() as string[];
     if (terms.length !== 1) return undefined;
-    const docs = this.db
-      .prepare('SELECT docs FROM search_terms WHERE index_id = ? AND term = ?')
+    const docs = this.sql('SELECT docs FROM search_terms WHERE index_id = ? AND term = ?')
       .pluck()
       .get(indexId, terms[0]) as number | undefined;
     return docs ?? 0;
