@@ -286,29 +286,29 @@ export class SqliteTicketStore implements TicketStore {
       number: 't.number ASC',
     }[filter.sort ?? 'priority'];
     const rest = where.map((w) => ` AND ${w}`).join('');
-    let total: number;
-    let scope: string;
-    let scopeParams: unknown[];
-    if (filter.assignee === undefined) {
-      scope = 't.workspace = ?';
-      scopeParams = [workspace];
-      total = this.count(`${scope}${rest}`, [...scopeParams, ...params]);
-    } else {
-      const who = filter.assignee;
-      scope = 't.workspace = ? AND (t.assignee_agent = ? OR t.assignee_team = ?)';
-      scopeParams = [workspace, who, who];
-      // Counted with the workspace inside each branch, so each side of the OR reads its own
-      // (workspace, assignee, priority) index instead of every ticket of the workspace.
-      total = this.count(
-        `((t.workspace = ? AND t.assignee_agent = ?) OR (t.workspace = ? AND t.assignee_team = ?))${rest}`,
-        [workspace, who, workspace, who, ...params],
-      );
-    }
+    const who = filter.assignee;
+    const scope =
+      who === undefined
+        ? { sql: 't.workspace = ?', params: [workspace] }
+        : {
+            sql: 't.workspace = ? AND (t.assignee_agent = ? OR t.assignee_team = ?)',
+            params: [workspace, who, who],
+          };
+    // Counted with the workspace inside each side of the OR, so each side reads its own
+    // (workspace, assignee, priority) index instead of every ticket of the workspace.
+    const counted =
+      who === undefined
+        ? scope
+        : {
+            sql: '((t.workspace = ? AND t.assignee_agent = ?) OR (t.workspace = ? AND t.assignee_team = ?))',
+            params: [workspace, who, workspace, who],
+          };
+    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params]);
     // Only the window is read and summarised (labels are a query each), however many match; this
     // shape lets SQLite walk the sort order's index and stop at the window.
     const rows = this.db
-      .prepare(`${SELECT} WHERE ${scope}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...scopeParams, ...params, window.limit, window.offset) as Row[];
+      .prepare(`${SELECT} WHERE ${scope.sql}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...scope.params, ...params, window.limit, window.offset) as Row[];
     return { total, tickets: rows.map((row) => this.summary(row)) };
   }
 
