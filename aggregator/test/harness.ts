@@ -19,6 +19,12 @@ export const FS_BIN = path.join(
   'index.js',
 );
 
+export const TICKETS_BIN = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@toolmesh/server-tickets/package.json')),
+  'dist',
+  'index.js',
+);
+
 /** The built `toolmesh` bin. */
 export const TOOLMESH_BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 

@@ -10,6 +10,9 @@ export const FIRST_PARTY_SERVERS = ['fs', 'git', 'code-graph', 'tickets', 'memor
 /** The servers that work on a workspace's folders, so each workspace gets its own instance. */
 const PER_WORKSPACE = new Set<string>(['fs', 'git', 'code-graph']);
 
+/** The servers that keep workspaces apart in their own data, so one process serves every workspace. */
+const WORKSPACE_SCOPED = new Set<string>(['tickets', 'memory']);
+
 /** The servers that reach beyond this machine (feeds fetch, rigs drive remote machines). */
 const NEEDS_NETWORK = new Set<string>(['feeds', 'rigs']);
 
@@ -35,7 +38,8 @@ function installedBin(packageName: string): string | undefined {
 
 /**
  * The servers `toolmesh serve` runs with no config: every first-party package that is installed,
- * run with this same Node; fs, git and code-graph once per workspace, on its roots. A user who
+ * run with this same Node; fs, git and code-graph once per workspace, on its roots; tickets and
+ * memory once, told every workspace id. A user who
  * installed only some servers gets those.
  */
 export function installedFirstPartyServers(): Map<string, StdioServerConfig> {
@@ -47,6 +51,7 @@ export function installedFirstPartyServers(): Map<string, StdioServerConfig> {
       command: process.execPath,
       args: [bin],
       perWorkspace: PER_WORKSPACE.has(name),
+      workspaceScoped: WORKSPACE_SCOPED.has(name),
       // Children get a minimal environment; the data directory must still be the aggregator's.
       env: { TOOLMESH_DATA_DIR: dataDirectory() },
       // Sandboxed where bwrap works; elsewhere run as before, with a warning in the log and doctor.

@@ -56,6 +56,12 @@ export const stdioServerSchema = z.looseObject({
     .describe(
       "Run one instance per workspace it serves, with --root <dir> appended to args for each of the workspace's roots (as fs, git and code-graph take them).",
     ),
+  workspaceScoped: z
+    .boolean()
+    .default(false)
+    .describe(
+      'The server keeps each workspace apart itself (as tickets and memory do): --workspace <id> is appended to args for each workspace it serves, so one shared process serves them all (a perWorkspace instance gets its own id).',
+    ),
   ...serverCommon,
 });
 

@@ -20,10 +20,21 @@ function withRoots(config: StdioServerConfig, roots: readonly string[]): StdioSe
   return { ...config, args: [...config.args, ...roots.flatMap((root) => ['--root', root])] };
 }
 
+/** A `workspaceScoped` server told the workspaces it serves, as the uniform --workspace flag. */
+function withWorkspaceIds(config: StdioServerConfig, served: readonly Workspace[]): StdioServerConfig {
+  if (!config.workspaceScoped) return config;
+  return {
+    ...config,
+    args: [...config.args, ...served.flatMap((workspace) => ['--workspace', workspace.id])],
+  };
+}
+
 /**
  * The upstreams to run: a server marked `perWorkspace` becomes one instance per workspace it
- * serves, each given that workspace's roots; every other server runs once, shared. A sandboxed
- * one gets the folders its sandbox shows spelled out in `roots`.
+ * serves, each given that workspace's roots; every other server runs once, shared. A server marked
+ * `workspaceScoped` is told the ids of the workspaces it serves (an instance, its own), and one
+ * that serves none is not run. A sandboxed one gets the folders its sandbox shows spelled out in
+ * `roots`.
  */
 export function upstreamConfigs(
   servers: ReadonlyMap<string, ServerConfig>,
@@ -35,12 +46,15 @@ export function upstreamConfigs(
       upstreams.set(name, config);
       continue;
     }
+    const served = workspaces.filter((workspace) => servesWorkspace(workspace, name));
     if (!config.perWorkspace) {
-      upstreams.set(name, withSandboxRoots(config));
+      if (config.workspaceScoped && served.length === 0) continue;
+      upstreams.set(name, withSandboxRoots(withWorkspaceIds(config, served)));
       continue;
     }
-    for (const workspace of workspaces.filter((served) => servesWorkspace(served, name))) {
-      upstreams.set(instanceName(name, workspace.id), withSandboxRoots(withRoots(config, workspace.roots)));
+    for (const workspace of served) {
+      const instance = withWorkspaceIds(withRoots(config, workspace.roots), [workspace]);
+      upstreams.set(instanceName(name, workspace.id), withSandboxRoots(instance));
     }
   }
   return upstreams;

@@ -3,7 +3,6 @@ import { parseArgs } from 'node:util';
 import { ToolError } from '@toolmesh/core';
 import { defaultTicketsFile } from './server.js';
 import { SqliteTicketStore } from './store/sqlite-store.js';
-import type { WorkspaceExport } from './store/types.js';
 
 export const CLI_COMMANDS = ['export', 'import'] as const;
 
@@ -54,9 +53,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     }
     const file = positionals[0];
     const text = file === undefined || file === '-' ? await readStdin() : readFileSync(file, 'utf8');
-    let data: WorkspaceExport;
+    let data: unknown;
     try {
-      data = JSON.parse(text) as WorkspaceExport;
+      data = JSON.parse(text);
     } catch (error) {
       throw new ToolError(`the input is not JSON (${(error as Error).message}).`, 'invalid_import');
     }

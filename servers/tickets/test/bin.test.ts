@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, resultText, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './fixture.js';
@@ -112,7 +112,82 @@ describe('toolmesh-tickets over real stdio', () => {
       copy,
     ]).catch((error) => error);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/T-1 already exists in workspace "src"/);
+    expect(again.stderr).toMatch(/T-1\) already exists in workspace "src"/);
+  });
+
+  it('refuses an export with a malformed ticket whole, naming the ticket, the field and what is expected', async () => {
+    const db = path.join(dir, 'source.db');
+    const server = await spawnStdioClient(process.execPath, [BIN, '--db', db, '--workspace', 'src']);
+    await tool(server, 'create_ticket', {
+      tickets: [{ title: 'one' }, { title: 'two', parent: 'T-1' }, { title: 'three' }],
+    });
+    await tool(server, 'comment_on_ticket', { ticket: 'T-3', body: 'noted' });
+    await server.close();
+    const exported = JSON.parse((await exportOf(db, 'src')).stdout);
+    const target = path.join(dir, 'target.db');
+    const importing = async (mutate: (data: typeof exported) => void) => {
+      const data = structuredClone(exported);
+      mutate(data);
+      const file = path.join(dir, 'broken.json');
+      writeFileSync(file, JSON.stringify(data));
+      return run(process.execPath, [BIN, 'import', file, '--workspace', 'dst', '--db', target]).catch(
+        (error) => error,
+      );
+    };
+    const ticketsIn = () => {
+      const check = new Database(target, { readonly: true });
+      const { n } = check.prepare('SELECT count(*) AS n FROM tickets').get() as { n: number };
+      check.close();
+      return n;
+    };
+
+    const badStatus = await importing((data) => {
+      data.tickets[1].status = 'frozen';
+    });
+    expect(badStatus.code).toBe(1);
+    expect(badStatus.stderr).toMatch(/nothing was imported/);
+    expect(badStatus.stderr).toMatch(
+      /ticket at index 1 \(T-2\): status: unknown status "frozen": use one of backlog, todo/,
+    );
+    expect(ticketsIn()).toBe(0);
+
+    const several = await importing((data) => {
+      data.tickets[0].title = 42;
+      data.tickets[2].comments[0].createdAt = 'yesterday';
+      data.tickets[2].priority = 'P9';
+    });
+    expect(several.code).toBe(1);
+    expect(several.stderr).toMatch(/ticket at index 0 \(T-1\): title: .*expected string/);
+    expect(several.stderr).toMatch(
+      /ticket at index 2 \(T-3\): comments\[0\]\.createdAt: expected an ISO date-time/,
+    );
+    expect(several.stderr).toMatch(/ticket at index 2 \(T-3\): priority: unknown priority "P9"/);
+    expect(ticketsIn()).toBe(0);
+
+    const dangling = await importing((data) => {
+      data.tickets.splice(0, 1);
+    });
+    expect(dangling.stderr).toMatch(/ticket at index 0 \(T-2\): parent: T-1 is not in the file/);
+    const noId = await importing((data) => {
+      delete data.tickets[2].id;
+    });
+    expect(noId.stderr).toMatch(/ticket at index 2 \(no id\): id: .*expected string/);
+    expect(ticketsIn()).toBe(0);
+
+    // A ticket that clashes with one already there stops the whole import, earlier tickets included.
+    const seeded = await spawnStdioClient(process.execPath, [BIN, '--db', target, '--workspace', 'dst']);
+    await tool(seeded, 'create_ticket', { tickets: [{ title: 'x' }, { title: 'y' }] });
+    await seeded.close();
+    const clash = await importing((data) => {
+      data.tickets[0].id = 'T-9';
+      data.tickets[1].parent = 'T-9';
+      data.events = [];
+    });
+    expect(clash.stderr).toMatch(
+      /ticket at index 1 \(T-2\) already exists in workspace "dst", so nothing was imported/,
+    );
+    expect(ticketsIn()).toBe(2);
+    expect(JSON.parse((await exportOf(target, 'dst')).stdout).tickets).toHaveLength(2);
   });
 
   it('prints help and refuses bad flags', async () => {
@@ -136,6 +211,70 @@ describe('toolmesh-tickets over real stdio', () => {
     );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/not a toolmesh-tickets export/);
+  });
+});
+
+describe('toolmesh-tickets over Streamable HTTP', () => {
+  let child: ChildProcess;
+  let url: string;
+  let stdout = '';
+  const db = () => path.join(dir, 'http.db');
+
+  beforeAll(async () => {
+    child = spawn(
+      process.execPath,
+      [BIN, '--db', db(), '--workspace', 'w1', '--workspace', 'w2', '--transport', 'http', '--port', '0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    let stderr = '';
+    url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
+    });
+  });
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('serves one store to several concurrent SDK client sessions, per workspace', async () => {
+    const [writer, reader] = await Promise.all([connectHttpClient(url), connectHttpClient(url)]);
+    expect((await reader.client.listTools()).tools).toHaveLength(17);
+    const created = await Promise.all(
+      ['first', 'second', 'third'].map((title) =>
+        writer.call('create_ticket', { workspace_id: 'w1', tickets: [{ title: `${title} over http` }] }),
+      ),
+    );
+    for (const result of created) expect(result.isError, resultText(result)).toBeFalsy();
+    const listed = await reader.call('list_tickets', { workspace_id: 'w1', sort: 'number' });
+    expect((listed.structuredContent as { tickets: { id: string }[] }).tickets.map((t) => t.id)).toEqual([
+      'T-1',
+      'T-2',
+      'T-3',
+    ]);
+    const other = await reader.call('list_tickets', { workspace_id: 'w2' });
+    expect(other.structuredContent).toMatchObject({ total: 0, tickets: [] });
+    const refused = await reader.call('get_ticket', { workspace_id: 'w3', ticket: 'T-1' });
+    expect(refused.isError).toBe(true);
+    expect(resultText(refused)).toMatch(/w1.*w2/);
+    await Promise.all([writer.close(), reader.close()]);
+    expect(stdout).toBe('');
+  });
+
+  it('exits cleanly on SIGTERM, with every acknowledged write in the file', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const check = new Database(db(), { readonly: true });
+    expect(check.prepare("SELECT count(*) AS n FROM tickets WHERE workspace = 'w1'").get()).toEqual({ n: 3 });
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    check.close();
   });
 });
 

@@ -285,6 +285,32 @@ describe('list_tickets', () => {
   });
 });
 
+describe('list_tickets by assignee', () => {
+  it('counts and lists the tickets of an agent or a team, in this workspace only', async () => {
+    await fx.ok('create_ticket', {
+      ...A,
+      tickets: [
+        { title: 'agent one', agent: 'ada', priority: 'P0' },
+        { title: 'team one', team: 'ada', priority: 'P1' },
+        { title: 'both', agent: 'ada', team: 'ada', priority: 'P3' },
+        { title: 'someone else', agent: 'bob', priority: 'P0' },
+      ],
+    });
+    await create('other workspace', { agent: 'ada', priority: 'P0' }, B);
+    const listed = async (args: Record<string, unknown>) => {
+      const out = await fx.ok<{ total: number; tickets: T[] }>('list_tickets', { ...A, ...args });
+      return [out.total, out.tickets.map((t) => t.title)];
+    };
+    expect(await listed({ assignee: 'ada' })).toEqual([3, ['agent one', 'team one', 'both']]);
+    expect(await listed({ assignee: 'ada', priority: ['P0', 'P3'], sort: 'number' })).toEqual([
+      2,
+      ['agent one', 'both'],
+    ]);
+    expect(await listed({ assignee: 'ada', maxTokens: 256 })).toMatchObject([3, ['agent one']]);
+    expect(await listed({ assignee: 'nobody' })).toEqual([0, []]);
+  });
+});
+
 describe('relations', () => {
   beforeEach(async () => {
     await fx.ok('create_ticket', {

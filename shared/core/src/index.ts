@@ -65,7 +65,7 @@ export {
   type ServerSetup,
   serve,
 } from './serve.js';
-export { openDatabase, type SqliteDatabase } from './sqlite.js';
+export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { renderToolReference } from './tool-docs.js';
 export { errnoCode, errorMessage, ToolError } from './tool-error.js';
 export { toolListEntry } from './tool-schema.js';

@@ -5,16 +5,23 @@ import Database from 'better-sqlite3';
 export type SqliteDatabase = Database.Database;
 
 /**
+ * One schema step: SQL, or a function for a step whose statements depend on the data (say, a
+ * table per workspace found in the file). Either runs inside the step's transaction.
+ */
+export type Migration = string | ((db: SqliteDatabase) => void);
+
+/**
  * Opens (creating if needed) a SQLite file ready for concurrent use: WAL, a busy timeout,
  * foreign keys, and the numbered `migrations` applied in order. `migrations[i]` is version i+1;
  * the version lives in `PRAGMA user_version`, so a migration runs exactly once per file.
  */
-export function openDatabase(file: string, migrations: readonly string[]): SqliteDatabase {
+export function openDatabase(file: string, migrations: readonly Migration[]): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma('journal_mode = WAL');
+    // The timeout first, so that switching to WAL also waits out another process opening the file.
     db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
     migrate(db, migrations, file);
   } catch (error) {
@@ -24,18 +31,22 @@ export function openDatabase(file: string, migrations: readonly string[]): Sqlit
   return db;
 }
 
-function migrate(db: SqliteDatabase, migrations: readonly string[], file: string): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: SqliteDatabase, migrations: readonly Migration[], file: string): void {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  const current = version();
   if (current > migrations.length) {
     throw new Error(
       `${file} is at schema version ${current}, newer than this toolmesh knows (${migrations.length}): upgrade toolmesh or point --db at another file`,
     );
   }
-  for (let version = current + 1; version <= migrations.length; version++) {
-    const sql = migrations[version - 1] as string;
+  for (let next = current + 1; next <= migrations.length; next++) {
+    const step = migrations[next - 1] as Migration;
     db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version}`);
+      // Read again under the write lock: another process opening the same file may have applied it.
+      if (version() >= next) return;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
+      db.pragma(`user_version = ${next}`);
     }).immediate();
   }
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/sqlite.js';
+import { openDatabase, type SqliteDatabase } from '../src/sqlite.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'sqlite-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -27,6 +27,44 @@ describe('openDatabase', () => {
     db = openDatabase(file, [...first, 'ALTER TABLE notes ADD COLUMN tag TEXT']);
     expect(db.pragma('user_version', { simple: true })).toBe(2);
     expect(db.prepare('SELECT body, tag FROM notes').get()).toEqual({ body: 'kept', tag: null });
+    db.close();
+  });
+
+  it('runs a function migration in its step, with the database, once', () => {
+    const file = path.join(folder, 'e.sqlite');
+    const first = ['CREATE TABLE kinds (name TEXT)', "INSERT INTO kinds VALUES ('a'), ('b')"];
+    const perKind = (db: SqliteDatabase) => {
+      for (const { name } of db.prepare('SELECT name FROM kinds').all() as { name: string }[]) {
+        db.exec(`CREATE TABLE items_${name} (id INTEGER)`);
+      }
+    };
+    openDatabase(file, first).close();
+    const db = openDatabase(file, [...first, perKind]);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'items_%' ORDER BY name").pluck().all(),
+    ).toEqual(['items_a', 'items_b']);
+    db.close();
+    openDatabase(file, [...first, perKind]).close();
+  });
+
+  it('skips a step another connection applied between reading the version and taking the lock', () => {
+    const file = path.join(folder, 'f.sqlite');
+    const steps = ['CREATE TABLE a (id INTEGER)'];
+    let raced = false;
+    // Reading step 1 is the moment between the two: another "process" migrates the file then.
+    const racing = new Proxy(steps, {
+      get(target, key, receiver) {
+        if (key === '0' && !raced) {
+          raced = true;
+          openDatabase(file, steps).close();
+        }
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const db = openDatabase(file, racing);
+    expect(raced).toBe(true);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
     db.close();
   });
 

@@ -1,5 +1,9 @@
+import type { Migration } from '@toolmesh/core';
+import { splitSearchIndexByWorkspace } from './search-index.js';
+import { countTermsOfEveryIndex } from './term-stats.js';
+
 /** Numbered schema versions for openDatabase; append only, never edit a shipped one. */
-export const TICKET_MIGRATIONS: readonly string[] = [
+export const TICKET_MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE tickets (
     id INTEGER PRIMARY KEY,
@@ -69,4 +73,6 @@ export const TICKET_MIGRATIONS: readonly string[] = [
   CREATE INDEX events_ticket ON events(ticket_id, id);
   CREATE VIRTUAL TABLE tickets_fts USING fts5(title, description, comments, tokenize = 'unicode61');
   `,
+  splitSearchIndexByWorkspace,
+  countTermsOfEveryIndex,
 ];

@@ -1,16 +1,10 @@
 import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { parseExport } from './import-format.js';
 import { TICKET_MIGRATIONS } from './migrations.js';
 import { formatRef, notFound, parsePr, parseRef } from './refs.js';
 import { edgeOf, kindSeenFrom, type RelationKind, type StoredKind } from './relations.js';
-import {
-  PRIORITIES,
-  type Priority,
-  parsePriority,
-  parseStatus,
-  RESOLVED_STATUSES,
-  type Status,
-  TERMINAL_STATUSES,
-} from './statuses.js';
+import { SearchIndex } from './search-index.js';
+import { type Priority, RESOLVED_STATUSES, type Status, TERMINAL_STATUSES } from './statuses.js';
 import type { Actor, TicketStore } from './store.js';
 import type {
   Assignee,
@@ -65,11 +59,13 @@ export interface SqliteTicketStoreOptions {
 
 export class SqliteTicketStore implements TicketStore {
   readonly db: SqliteDatabase;
+  private readonly searchIndex: SearchIndex;
   private readonly maxDepth: number;
   private readonly now: () => Date;
 
   constructor(file: string, options: SqliteTicketStoreOptions = {}) {
     this.db = openDatabase(file, TICKET_MIGRATIONS);
+    this.searchIndex = new SearchIndex(this.db);
     this.maxDepth = options.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH;
     this.now = options.now ?? (() => new Date());
   }
@@ -166,20 +162,6 @@ export class SqliteTicketStore implements TicketStore {
       .run(this.stamp(), id);
   }
 
-  private reindex(id: number): void {
-    const row = this.db.prepare('SELECT title, description FROM tickets WHERE id = ?').get(id) as {
-      title: string;
-      description: string;
-    };
-    const comments = this.comments(id)
-      .map((c) => c.body)
-      .join('\n');
-    this.db.prepare('DELETE FROM tickets_fts WHERE rowid = ?').run(id);
-    this.db
-      .prepare('INSERT INTO tickets_fts (rowid, title, description, comments) VALUES (?, ?, ?, ?)')
-      .run(id, row.title, row.description, comments);
-  }
-
   private setLabels(id: number, labels: readonly string[]): void {
     this.db.prepare('DELETE FROM ticket_labels WHERE ticket_id = ?').run(id);
     const insert = this.db.prepare('INSERT OR IGNORE INTO ticket_labels (ticket_id, label) VALUES (?, ?)');
@@ -225,7 +207,7 @@ export class SqliteTicketStore implements TicketStore {
       );
     const id = Number(lastInsertRowid);
     this.setLabels(id, spec.labels ?? []);
-    this.reindex(id);
+    this.searchIndex.put(id);
     const row = this.rowById(id);
     this.event(actor, id, 'created', {
       title,
@@ -272,8 +254,8 @@ export class SqliteTicketStore implements TicketStore {
     filter: TicketFilter,
     window: { offset: number; limit: number } = { offset: 0, limit: -1 },
   ): { total: number; tickets: TicketSummary[] } {
-    const where = ['t.workspace = ?'];
-    const params: unknown[] = [workspace];
+    const where: string[] = [];
+    const params: unknown[] = [];
     if (filter.status?.length) {
       where.push(`t.status IN (${filter.status.map(() => '?').join(', ')})`);
       params.push(...filter.status);
@@ -281,10 +263,6 @@ export class SqliteTicketStore implements TicketStore {
     if (filter.priority?.length) {
       where.push(`t.priority IN (${filter.priority.map(() => '?').join(', ')})`);
       params.push(...filter.priority);
-    }
-    if (filter.assignee !== undefined) {
-      where.push('(t.assignee_agent = ? OR t.assignee_team = ?)');
-      params.push(filter.assignee, filter.assignee);
     }
     if (filter.label !== undefined) {
       where.push('EXISTS (SELECT 1 FROM ticket_labels l WHERE l.ticket_id = t.id AND l.label = ?)');
@@ -295,9 +273,11 @@ export class SqliteTicketStore implements TicketStore {
       params.push(this.row(workspace, filter.parent).id);
     }
     if (filter.text !== undefined && filter.text.trim() !== '') {
-      const like = `%${filter.text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push("(t.title LIKE ? ESCAPE '\\' OR t.description LIKE ? ESCAPE '\\')");
-      params.push(like, like);
+      // Words through the full-text index, never a LIKE scan of every row.
+      const has = this.searchIndex.titleOrDescriptionHas(workspace, filter.text);
+      if (has === null) return { total: 0, tickets: [] };
+      where.push(has.sql);
+      params.push(has.param);
     }
     const order = {
       priority: 't.priority ASC, t.number ASC',
@@ -305,17 +285,39 @@ export class SqliteTicketStore implements TicketStore {
       updated: 't.updated_at DESC, t.number DESC',
       number: 't.number ASC',
     }[filter.sort ?? 'priority'];
-    const condition = where.join(' AND ');
-    const { total } = this.db
-      .prepare(`SELECT count(*) AS total FROM tickets t WHERE ${condition}`)
-      .get(...params) as {
-      total: number;
-    };
-    // Only the window is read and summarised (labels are a query each), however many match.
+    const rest = where.map((w) => ` AND ${w}`).join('');
+    const who = filter.assignee;
+    const scope =
+      who === undefined
+        ? { sql: 't.workspace = ?', params: [workspace] }
+        : {
+            sql: 't.workspace = ? AND (t.assignee_agent = ? OR t.assignee_team = ?)',
+            params: [workspace, who, who],
+          };
+    // Counted with the workspace inside each side of the OR, so each side reads its own
+    // (workspace, assignee, priority) index instead of every ticket of the workspace.
+    const counted =
+      who === undefined
+        ? scope
+        : {
+            sql: '((t.workspace = ? AND t.assignee_agent = ?) OR (t.workspace = ? AND t.assignee_team = ?))',
+            params: [workspace, who, workspace, who],
+          };
+    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params]);
+    // Only the window is read and summarised (labels are a query each), however many match; this
+    // shape lets SQLite walk the sort order's index and stop at the window.
     const rows = this.db
-      .prepare(`${SELECT} WHERE ${condition} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...params, window.limit, window.offset) as Row[];
+      .prepare(`${SELECT} WHERE ${scope.sql}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...scope.params, ...params, window.limit, window.offset) as Row[];
     return { total, tickets: rows.map((row) => this.summary(row)) };
+  }
+
+  private count(condition: string, params: unknown[]): number {
+    return (
+      this.db.prepare(`SELECT count(*) AS total FROM tickets t WHERE ${condition}`).get(...params) as {
+        total: number;
+      }
+    ).total;
   }
 
   private checkVersion(row: Row, ref: string, expected: number | undefined): void {
@@ -364,7 +366,7 @@ export class SqliteTicketStore implements TicketStore {
       }
       if (Object.keys(changed).length > 0) {
         this.touch(row.id);
-        if (changed.title || changed.description) this.reindex(row.id);
+        if (changed.title || changed.description) this.searchIndex.put(row.id);
         this.event(actor, row.id, 'updated', changed);
       }
       return this.ticket(this.rowById(row.id));
@@ -430,7 +432,7 @@ export class SqliteTicketStore implements TicketStore {
         .prepare('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)')
         .run(row.id, actor.identity, body, this.stamp());
       this.touch(row.id);
-      this.reindex(row.id);
+      this.searchIndex.put(row.id);
       this.event(actor, row.id, 'commented', { body });
     });
     return this.get(actor.workspace, ref);
@@ -691,20 +693,10 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   search(workspace: string, query: string, limit: number): SearchHit[] {
-    const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (terms.length === 0) {
-      throw new ToolError('the query has no words to search for: give one or more words.', 'invalid_query');
-    }
-    // Each word quoted, so FTS5 syntax in the query (NEAR, *, :, -) is searched for, never run.
-    const match = terms.map((t) => `"${t}"`).join(' ');
-    const rows = this.db
-      .prepare(
-        `SELECT t.*, p.number AS parent_number, bm25(tickets_fts, 10.0, 3.0, 1.0) AS score
-         FROM tickets_fts JOIN tickets t ON t.id = tickets_fts.rowid LEFT JOIN tickets p ON p.id = t.parent_id
-         WHERE tickets_fts MATCH ? AND t.workspace = ? ORDER BY score LIMIT ?`,
-      )
-      .all(match, workspace, limit) as (Row & { score: number })[];
-    return rows.map((row) => ({ ticket: this.summary(row), score: -row.score }));
+    // Ranked on rowids and scores alone; only the hits shown are read in full.
+    return this.searchIndex
+      .ranked(workspace, query, limit)
+      .map(({ id, score }) => ({ ticket: this.summary(this.rowById(id)), score: -score }));
   }
 
   history(workspace: string, ref: string): TicketEvent[] {
@@ -761,23 +753,18 @@ export class SqliteTicketStore implements TicketStore {
     };
   }
 
-  importWorkspace(actor: Actor, data: WorkspaceExport): { imported: number } {
-    if (data?.format !== 'toolmesh-tickets' || data.version !== 1 || !Array.isArray(data.tickets)) {
-      throw new ToolError(
-        'not a toolmesh-tickets export (format "toolmesh-tickets", version 1).',
-        'invalid_import',
-      );
-    }
+  importWorkspace(actor: Actor, data: unknown): { imported: number } {
+    const file = parseExport(data);
     return this.write(() => {
       const ids = new Map<string, number>();
-      for (const t of data.tickets) {
+      file.tickets.forEach((t, index) => {
         const number = parseRef(t.id);
         const taken = this.db
           .prepare('SELECT 1 FROM tickets WHERE workspace = ? AND number = ?')
           .get(actor.workspace, number);
         if (taken) {
           throw new ToolError(
-            `${t.id} already exists in workspace "${actor.workspace}": import into an empty workspace.`,
+            `ticket at index ${index} (${t.id}) already exists in workspace "${actor.workspace}", so nothing was imported: import into an empty workspace.`,
             'import_conflict',
           );
         }
@@ -791,58 +778,51 @@ export class SqliteTicketStore implements TicketStore {
             actor.workspace,
             number,
             t.title,
-            t.description ?? '',
-            parseStatus(t.status),
-            parsePriority(t.priority ?? PRIORITIES[2]),
-            t.assignee?.agent ?? null,
-            t.assignee?.team ?? null,
+            t.description,
+            t.status,
+            t.priority,
+            t.assignee.agent,
+            t.assignee.team,
             t.author ?? actor.identity,
-            t.output ?? null,
-            t.error ?? null,
-            t.version ?? 1,
+            t.output,
+            t.error,
+            t.version,
             t.createdAt,
             t.updatedAt,
           );
         const id = Number(lastInsertRowid);
-        ids.set(formatRef(number), id);
-        this.setLabels(id, t.labels ?? []);
-        for (const name of t.collaborators ?? []) {
+        ids.set(t.id, id);
+        this.setLabels(id, t.labels);
+        for (const name of t.collaborators) {
           this.db.prepare('INSERT OR IGNORE INTO ticket_collaborators VALUES (?, ?)').run(id, name);
         }
-        for (const pr of t.prs ?? []) {
+        for (const pr of t.prs) {
           this.db.prepare('INSERT OR IGNORE INTO pr_links VALUES (?, ?, ?)').run(id, pr, t.updatedAt);
         }
-        for (const c of t.comments ?? []) {
+        for (const c of t.comments) {
           this.db
             .prepare('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)')
             .run(id, c.author, c.body, c.createdAt);
         }
-      }
-      const idOf = (ref: string) => {
-        const id = ids.get(formatRef(parseRef(ref)));
-        if (id === undefined)
-          throw new ToolError(`the export refers to ${ref}, which it does not hold.`, 'invalid_import');
-        return id;
-      };
-      for (const t of data.tickets) {
-        if (t.parent)
+      });
+      // parseExport checked that every reference names a ticket of the file.
+      const idOf = (ref: string) => ids.get(ref) as number;
+      for (const t of file.tickets) {
+        if (t.parent !== null)
           this.db.prepare('UPDATE tickets SET parent_id = ? WHERE id = ?').run(idOf(t.parent), idOf(t.id));
-        this.reindex(idOf(t.id));
+        this.searchIndex.put(idOf(t.id));
       }
-      for (const r of data.relations ?? []) {
-        if (!['blocks', 'related_to', 'duplicate_of', 'discovered_from'].includes(r.kind)) {
-          throw new ToolError(`the export has a relation of unknown kind "${r.kind}".`, 'invalid_import');
-        }
+      for (const r of file.relations) {
         this.db
           .prepare('INSERT OR IGNORE INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)')
           .run(idOf(r.from), r.kind, idOf(r.to), this.stamp());
       }
-      for (const e of data.events ?? []) {
+      for (const e of file.events) {
         this.db
           .prepare('INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail ?? {}), e.createdAt);
+          .run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail), e.createdAt);
       }
-      return { imported: data.tickets.length };
+      return { imported: file.tickets.length };
     });
   }
 }

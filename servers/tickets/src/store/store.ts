@@ -50,6 +50,7 @@ export interface TicketStore {
   history(workspace: string, ref: string): TicketEvent[];
   ready(workspace: string, assignee?: string): TicketSummary[];
   exportWorkspace(workspace: string): WorkspaceExport;
-  importWorkspace(actor: Actor, data: WorkspaceExport): { imported: number };
+  /** Imports an export whole, or nothing: a bad item is refused naming it, its field and what was expected. */
+  importWorkspace(actor: Actor, data: unknown): { imported: number };
   shutdown(): void;
 }

@@ -55,7 +55,7 @@ export const listTickets = defineTool({
   name: 'list_tickets',
   title: 'List tickets',
   description:
-    'Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (in title or description), sorted by priority (default), created, updated or number. Budgeted: continue with nextCursor.',
+    'Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (words that must all appear in the title or description), sorted by priority (default), created, updated or number. Budgeted: continue with nextCursor.',
   capability: 'read',
   input: z.object({
     status: z.array(statusArg).max(7).optional().describe('Any of these statuses (aliases accepted).'),
@@ -63,7 +63,11 @@ export const listTickets = defineTool({
     label: z.string().min(1).optional(),
     priority: z.array(priorityArg).max(4).optional(),
     parent: ticketArg('Only children of this ticket').optional(),
-    text: z.string().max(200).optional().describe('Words in the title or description.'),
+    text: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Words that must all appear (in any form) in the title or description.'),
     sort: z.enum(['priority', 'created', 'updated', 'number']).default('priority'),
     maxTokens: maxTokensArg,
     cursor: cursorArg,
@@ -103,7 +107,7 @@ export const searchTickets = defineTool({
   name: 'search_tickets',
   title: 'Search tickets',
   description:
-    'Full-text search (FTS5, BM25 ranking) over titles, descriptions and comments of the workspace; every word must match. Best first.',
+    'Full-text search (FTS5, BM25 ranking) over titles, descriptions and comments of the workspace; every word must match, in any of its forms (stemmed: leak finds leaks and leaking). Best first.',
   capability: 'read',
   input: z.object({
     query: z.string().min(1).max(500).describe('Words to find.'),

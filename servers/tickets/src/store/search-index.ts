@@ -1,0 +1,169 @@
+import { type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { statementCache } from './statements.js';
+import { TermStats } from './term-stats.js';
+
+/**
+ * Full-text search, one FTS5 table per workspace. Its own table gives each workspace its own BM25
+ * term statistics, and spares every search a lookup of each match's ticket row only to drop the
+ * matches of other workspaces (most of the cost of a search with many matches). Tables are named
+ * by a number from `search_indexes`, never by the workspace id, so no id reaches SQL text.
+ */
+
+/** BM25 weights of the indexed columns: title, description, comments. */
+const WEIGHTS = '10.0, 3.0, 1.0';
+
+const tableName = (indexId: number) => `tickets_fts_${indexId}`;
+
+/** The current definition of a workspace's table; porter stemming, so "leak" finds "leaks". */
+function createTable(db: SqliteDatabase, id: number): string {
+  const table = tableName(id);
+  db.exec(
+    `CREATE VIRTUAL TABLE ${table} USING fts5(title, description, comments, tokenize = 'porter unicode61')`,
+  );
+  return table;
+}
+
+/** A ticket's comments as one indexed text, oldest first. */
+const COMMENTS_TEXT = `COALESCE((SELECT group_concat(body, char(10)) FROM
+  (SELECT body FROM comments c WHERE c.ticket_id = t.id ORDER BY c.id)), '')`;
+
+/**
+ * Migration: from the shared `tickets_fts` (unicode61, no stemming) to one porter table per
+ * workspace, filled from the tickets and comments themselves.
+ */
+export function splitSearchIndexByWorkspace(db: SqliteDatabase): void {
+  db.exec('CREATE TABLE search_indexes (id INTEGER PRIMARY KEY, workspace TEXT NOT NULL UNIQUE)');
+  const workspaces = db.prepare('SELECT DISTINCT workspace FROM tickets').pluck().all() as string[];
+  for (const workspace of workspaces) {
+    const id = Number(
+      db.prepare('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
+    );
+    const table = createTable(db, id);
+    db.prepare(
+      `INSERT INTO ${table} (rowid, title, description, comments)
+       SELECT t.id, t.title, t.description, ${COMMENTS_TEXT} FROM tickets t WHERE t.workspace = ?`,
+    ).run(workspace);
+  }
+  db.exec('DROP TABLE tickets_fts');
+}
+
+/** The words of `text`, each of which a match must hold; FTS5 syntax in it is never run. */
+function wordsOf(text: string, what: 'query' | 'text'): string[] {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) {
+    throw new ToolError(`the ${what} has no words to search for: give one or more words.`, 'invalid_query');
+  }
+  return words;
+}
+
+/** A ticket's indexed text as one string, for counting its terms. */
+function indexedText(row: { title: string; description: string; comments: string }): string {
+  return `${row.title}\n${row.description}\n${row.comments}`;
+}
+
+/** Words as FTS5 phrases, each quoted so FTS5 syntax in it is searched for, never run. */
+function phrases(words: readonly string[]): string {
+  return words.map((w) => `"${w}"`).join(' ');
+}
+
+export class SearchIndex {
+  private readonly terms: TermStats;
+  private readonly sql: ReturnType<typeof statementCache>;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.terms = new TermStats(db);
+    this.sql = statementCache(db);
+  }
+
+  /** The workspace's index number, or null while it has never had a ticket. */
+  private indexOf(workspace: string): number | null {
+    const id = this.sql('SELECT id FROM search_indexes WHERE workspace = ?').pluck().get(workspace) as
+      | number
+      | undefined;
+    return id ?? null;
+  }
+
+  /** Call inside the write transaction, so a rolled-back first ticket takes its table with it. */
+  private indexFor(workspace: string): number {
+    const existing = this.indexOf(workspace);
+    if (existing !== null) return existing;
+    const id = Number(
+      this.sql('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
+    );
+    createTable(this.db, id);
+    return id;
+  }
+
+  /** (Re)indexes one ticket from its row and comments, and keeps the term counts in step. */
+  put(ticketId: number): void {
+    const ticket = this.sql(
+      `SELECT t.workspace, t.title, t.description, ${COMMENTS_TEXT} AS comments FROM tickets t WHERE t.id = ?`,
+    ).get(ticketId) as { workspace: string; title: string; description: string; comments: string };
+    const indexId = this.indexFor(ticket.workspace);
+    const table = tableName(indexId);
+    const previous = this.sql(`SELECT title, description, comments FROM ${table} WHERE rowid = ?`).get(
+      ticketId,
+    ) as { title: string; description: string; comments: string } | undefined;
+    if (previous) {
+      this.terms.remove(indexId, indexedText(previous));
+      this.sql(`DELETE FROM ${table} WHERE rowid = ?`).run(ticketId);
+    }
+    this.sql(`INSERT INTO ${table} (rowid, title, description, comments) VALUES (?, ?, ?, ?)`).run(
+      ticketId,
+      ticket.title,
+      ticket.description,
+      ticket.comments,
+    );
+    this.terms.add(indexId, indexedText(ticket));
+  }
+
+  /**
+   * The best `limit` tickets for every word of `query`, by BM25 (lower is better), ties by age.
+   *
+   * A word in half the workspace's tickets or more gets no weight from bm25 (its IDF is floored
+   * to 1e-6), yet bm25 reads its whole doclist to find that out. Such words only filter: the
+   * others rank, and each ranked ticket, best first, is kept if it also holds them. Scores then
+   * differ from ranking with every word by those words' 1e-6-weighted share alone.
+   */
+  ranked(workspace: string, query: string, limit: number): { id: number; score: number }[] {
+    const words = wordsOf(query, 'query');
+    const indexId = this.indexOf(workspace);
+    if (indexId === null) return [];
+    const table = tableName(indexId);
+    const ranking = this.sql(
+      `SELECT rowid AS id, bm25(${table}, ${WEIGHTS}) AS score FROM ${table}
+       WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
+    );
+    const tickets = this.sql(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
+    const weightless = words.filter((word) => 2 * (this.terms.ticketsWith(indexId, word) ?? 0) >= tickets);
+    const weighted = words.filter((word) => !weightless.includes(word));
+    if (weightless.length === 0 || weighted.length === 0) {
+      return ranking.all(phrases(words), limit) as { id: number; score: number }[];
+    }
+    // CAST: a JS number binds as REAL, and FTS5 drops a REAL rowid constraint beside MATCH (every
+    // match would pass).
+    const holds = this.sql(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`);
+    const hits: { id: number; score: number }[] = [];
+    for (const hit of ranking.iterate(phrases(weighted), -1) as Iterable<{ id: number; score: number }>) {
+      if (holds.get(phrases(weightless), hit.id) === undefined) continue;
+      hits.push(hit);
+      if (hits.length === limit) break;
+    }
+    return hits;
+  }
+
+  /**
+   * A condition on `t.id` (with its parameter) holding for the tickets whose title or description
+   * has every word of `text`; null when the workspace has no ticket to match.
+   */
+  titleOrDescriptionHas(workspace: string, text: string): { sql: string; param: string } | null {
+    const words = wordsOf(text, 'text');
+    const indexId = this.indexOf(workspace);
+    if (indexId === null) return null;
+    const table = tableName(indexId);
+    return {
+      sql: `t.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`,
+      param: `{title description}: (${phrases(words)})`,
+    };
+  }
+}

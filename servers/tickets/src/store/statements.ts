@@ -1,0 +1,20 @@
+import type { SqliteDatabase } from '@toolmesh/core';
+import type Database from 'better-sqlite3';
+
+type Statement = Database.Statement<unknown[]>;
+
+/**
+ * `db.prepare` that compiles each SQL text once: the search index runs a handful of statements
+ * per indexed ticket, and compiling them each time cost as much as running them.
+ */
+export function statementCache(db: SqliteDatabase): (sql: string) => Statement {
+  const compiled = new Map<string, Statement>();
+  return (sql) => {
+    let statement = compiled.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      compiled.set(sql, statement);
+    }
+    return statement;
+  };
+}
