@@ -74,7 +74,9 @@ function sectionOnly(name, { run, render }) {
 /** The parts `--only` can run alone. */
 const ONLY = {
   audit: auditOnly,
-  ...Object.fromEntries(Object.entries(SERVER_SECTIONS).map(([name, part]) => [name, sectionOnly(name, part)])),
+  ...Object.fromEntries(
+    Object.entries(SERVER_SECTIONS).map(([name, part]) => [name, sectionOnly(name, part)]),
+  ),
 };
 
 async function main() {
