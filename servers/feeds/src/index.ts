@@ -17,7 +17,7 @@ const SCHEDULE = { everyMs: 60_000, firstMs: 5_000 };
 await runServerProgram({
   name: FEEDS_SERVER_NAME,
   version: FEEDS_SERVER_VERSION,
-  summary: `${FEEDS_SUMMARY} State in --db FILE (default <data dir>/feeds.db).`,
+  summary: `${FEEDS_SUMMARY} State in --db FILE (default <data dir>/feeds/feeds.db).`,
   flags: {
     'allow-private-network': {
       type: 'boolean',

@@ -1,6 +1,5 @@
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, dataDirectory, type Logger } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
 import type { FeedReader } from './feeds/reader.js';
 import { FEED_TOOLS } from './tools/index.js';
 
@@ -16,7 +15,7 @@ export interface FeedsServerOptions {
 
 /** Where the feeds live when --db does not say. */
 export function defaultFeedsFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(dataDirectory(env), 'feeds.db');
+  return serverDataFile('feeds', 'feeds.db', env);
 }
 
 /** What docs/servers/feeds.md is generated from. */

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -6,8 +5,8 @@ import {
   createToolServer,
   DEFAULT_DENY,
   type DenyRules,
-  dataDirectory,
   type Logger,
+  serverDataFile,
 } from '@toolmesh/core';
 import { FS_TOOLS } from './tools/index.js';
 import type { CheckpointStore } from './workspace/checkpoints.js';
@@ -31,7 +30,7 @@ export interface FsServerOptions {
 }
 
 export function defaultCheckpointFile(): string {
-  return path.join(dataDirectory(), 'fs', 'checkpoints.sqlite');
+  return serverDataFile('fs', 'checkpoints.sqlite');
 }
 
 /** What docs/servers/fs.md is generated from. */

@@ -37,7 +37,7 @@ function domainWriters(values: string[] | undefined): Map<string, string[]> {
 await runServerProgram({
   name: MEMORY_SERVER_NAME,
   version: MEMORY_SERVER_VERSION,
-  summary: `${MEMORY_SUMMARY} State in --db FILE (default <data dir>/memory.db).`,
+  summary: `${MEMORY_SUMMARY} State in --db FILE (default <data dir>/memory/memory.db).`,
   flags: {
     redis: {
       type: 'string',

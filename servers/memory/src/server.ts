@@ -1,6 +1,5 @@
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, dataDirectory, type Logger } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
 import { HttpEmbedder, type HttpEmbedderOptions } from './embeddings/http-embedder.js';
 import { OfflineEmbedder } from './embeddings/offline-embedder.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
@@ -29,7 +28,7 @@ export interface MemoryServerOptions {
 
 /** Where long-term memory lives when --db does not say. */
 export function defaultMemoryFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(dataDirectory(env), 'memory.db');
+  return serverDataFile('memory', 'memory.db', env);
 }
 
 export interface MemoryEngineSetup {

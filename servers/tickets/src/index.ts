@@ -17,7 +17,7 @@ if (isCliCommand(argv[0])) {
   await runServerProgram({
     name: TICKETS_SERVER_NAME,
     version: TICKETS_SERVER_VERSION,
-    summary: `${TICKETS_SUMMARY} State in --db FILE (default <data dir>/tickets.db). CLI: toolmesh-tickets export|import [FILE] --workspace ID.`,
+    summary: `${TICKETS_SUMMARY} State in --db FILE (default <data dir>/tickets/tickets.db). CLI: toolmesh-tickets export|import [FILE] --workspace ID.`,
     flags: {
       'max-delegation-depth': {
         type: 'string',

@@ -1,6 +1,5 @@
-import path from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, dataDirectory, type Logger } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
 import type { TicketStore } from './store/store.js';
 import { TICKET_TOOLS } from './tools/index.js';
 
@@ -19,7 +18,7 @@ export interface TicketsServerOptions {
 
 /** Where the tickets live when --db does not say. */
 export function defaultTicketsFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(dataDirectory(env), 'tickets.db');
+  return serverDataFile('tickets', 'tickets.db', env);
 }
 
 /** What docs/servers/tickets.md is generated from. */

@@ -11,3 +11,12 @@ export function dataDirectory(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_DATA_HOME) return path.join(path.resolve(env.XDG_DATA_HOME), 'toolmesh');
   return path.join(os.homedir(), '.local', 'share', 'toolmesh');
 }
+
+/**
+ * A file of one server's own state: `<data>/<server>/<file>`. Under the aggregator's sandbox
+ * that folder is the only part of the data directory a server is shown, so a file anywhere
+ * else in it would land in the sandbox's private filesystem and be gone when the server exits.
+ */
+export function serverDataFile(server: string, file: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(dataDirectory(env), server, file);
+}

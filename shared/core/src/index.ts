@@ -24,7 +24,7 @@ export {
   scopedInput,
   WORKSPACE_ARGUMENT,
 } from './calling-scope.js';
-export { dataDirectory } from './data-dir.js';
+export { dataDirectory, serverDataFile } from './data-dir.js';
 export {
   type AnyToolDefinition,
   isRawResult,
