@@ -1,0 +1,81 @@
+// Run by `pnpm test` before the suites: the tests use real components that a fresh machine may
+// lack. bubblewrap runs the sandbox tests' real sandboxes; a Redis at REDIS_URL (default
+// redis://127.0.0.1:6379) backs the memory server's hot-memory tests. A missing one is installed
+// from Debian's packages where that can be done (root, or sudo, and apt-get), and a Redis is
+// started on loopback when none answers; otherwise this says what to install and stops.
+import { execFileSync, spawnSync } from 'node:child_process';
+import net from 'node:net';
+
+const log = (line) => process.stderr.write(`prepare-test-machine: ${line}\n`);
+
+function has(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+let aptUpdated = false;
+
+function aptInstall(debianPackage, why) {
+  const asRoot = process.getuid?.() === 0;
+  if (!has('apt-get') || (!asRoot && !has('sudo'))) {
+    throw new Error(
+      `${why} needs ${debianPackage}: install it (on Debian or Ubuntu: apt-get install ${debianPackage}).`,
+    );
+  }
+  const apt = asRoot ? ['apt-get'] : ['sudo', '-n', 'apt-get'];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  log(`installing ${debianPackage} (${why})`);
+  if (!aptUpdated) {
+    execFileSync(apt[0], [...apt.slice(1), 'update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
+    aptUpdated = true;
+  }
+  execFileSync(apt[0], [...apt.slice(1), 'install', '-y', '-qq', debianPackage], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
+}
+
+/** Whether something that speaks Redis answers at the URL (a server asking for a password counts). */
+function redisAnswers(url) {
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(url.port || 6379), url.hostname);
+    const done = (answer) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data) => done(/^(\+PONG|-NOAUTH)/.test(String(data))));
+  });
+}
+
+async function ensureRedis() {
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  if (await redisAnswers(url)) return;
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    throw new Error(
+      `nothing answers at REDIS_URL ${url.host}, and only a loopback Redis can be started here.`,
+    );
+  }
+  if (!has('redis-server')) aptInstall('redis-server', 'the memory server’s hot-memory tests');
+  const port = url.port || '6379';
+  log(`starting redis-server on 127.0.0.1:${port}`);
+  execFileSync(
+    'redis-server',
+    ['--port', port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes'],
+    { stdio: 'inherit' },
+  );
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await redisAnswers(url)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`redis-server was started but nothing answers at ${url.host}.`);
+}
+
+try {
+  if (process.platform === 'linux' && !has('bwrap')) aptInstall('bubblewrap', 'the sandbox tests');
+  await ensureRedis();
+} catch (error) {
+  log(error.message);
+  process.exit(1);
+}
