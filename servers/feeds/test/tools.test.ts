@@ -353,3 +353,16 @@ describe('OPML', () => {
     );
   });
 });
+
+describe('a hostile feed', () => {
+  it('cannot push its next fetch past the dates a listing can show with a huge <ttl>', async () => {
+    const huge = largeFeed(1).replace('<description>generated</description>', '<ttl>99999999999999</ttl>');
+    server.set('/huge-ttl.xml', huge);
+    const { feed } = await add('/huge-ttl.xml');
+    expect(feed.articles).toBe(1);
+    const { feeds } = await f.ok<{ feeds: (Feed & { nextFetchAt: string })[] }>('list_feeds');
+    const next = Date.parse(feeds[0]?.nextFetchAt ?? '');
+    expect(next - Date.now()).toBeLessThanOrEqual(7 * 24 * 3600_000 + 60_000);
+    await f.ok('list_articles');
+  });
+});
