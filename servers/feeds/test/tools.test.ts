@@ -366,3 +366,24 @@ describe('a hostile feed', () => {
     await f.ok('list_articles');
   });
 });
+
+describe('a feed of heavy markup', () => {
+  it('is reduced to markdown without stalling the server: 40,000 links and emphases in one entry', async () => {
+    const links = Array.from(
+      { length: 40_000 },
+      (_, n) => `<a href="https://x.example/${n}">l${n}</a> <b>b</b>`,
+    );
+    const escaped = `<p>${links.join(' ')}</p>`.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    server.set(
+      '/heavy.xml',
+      largeFeed(1).replace(
+        /<description>[^<]*<\/description><\/item>/,
+        `<description>${escaped}</description></item>`,
+      ),
+    );
+    const { feed } = await add('/heavy.xml');
+    const { articles } = await f.ok<{ articles: Summary[] }>('list_articles', { feed_id: feed.id });
+    const { content } = await f.ok<{ content: string }>('get_article', { article_id: articles[0]?.id });
+    expect(content).toMatch(/\[l0\]\(https:\/\/x\.example\/0\) \*\*b\*\* \[l1\]\(https:\/\/x\.example\/1\)/);
+  });
+});
