@@ -201,6 +201,26 @@ describe('articles', () => {
     );
   });
 
+  it('list_articles unread=true pages by position: marking each page read skips and repeats nothing', async () => {
+    const { feed } = await add('/large/40.xml');
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: { articles: Summary[]; nextCursor?: string } = await f.ok('list_articles', {
+        feed_id: feed.id,
+        unread: true,
+        maxTokens: 1500,
+        ...(cursor && { cursor }),
+      });
+      expect(page.articles.length).toBeGreaterThan(0);
+      seen.push(...page.articles.map((a) => a.id));
+      await f.ok('mark_articles_read', { article_ids: page.articles.map((a) => a.id) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.length).toBe(40);
+    expect(new Set(seen).size).toBe(40);
+  });
+
   it('get_article frames clean markdown as untrusted content, and pages a long one', async () => {
     const shipping = (await f.ok<{ articles: Summary[] }>('list_articles')).articles.find(
       (a) => a.title === 'Shipping the parser',
