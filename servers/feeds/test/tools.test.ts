@@ -387,6 +387,33 @@ describe('a hostile feed', () => {
   });
 });
 
+describe('get_article within maxTokens', () => {
+  it('keeps each page, frame and escaping included, within the budget, even with a long link', async () => {
+    const body = Array.from({ length: 600 }, (_, n) => `<p>"q${n}"\t\\</p>`).join('');
+    const link = `https://x.example/${'a'.repeat(1500)}`;
+    server.set(
+      '/quoted.xml',
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>x</title><link>${link}</link><guid>g</guid><description>${body.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</description></item></channel></rss>`,
+    );
+    await add('/quoted.xml');
+    const { articles } = await f.ok<{ articles: Summary[] }>('list_articles');
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const result = await f.call('get_article', {
+        article_id: articles[0]?.id,
+        maxTokens: 4000,
+        ...(cursor && { cursor }),
+      });
+      const out = result.structuredContent as { nextCursor?: string };
+      expect(Buffer.byteLength(JSON.stringify(out))).toBeLessThanOrEqual(4000);
+      cursor = out.nextCursor;
+      pages++;
+    } while (cursor && pages < 200);
+    expect(cursor).toBeUndefined();
+  });
+});
+
 describe('a feed of heavy markup', () => {
   it('is reduced to markdown without stalling the server: 40,000 links and emphases in one entry', async () => {
     const links = Array.from(

@@ -134,19 +134,26 @@ export const getArticle = defineTool({
     const from = decodeCursor(args.cursor, key);
     const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
     const head = { article: { ...article, excerpt: '' }, contentChars: content.length };
-    const room = args.maxTokens - utf8Bytes(head) - 400;
+    const source = article.link ?? `feed ${article.feedTitle}`;
+    // Everything but the slice: the frame (it names the link again) and the longest cursor.
+    const around = utf8Bytes({
+      ...head,
+      content: frameUntrusted('', source),
+      truncated: true,
+      nextCursor: encodePosition(content.length, key),
+    });
+    const room = args.maxTokens - around;
     if (room < 200) {
       return {
         ...head,
         content: '',
         truncated: true,
         blockedByBudget: true,
-        minimumRequiredBytes: args.maxTokens - room + 200,
+        minimumRequiredBytes: around + 200,
       };
     }
     const slice = sliceWithinBytes(content, from, room);
     const end = from + slice.length;
-    const source = article.link ?? `feed ${article.feedTitle}`;
     return {
       ...head,
       content: frameUntrusted(slice, source),
@@ -156,13 +163,24 @@ export const getArticle = defineTool({
   },
 });
 
-/** The longest part of `text` from `from` whose UTF-8 size fits `bytes`, cut at a line or word when it can be. */
+/** What one code point costs in a JSON string: quotes, backslashes and control characters are escaped. */
+function jsonBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c) return 2;
+  if (code === 0x0a || code === 0x0d || code === 0x09) return 2;
+  if (code < 0x20 || (code >= 0xd800 && code < 0xe000)) return 6;
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+}
+
+/**
+ * The longest part of `text` from `from` whose size in the JSON answer fits `bytes`, cut at a line
+ * or word when it can be.
+ */
 function sliceWithinBytes(text: string, from: number, bytes: number): string {
   let end = from;
   let used = 0;
   while (end < text.length) {
     const code = text.codePointAt(end) as number;
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    const size = jsonBytes(code);
     if (used + size > bytes) break;
     used += size;
     end += code >= 0x10000 ? 2 : 1;
