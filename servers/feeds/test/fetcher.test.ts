@@ -150,6 +150,13 @@ describe('the SSRF guard', () => {
     expect(refusalReason('::ffff:127.0.0.1')).toMatch(/IPv4-mapped/);
     expect(refusalReason('0.0.0.0')).toMatch(/unspecified/);
     expect(refusalReason('224.0.0.1')).toMatch(/multicast/);
+    expect(refusalReason('64:ff9b::7f00:1')).toMatch(/NAT64 address of a loopback/);
+    expect(refusalReason('64:ff9b::a9fe:a9fe')).toMatch(/NAT64 address of the cloud metadata/);
+    expect(refusalReason('64:ff9b::a00:1')).toMatch(/NAT64 address of a private/);
+    expect(refusalReason('::7f00:1')).toMatch(/IPv4-compatible address of a loopback/);
+    expect(refusalReason('2002:c0a8:101::1')).toMatch(/6to4 address of a private/);
+    expect(refusalReason('64:ff9b::5db8:d822')).toBeUndefined();
+    expect(refusalReason('2002:5db8:d822::1')).toBeUndefined();
     expect(refusalReason('93.184.216.34')).toBeUndefined();
     expect(refusalReason('2606:2800:220:1:248:1893:25c8:1946')).toBeUndefined();
     expect(refusalReason('172.32.0.1')).toBeUndefined();
@@ -172,6 +179,8 @@ describe('the SSRF guard', () => {
       'http://2130706433/',
       'http://0x7f.0.0.1/',
       'http://[::ffff:7f00:1]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[::127.0.0.1]/',
       'http://0/',
     ]) {
       expect((await failure(guarded.fetch(disguised))).message).toMatch(/refused to connect to/);

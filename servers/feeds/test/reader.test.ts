@@ -136,7 +136,7 @@ describe('FeedReader.refresh', () => {
   it('sends the stored validators, takes the 304, and dedups a changed document on re-fetch', async () => {
     server.set('/mutable.xml', largeFeed(3, 'm'));
     const { feed } = await reader.subscribe(`${server.url}/mutable.xml`);
-    const [first] = reader.store.listArticles({}, { offset: 0, limit: 1 });
+    const [first] = reader.store.listArticles({}, { limit: 1 });
     reader.store.setRead(first!.id, true);
     reader.store.setSaved(first!.id, true);
     expect((await reader.refresh())[0]).toMatchObject({ outcome: 'not_modified', new: 0 });

@@ -55,7 +55,7 @@ describe('FeedStore', () => {
     expect(store.recordSuccess(feed.id, fetched, entries, feed.url)).toEqual({ new: 0, updated: 0 });
     const stored = store.feed(feed.id);
     expect(stored).toMatchObject({ title: 'T', etag: '"v1"', articles: 2, unread: 2, errorCount: 0 });
-    const article = store.article(store.listArticles({}, { offset: 0, limit: 10 })[0]!.id);
+    const article = store.article(store.listArticles({}, { limit: 10 })[0]!.id);
     expect(article.content).toBe(
       'We compared **three** parsers.\n\nRead [more](https://blog.example.com/more).',
     );
@@ -66,7 +66,7 @@ describe('FeedStore', () => {
     const feed = store.addFeed({ url: 'https://blog.example.com/feed.xml' });
     const entries = parseFeedDocument(fixture('rss20.xml')).entries;
     store.recordSuccess(feed.id, fetched, entries, feed.url);
-    const [first] = store.listArticles({}, { offset: 0, limit: 1 });
+    const [first] = store.listArticles({}, { limit: 1 });
     store.setRead(first!.id, true);
     store.setSaved(first!.id, true);
     const edited = entries.map((e, i) => (i === 0 ? { ...e, title: 'Shipping the parser (updated)' } : e));
@@ -103,7 +103,7 @@ describe('FeedStore', () => {
       b.url,
       Date.UTC(2024, 5),
     );
-    const all = store.listArticles({}, { offset: 0, limit: 10 });
+    const all = store.listArticles({}, { limit: 10 });
     expect(all.map((x) => x.title)).toEqual([
       'Café opens downtown',
       'Library extends hours',
@@ -111,9 +111,7 @@ describe('FeedStore', () => {
       'Zero-downtime migrations',
     ]);
     store.setSaved(all[2]!.id, true);
-    expect(store.listArticles({ saved: true }, { offset: 0, limit: 10 }).map((x) => x.id)).toEqual([
-      all[2]!.id,
-    ]);
+    expect(store.listArticles({ saved: true }, { limit: 10 }).map((x) => x.id)).toEqual([all[2]!.id]);
     expect(store.countArticles({ feedId: a.id, since: Date.UTC(2024, 2, 5) })).toBe(1);
     const marked = store.markRead([all[0]!.id, all[0]!.id, all[1]!.id, 999], true);
     expect(marked).toEqual({ changed: [all[0]!.id, all[1]!.id], unchanged: [], unknown: [999] });

@@ -201,6 +201,26 @@ describe('articles', () => {
     );
   });
 
+  it('list_articles unread=true pages by position: marking each page read skips and repeats nothing', async () => {
+    const { feed } = await add('/large/40.xml');
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: { articles: Summary[]; nextCursor?: string } = await f.ok('list_articles', {
+        feed_id: feed.id,
+        unread: true,
+        maxTokens: 1500,
+        ...(cursor && { cursor }),
+      });
+      expect(page.articles.length).toBeGreaterThan(0);
+      seen.push(...page.articles.map((a) => a.id));
+      await f.ok('mark_articles_read', { article_ids: page.articles.map((a) => a.id) });
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen.length).toBe(40);
+    expect(new Set(seen).size).toBe(40);
+  });
+
   it('get_article frames clean markdown as untrusted content, and pages a long one', async () => {
     const shipping = (await f.ok<{ articles: Summary[] }>('list_articles')).articles.find(
       (a) => a.title === 'Shipping the parser',
@@ -351,5 +371,66 @@ describe('OPML', () => {
     expect(await f.fails('import_opml', { opml: '<html><body>nope</body></html>' })).toMatch(
       /not an OPML document/,
     );
+  });
+});
+
+describe('a hostile feed', () => {
+  it('cannot push its next fetch past the dates a listing can show with a huge <ttl>', async () => {
+    const huge = largeFeed(1).replace('<description>generated</description>', '<ttl>99999999999999</ttl>');
+    server.set('/huge-ttl.xml', huge);
+    const { feed } = await add('/huge-ttl.xml');
+    expect(feed.articles).toBe(1);
+    const { feeds } = await f.ok<{ feeds: (Feed & { nextFetchAt: string })[] }>('list_feeds');
+    const next = Date.parse(feeds[0]?.nextFetchAt ?? '');
+    expect(next - Date.now()).toBeLessThanOrEqual(7 * 24 * 3600_000 + 60_000);
+    await f.ok('list_articles');
+  });
+});
+
+describe('get_article within maxTokens', () => {
+  it('keeps each page, frame and escaping included, within the budget, even with a long link', async () => {
+    const body = Array.from({ length: 600 }, (_, n) => `<p>"q${n}"\t\\</p>`).join('');
+    const link = `https://x.example/${'a'.repeat(1500)}`;
+    server.set(
+      '/quoted.xml',
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>x</title><link>${link}</link><guid>g</guid><description>${body.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</description></item></channel></rss>`,
+    );
+    await add('/quoted.xml');
+    const { articles } = await f.ok<{ articles: Summary[] }>('list_articles');
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const result = await f.call('get_article', {
+        article_id: articles[0]?.id,
+        maxTokens: 4000,
+        ...(cursor && { cursor }),
+      });
+      const out = result.structuredContent as { nextCursor?: string };
+      expect(Buffer.byteLength(JSON.stringify(out))).toBeLessThanOrEqual(4000);
+      cursor = out.nextCursor;
+      pages++;
+    } while (cursor && pages < 200);
+    expect(cursor).toBeUndefined();
+  });
+});
+
+describe('a feed of heavy markup', () => {
+  it('is reduced to markdown without stalling the server: 40,000 links and emphases in one entry', async () => {
+    const links = Array.from(
+      { length: 40_000 },
+      (_, n) => `<a href="https://x.example/${n}">l${n}</a> <b>b</b>`,
+    );
+    const escaped = `<p>${links.join(' ')}</p>`.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    server.set(
+      '/heavy.xml',
+      largeFeed(1).replace(
+        /<description>[^<]*<\/description><\/item>/,
+        `<description>${escaped}</description></item>`,
+      ),
+    );
+    const { feed } = await add('/heavy.xml');
+    const { articles } = await f.ok<{ articles: Summary[] }>('list_articles', { feed_id: feed.id });
+    const { content } = await f.ok<{ content: string }>('get_article', { article_id: articles[0]?.id });
+    expect(content).toMatch(/\[l0\]\(https:\/\/x\.example\/0\) \*\*b\*\* \[l1\]\(https:\/\/x\.example\/1\)/);
   });
 });

@@ -59,8 +59,48 @@ const SAFE_URL = /^(https?:|mailto:)/i;
 
 interface Open {
   tag: string;
+  /** Where the element's output begins, as a mark of the Output. */
   start: number;
   attributes: Record<string, string>;
+}
+
+/**
+ * The markdown being written, kept as pieces. Closing a link or an emphasis rewrites only the
+ * pieces written since it opened; rewriting the whole text each time, as a string would, made an
+ * article of many links take minutes and stop the server meanwhile.
+ */
+class Output {
+  private readonly parts: string[] = [];
+
+  add(text: string): void {
+    if (text) this.parts.push(text);
+  }
+
+  mark(): number {
+    return this.parts.length;
+  }
+
+  /** Removes and returns what was written since `mark`. */
+  takeFrom(mark: number): string {
+    return this.parts.splice(mark).join('');
+  }
+
+  endsWith(suffix: string): boolean {
+    let tail = '';
+    for (let index = this.parts.length - 1; index >= 0 && tail.length < suffix.length; index--) {
+      tail = this.parts[index] + tail;
+    }
+    return tail.endsWith(suffix);
+  }
+
+  /** Whether the text is empty or ends with a line end or a space. */
+  atWordStart(): boolean {
+    return this.parts.length === 0 || this.endsWith('\n') || this.endsWith(' ');
+  }
+
+  toString(): string {
+    return this.parts.join('');
+  }
 }
 
 function isTrackingPixel(attributes: Record<string, string>): boolean {
@@ -85,13 +125,13 @@ function resolveUrl(href: string | undefined, base: string | undefined): string 
  * or mailto (javascript:, data:) lose their target. `base` resolves relative links.
  */
 export function htmlToMarkdown(html: string, base?: string): string {
-  let out = '';
+  const out = new Output();
   let dropDepth = 0;
   let preDepth = 0;
   const open: Open[] = [];
   const listCounters: number[] = [];
   const block = () => {
-    if (!out.endsWith('\n\n')) out += out.endsWith('\n') ? '\n' : '\n\n';
+    if (!out.endsWith('\n\n')) out.add(out.endsWith('\n') ? '\n' : '\n\n');
   };
 
   const parser = new Parser(
@@ -101,41 +141,41 @@ export function htmlToMarkdown(html: string, base?: string): string {
           if (!VOID.has(tag)) dropDepth++;
           return;
         }
-        if (tag === 'br') out += '\n';
+        if (tag === 'br') out.add('\n');
         else if (tag === 'hr') {
           block();
-          out += '---';
+          out.add('---');
           block();
         } else if (tag === 'img') {
           const src = resolveUrl(attributes.src, base);
-          if (src && !isTrackingPixel(attributes)) out += `![${(attributes.alt ?? '').trim()}](${src})`;
+          if (src && !isTrackingPixel(attributes)) out.add(`![${(attributes.alt ?? '').trim()}](${src})`);
         } else if (/^h[1-6]$/.test(tag)) {
           block();
-          out += `${'#'.repeat(Number(tag[1]))} `;
+          out.add(`${'#'.repeat(Number(tag[1]))} `);
         } else if (tag === 'li') {
-          if (!out.endsWith('\n')) out += '\n';
+          if (!out.endsWith('\n')) out.add('\n');
           const depth = Math.max(0, listCounters.length - 1);
           const counter = listCounters[listCounters.length - 1];
           if (counter !== undefined && counter > 0) {
-            out += `${'  '.repeat(depth)}${counter}. `;
+            out.add(`${'  '.repeat(depth)}${counter}. `);
             listCounters[listCounters.length - 1] = counter + 1;
-          } else out += `${'  '.repeat(depth)}- `;
+          } else out.add(`${'  '.repeat(depth)}- `);
         } else if (tag === 'pre') {
           block();
           preDepth++;
         } else if (tag === 'blockquote' || BLOCKS.has(tag)) block();
         if (tag === 'ul') listCounters.push(0);
         if (tag === 'ol') listCounters.push(1);
-        if (!VOID.has(tag)) open.push({ tag, start: out.length, attributes });
+        if (!VOID.has(tag)) open.push({ tag, start: out.mark(), attributes });
       },
       ontext(data) {
         if (dropDepth > 0) return;
         if (preDepth > 0) {
-          out += data;
+          out.add(data);
           return;
         }
         const collapsed = data.replace(/\s+/g, ' ');
-        out += /(^|\n| )$/.test(out) ? collapsed.replace(/^ /, '') : collapsed;
+        out.add(out.atWordStart() ? collapsed.replace(/^ /, '') : collapsed);
       },
       onclosetag(tag, implied) {
         if (dropDepth > 0) {
@@ -146,31 +186,31 @@ export function htmlToMarkdown(html: string, base?: string): string {
         const index = open.map((entry) => entry.tag).lastIndexOf(tag);
         if (index < 0) return;
         const [entry] = open.splice(index, 1) as [Open];
-        const inner = out.slice(entry.start);
-        const before = out.slice(0, entry.start);
         if (tag === 'a') {
           const href = resolveUrl(entry.attributes.href, base);
-          const label = inner.trim();
-          out = href && label && label !== href ? `${before}[${label}](${href})` : `${before}${label}`;
+          const label = out.takeFrom(entry.start).trim();
+          out.add(href && label && label !== href ? `[${label}](${href})` : label);
         } else if (WRAPS[tag] && preDepth === 0) {
           const mark = WRAPS[tag];
-          out = inner.trim() ? `${before}${mark}${inner.trim()}${mark} ` : before;
+          const inner = out.takeFrom(entry.start).trim();
+          if (inner) out.add(`${mark}${inner}${mark} `);
         } else if (tag === 'pre') {
           preDepth--;
-          out = `${before}\`\`\`\n${inner.replace(/^\n+|\s+$/g, '')}\n\`\`\``;
+          out.add(`\`\`\`\n${out.takeFrom(entry.start).replace(/^\n+|\s+$/g, '')}\n\`\`\``);
           block();
         } else if (tag === 'blockquote') {
-          const quoted = inner
+          const quoted = out
+            .takeFrom(entry.start)
             .trim()
             .split('\n')
             .map((line) => (line ? `> ${line}` : '>'))
             .join('\n');
-          out = `${before}${quoted}`;
+          out.add(quoted);
           block();
         } else if (tag === 'ul' || tag === 'ol') {
           listCounters.pop();
           block();
-        } else if (tag === 'td' || tag === 'th') out += ' ';
+        } else if (tag === 'td' || tag === 'th') out.add(' ');
         else if (/^h[1-6]$/.test(tag) || tag === 'blockquote' || BLOCKS.has(tag)) block();
       },
     },
@@ -178,7 +218,7 @@ export function htmlToMarkdown(html: string, base?: string): string {
   );
   parser.write(html);
   parser.end();
-  return tidy(out);
+  return tidy(out.toString());
 }
 
 /** Trims each line's end, drops empty list items and runs of blank lines, outside code fences. */

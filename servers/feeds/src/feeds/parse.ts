@@ -23,6 +23,8 @@ export interface ParsedFeed {
   entries: ParsedEntry[];
 }
 
+const MAX_TTL_MINUTES = 7 * 24 * 60;
+
 /** The document is not a feed this reader can use; the message says what it is instead. */
 export class FeedFormatError extends Error {
   override readonly name = 'FeedFormatError';
@@ -172,7 +174,8 @@ export function parseFeedDocument(body: string): ParsedFeed {
   const items = (parsed.format === 'atom' ? feed.entries : feed.items) as unknown;
   const list = Array.isArray(items) ? (items as Loose[]) : [];
   const toEntry = parsed.format === 'atom' ? atomEntry : parsed.format === 'json' ? jsonEntry : rssEntry;
-  const ttl = Number(feed.ttl);
+  // A publisher's wish, capped at a week: a huge <ttl> would put the next fetch past any date.
+  const ttl = Math.min(Number(feed.ttl), MAX_TTL_MINUTES);
   const feedAuthor = text(loose(firstOf(feed.authors)).name);
   return {
     format: parsed.format,

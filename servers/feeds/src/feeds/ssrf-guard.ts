@@ -32,7 +32,26 @@ const REFUSED: readonly [cidr: string, reason: string][] = [
   ['ff00::/8', 'a multicast address'],
 ];
 
-const LISTS = REFUSED.map(([cidr, reason]) => {
+/**
+ * IPv6 forms that carry an IPv4 address and reach it: NAT64 (64:ff9b::/96, where a DNS64 resolver
+ * puts every IPv4-only host), IPv4-compatible (::/96) and 6to4 (2002::/16). Each refused IPv4
+ * range is refused inside them too; the public IPv4 addresses they carry stay allowed.
+ */
+function embeddingsOf([cidr, reason]: readonly [string, string]): [string, string][] {
+  const [network, prefix] = cidr.split('/') as [string, string];
+  if (isIP(network) !== 4) return [];
+  const [a, b, c, d] = network.split('.').map(Number) as [number, number, number, number];
+  const high = ((a << 8) | b).toString(16);
+  const low = ((c << 8) | d).toString(16);
+  const bits = Number(prefix);
+  return [
+    [`64:ff9b::${high}:${low}/${96 + bits}`, `a NAT64 address of ${reason}`],
+    [`::${high}:${low}/${96 + bits}`, `an IPv4-compatible address of ${reason}`],
+    [`2002:${high}:${low}::/${16 + bits}`, `a 6to4 address of ${reason}`],
+  ];
+}
+
+const LISTS = [...REFUSED, ...REFUSED.flatMap(embeddingsOf)].map(([cidr, reason]) => {
   const [network, prefix] = cidr.split('/') as [string, string];
   const family = isIP(network) === 6 ? 'ipv6' : 'ipv4';
   const list = new BlockList();

@@ -60,6 +60,12 @@ export interface StoredFeed extends Feed, FeedValidators {
   retryUntilMs: number | null;
 }
 
+/** Where a page of articles (newest first) stopped. */
+export interface ArticlePosition {
+  sortAt: number;
+  id: number;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 const SUMMARY_COLUMNS = `a.id, a.feed_id, f.title AS feed_title, a.guid, a.link, a.title, a.author, a.published_at,
@@ -335,33 +341,34 @@ export class FeedStore {
     ).n;
   }
 
-  /** Newest first; `offset` and `limit` pick the window a page is cut from. */
-  listArticles(filter: ArticleFilter, window: { offset: number; limit: number }): ArticleSummary[] {
+  /**
+   * Newest first, from the start or `after` a position of a previous page: a position, unlike an
+   * offset, shifts nothing when articles before it are marked read or leave the filter.
+   */
+  listArticles(
+    filter: ArticleFilter,
+    window: { after?: ArticlePosition | undefined; limit: number },
+  ): (ArticleSummary & ArticlePosition)[] {
     const where = whereOf(filter);
+    const { after } = window;
+    const position = '(a.sort_at < ? OR (a.sort_at = ? AND a.id < ?))';
+    const clauses = after ? `${where.sql ? `${where.sql} AND` : 'WHERE'} ${position}` : where.sql;
     const rows = this.db
       .prepare(
-        `SELECT ${SUMMARY_COLUMNS} FROM articles a JOIN feeds f ON f.id = a.feed_id ${where.sql}
-         ORDER BY a.sort_at DESC, a.id DESC LIMIT ? OFFSET ?`,
+        `SELECT ${SUMMARY_COLUMNS}, a.sort_at FROM articles a JOIN feeds f ON f.id = a.feed_id ${clauses}
+         ORDER BY a.sort_at DESC, a.id DESC LIMIT ?`,
       )
-      .all(...where.params, window.limit, window.offset) as ArticleRow[];
-    return rows.map(toSummary);
+      .all(
+        ...where.params,
+        ...(after ? [after.sortAt, after.sortAt, after.id] : []),
+        window.limit,
+      ) as (ArticleRow & { sort_at: number })[];
+    return rows.map((row) => ({ ...toSummary(row), sortAt: row.sort_at }));
   }
 
   /** Unread articles after a position of a previous page (newest first), so acknowledging shifts nothing. */
-  unreadAfter(
-    position: { sortAt: number; id: number } | undefined,
-    limit: number,
-  ): (ArticleSummary & { sortAt: number })[] {
-    const rows = this.db
-      .prepare(
-        `SELECT ${SUMMARY_COLUMNS}, a.sort_at FROM articles a JOIN feeds f ON f.id = a.feed_id
-         WHERE a.read = 0 ${position ? 'AND (a.sort_at < ? OR (a.sort_at = ? AND a.id < ?))' : ''}
-         ORDER BY a.sort_at DESC, a.id DESC LIMIT ?`,
-      )
-      .all(...(position ? [position.sortAt, position.sortAt, position.id] : []), limit) as (ArticleRow & {
-      sort_at: number;
-    })[];
-    return rows.map((row) => ({ ...toSummary(row), sortAt: row.sort_at }));
+  unreadAfter(position: ArticlePosition | undefined, limit: number): (ArticleSummary & ArticlePosition)[] {
+    return this.listArticles({ unread: true }, { after: position, limit });
   }
 
   article(id: number): Article {

@@ -12,6 +12,8 @@ import {
   utf8Bytes,
 } from '@toolmesh/core';
 import { z } from 'zod';
+import type { ArticlePosition } from '../feeds/store.js';
+import type { ArticleSummary } from '../feeds/types.js';
 import {
   articleIdArg,
   articleLine,
@@ -27,6 +29,34 @@ import {
 
 /** A summary is well over 100 bytes, so a window this size holds more than any budget lets through. */
 const windowFor = (maxTokens: number) => Math.ceil(maxTokens / 100) + 1;
+
+const positionSchema = z.object({ sortAt: z.number(), id: z.number().int() }).nullable();
+
+/**
+ * A budgeted page of articles (newest first) whose cursor is the position of the last one shown,
+ * not an offset: marking shown articles read, which drops them from an unread listing, then
+ * neither skips nor repeats any.
+ */
+function pageAfterPosition(
+  args: { cursor?: string | undefined; maxTokens: number } & Record<string, unknown>,
+  read: (after: ArticlePosition | undefined, limit: number) => (ArticleSummary & ArticlePosition)[],
+) {
+  const key = requestKey(args);
+  const parsed = positionSchema.safeParse(
+    args.cursor === undefined ? null : decodePosition(args.cursor, key),
+  );
+  if (!parsed.success)
+    throw new ToolError('`cursor` is not a cursor this server issued: call again without it.', 'bad_cursor');
+  const position = parsed.data ?? undefined;
+  const limit = windowFor(args.maxTokens);
+  const window = read(position, limit);
+  const summaries = window.map(({ sortAt: _sortAt, ...summary }) => summary);
+  const page = takeWithinBudget(summaries, args.maxTokens, { key, more: window.length === limit });
+  const last = window[page.items.length - 1];
+  const resume = last ? { sortAt: last.sortAt, id: last.id } : (position ?? null);
+  const { nextCursor: _offsetCursor, ...budget } = page;
+  return { ...budget, ...(page.truncated && { nextCursor: encodePosition(resume, key) }) };
+}
 
 function sinceMs(since: string | undefined): number | undefined {
   if (since === undefined) return undefined;
@@ -63,8 +93,6 @@ export const listArticles = defineTool({
   render: (out) =>
     [`${out.total} article(s)`, ...fromFeeds(out.articles.map(articleLine)), ...more(out)].join('\n'),
   async handle(args, { engine }) {
-    const key = requestKey(args);
-    const offset = decodeCursor(args.cursor, key);
     const since = sinceMs(args.since);
     const filter = {
       ...(args.feed_id !== undefined && { feedId: args.feed_id }),
@@ -74,12 +102,9 @@ export const listArticles = defineTool({
     };
     if (args.feed_id !== undefined) engine.store.feed(args.feed_id);
     const total = engine.store.countArticles(filter);
-    const window = engine.store.listArticles(filter, { offset, limit: windowFor(args.maxTokens) });
-    const { items, ...budget } = takeWithinBudget(window, args.maxTokens, {
-      key,
-      base: offset,
-      more: offset + window.length < total,
-    });
+    const { items, ...budget } = pageAfterPosition(args, (after, limit) =>
+      engine.store.listArticles(filter, { after, limit }),
+    );
     return { total, articles: items, ...budget };
   },
 });
@@ -109,19 +134,26 @@ export const getArticle = defineTool({
     const from = decodeCursor(args.cursor, key);
     const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
     const head = { article: { ...article, excerpt: '' }, contentChars: content.length };
-    const room = args.maxTokens - utf8Bytes(head) - 400;
+    const source = article.link ?? `feed ${article.feedTitle}`;
+    // Everything but the slice: the frame (it names the link again) and the longest cursor.
+    const around = utf8Bytes({
+      ...head,
+      content: frameUntrusted('', source),
+      truncated: true,
+      nextCursor: encodePosition(content.length, key),
+    });
+    const room = args.maxTokens - around;
     if (room < 200) {
       return {
         ...head,
         content: '',
         truncated: true,
         blockedByBudget: true,
-        minimumRequiredBytes: args.maxTokens - room + 200,
+        minimumRequiredBytes: around + 200,
       };
     }
     const slice = sliceWithinBytes(content, from, room);
     const end = from + slice.length;
-    const source = article.link ?? `feed ${article.feedTitle}`;
     return {
       ...head,
       content: frameUntrusted(slice, source),
@@ -131,13 +163,24 @@ export const getArticle = defineTool({
   },
 });
 
-/** The longest part of `text` from `from` whose UTF-8 size fits `bytes`, cut at a line or word when it can be. */
+/** What one code point costs in a JSON string: quotes, backslashes and control characters are escaped. */
+function jsonBytes(code: number): number {
+  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c) return 2;
+  if (code === 0x0a || code === 0x0d || code === 0x09) return 2;
+  if (code < 0x20 || (code >= 0xd800 && code < 0xe000)) return 6;
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+}
+
+/**
+ * The longest part of `text` from `from` whose size in the JSON answer fits `bytes`, cut at a line
+ * or word when it can be.
+ */
 function sliceWithinBytes(text: string, from: number, bytes: number): string {
   let end = from;
   let used = 0;
   while (end < text.length) {
     const code = text.codePointAt(end) as number;
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    const size = jsonBytes(code);
     if (used + size > bytes) break;
     used += size;
     end += code >= 0x10000 ? 2 : 1;
@@ -205,8 +248,6 @@ export const markArticlesRead = defineTool({
   },
 });
 
-const digestPosition = z.object({ sortAt: z.number(), id: z.number().int() }).nullable();
-
 export const getUnreadDigest = defineTool({
   name: 'get_unread_digest',
   title: 'Unread digest',
@@ -243,26 +284,14 @@ export const getUnreadDigest = defineTool({
     ].join('\n');
   },
   async handle(args, { engine }) {
-    const key = requestKey(args);
-    const parsed = digestPosition.safeParse(
-      args.cursor === undefined ? null : decodePosition(args.cursor, key),
+    const { items, ...budget } = pageAfterPosition(args, (after, limit) =>
+      engine.store.unreadAfter(after, limit),
     );
-    if (!parsed.success)
-      throw new ToolError('`cursor` is not a cursor this server issued: call again without it.');
-    const position = parsed.data ?? undefined;
-    const limit = windowFor(args.maxTokens);
-    const window = engine.store.unreadAfter(position, limit);
-    const summaries = window.map(({ sortAt: _sortAt, ...summary }) => summary);
-    const page = takeWithinBudget(summaries, args.maxTokens, { key, more: window.length === limit });
-    const last = window[page.items.length - 1];
-    const resume = last ? { sortAt: last.sortAt, id: last.id } : (position ?? null);
-    const { items, nextCursor: _offsetCursor, ...budget } = page;
     return {
       unreadTotal: engine.store.countArticles({ unread: true }),
       articles: items,
       ids: items.map((article) => article.id),
       ...budget,
-      ...(page.truncated && { nextCursor: encodePosition(resume, key) }),
     };
   },
 });
