@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { ftsPhrases, openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { dedupKey } from './dedup.js';
 import { excerpt, htmlToMarkdown, titleText } from './html-to-text.js';
 import { FEED_MIGRATIONS } from './migrations.js';
@@ -429,8 +429,7 @@ export class FeedStore {
     if (terms.length === 0) {
       throw new ToolError('the query has no words to search for: give one or more words.', 'invalid_query');
     }
-    // Each word quoted, so FTS5 syntax in the query (NEAR, *, :, -) is searched for, never run.
-    const match = terms.map((term) => `"${term}"`).join(' ');
+    const match = ftsPhrases(terms);
     // Ranked on the index alone, then joined: joining every match before the sort costs twice as much.
     const inFeed =
       options.feedId !== undefined ? 'AND rowid IN (SELECT id FROM articles WHERE feed_id = ?)' : '';
