@@ -1,4 +1,5 @@
 import { CHEAP_TO_RANK, NEWEST_FIRST_NOTE } from '@toolmesh/core';
+import { everyPage } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MemoryFixture, memoryFixture } from './fixture.js';
 
@@ -41,26 +42,13 @@ beforeAll(async () => {
 });
 afterAll(() => m.close());
 
-async function allPages(args: Record<string, unknown>): Promise<Page[]> {
-  const pages: Page[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await m.ok<Page>('search_memory', {
-      workspace_id: 'alpha',
-      mode: 'keyword',
-      include_hot: false,
-      ...args,
-      ...(cursor && { cursor }),
-    });
-    pages.push(page);
-    cursor = page.truncated ? page.nextCursor : undefined;
-  } while (cursor !== undefined);
-  return pages;
-}
+/** search_memory in keyword mode over alpha, without hot items. */
+const keywordSearch = (args: Record<string, unknown>) =>
+  m.ok<Page>('search_memory', { workspace_id: 'alpha', mode: 'keyword', include_hot: false, ...args });
 
 describe('search_memory keyword when every word is common', () => {
   it('lists the newest facts with every word first, then those with any, says so, and pages cleanly', async () => {
-    const pages = await allPages({ query: 'cluster queue', limit: 40, maxTokens: 1500 });
+    const pages = await everyPage(keywordSearch, { query: 'cluster queue', limit: 40, maxTokens: 1500 });
     expect(pages.length).toBeGreaterThan(3);
     for (const page of pages) expect(page.note).toBe(NEWEST_FIRST_NOTE);
     const bodies = pages.flatMap((page) => page.hits.map((hit) => hit.body));
@@ -73,36 +61,16 @@ describe('search_memory keyword when every word is common', () => {
   });
 
   it('holds every word in every hit while enough facts have them all, one word or several', async () => {
-    const out = await m.ok<Page>('search_memory', {
-      workspace_id: 'alpha',
-      query: 'cluster deploy',
-      mode: 'keyword',
-      limit: 30,
-      include_hot: false,
-      maxTokens: 64000,
-    });
+    const out = await keywordSearch({ query: 'cluster deploy', limit: 30, maxTokens: 64000 });
     expect(out.note).toBe(NEWEST_FIRST_NOTE);
     expect(out.hits.map((hit) => hit.body)).toEqual(newestFirst(has('cluster')).slice(0, 30));
-    const one = await m.ok<Page>('search_memory', {
-      workspace_id: 'alpha',
-      query: 'queue',
-      mode: 'keyword',
-      limit: 5,
-      include_hot: false,
-    });
+    const one = await keywordSearch({ query: 'queue', limit: 5 });
     expect(one.note).toBe(NEWEST_FIRST_NOTE);
     expect(one.hits.map((hit) => hit.body)).toEqual(newestFirst(has('queue')).slice(0, 5));
   });
 
   it('still ranks by BM25 when a rarer word is in the query', async () => {
-    const out = await m.ok<Page>('search_memory', {
-      workspace_id: 'alpha',
-      query: 'rollback cluster',
-      mode: 'keyword',
-      limit: 30,
-      include_hot: false,
-      maxTokens: 64000,
-    });
+    const out = await keywordSearch({ query: 'rollback cluster', limit: 30, maxTokens: 64000 });
     expect(out.note).toBeUndefined();
     expect(out.hits).toHaveLength(30);
     for (const hit of out.hits) {

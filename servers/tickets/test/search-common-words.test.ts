@@ -1,4 +1,5 @@
 import { CHEAP_TO_RANK, NEWEST_FIRST_NOTE } from '@toolmesh/core';
+import { everyPage } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TicketsFixture, ticketsFixture } from './fixture.js';
 
@@ -36,25 +37,14 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-/** Every page of one search, following nextCursor. */
-async function allPages(args: Record<string, unknown>): Promise<Page[]> {
-  const pages: Page[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await fx.ok<Page>('search_tickets', {
-      workspace_id: 'alpha',
-      ...args,
-      ...(cursor && { cursor }),
-    });
-    pages.push(page);
-    cursor = page.truncated ? page.nextCursor : undefined;
-  } while (cursor !== undefined);
-  return pages;
-}
-
 describe('search_tickets when every word is common', () => {
   it('returns the newest tickets holding every word, says so, and pages without skipping or repeating', async () => {
-    const pages = await allPages({ query: 'deploy cluster', limit: 120, maxTokens: 2000 });
+    const pages = await everyPage((args) => fx.ok<Page>('search_tickets', args), {
+      workspace_id: 'alpha',
+      query: 'deploy cluster',
+      limit: 120,
+      maxTokens: 2000,
+    });
     expect(pages.length).toBeGreaterThan(3);
     for (const page of pages) expect(page.note).toBe(NEWEST_FIRST_NOTE);
     const ids = pages.flatMap((page) => page.hits.map((hit) => hit.ticket.id));
