@@ -43,6 +43,32 @@ export function planFullText(
   return { order: ranking.length === 0 ? 'newest' : 'ranked', ranking, filtering };
 }
 
+/**
+ * How many rows of an FTS5 table hold each term, for a server that keeps no counts of its own:
+ * counted with MATCH on first use (a read of the term's doclist, without scoring), then kept in
+ * the process until the table grew by a tenth.
+ */
+export class CachedTermCounts {
+  private readonly counts = new Map<string, { count: number; size: number }>();
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly table: string,
+  ) {}
+
+  /** Rows holding `term` (after the table's tokenizer), with `size` the table's current row count or top rowid. */
+  documentsWith(term: string, size: number): number {
+    const cached = this.counts.get(term);
+    if (cached && size < cached.size * 1.1 + 100) return cached.count;
+    const count = this.db
+      .prepare(`SELECT count(*) FROM ${this.table} WHERE ${this.table} MATCH ?`)
+      .pluck()
+      .get(ftsPhrases([term])) as number;
+    this.counts.set(term, { count, size });
+    return count;
+  }
+}
+
 /** Words as FTS5 phrases joined by `operator`: each quoted, so FTS5 syntax in a word is searched for, never run. */
 export function ftsPhrases(words: readonly string[], operator: 'AND' | 'OR' = 'AND'): string {
   return words.map((word) => `"${word}"`).join(` ${operator} `);

@@ -48,6 +48,7 @@ export {
   UsageError,
 } from './flags.js';
 export {
+  CachedTermCounts,
   CHEAP_TO_RANK,
   type FullTextPlan,
   ftsPhrases,

@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHEAP_TO_RANK, ftsPhrases, newestMatches, planFullText } from '../src/full-text.js';
+import {
+  CachedTermCounts,
+  CHEAP_TO_RANK,
+  ftsPhrases,
+  newestMatches,
+  planFullText,
+} from '../src/full-text.js';
 import { openDatabase } from '../src/sqlite.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'full-text-'));
@@ -53,6 +59,22 @@ describe('ftsPhrases and newestMatches', () => {
     expect(newestMatches(db, 'docs', ftsPhrases(['red', 'blue']), 3)).toEqual([50, 48, 46]);
     expect(newestMatches(db, 'docs', ftsPhrases(['red', 'blue']), 3, 46)).toEqual([44, 42, 40]);
     expect(newestMatches(db, 'docs', ftsPhrases(['blue', 'NEAR']), 3)).toEqual([]);
+    db.close();
+  });
+});
+
+describe('CachedTermCounts', () => {
+  it('counts the rows holding a term once, and again after the table grew by a tenth', () => {
+    const db = openDatabase(path.join(folder, 'counts.sqlite'), [
+      "CREATE VIRTUAL TABLE notes USING fts5(body, tokenize = 'porter unicode61')",
+    ]);
+    const insert = db.prepare('INSERT INTO notes (body) VALUES (?)');
+    for (let n = 0; n < 1000; n++) insert.run(n % 4 === 0 ? 'leaking pipes' : 'dry');
+    const counts = new CachedTermCounts(db, 'notes');
+    expect(counts.documentsWith('leaks', 1000)).toBe(250);
+    for (let n = 0; n < 200; n++) insert.run('leaked');
+    expect(counts.documentsWith('leaks', 1050)).toBe(250);
+    expect(counts.documentsWith('leaks', 1200)).toBe(450);
     db.close();
   });
 });

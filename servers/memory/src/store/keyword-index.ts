@@ -1,4 +1,10 @@
-import { ftsPhrases, newestMatches, planFullText, type SqliteDatabase } from '@toolmesh/core';
+import {
+  CachedTermCounts,
+  ftsPhrases,
+  newestMatches,
+  planFullText,
+  type SqliteDatabase,
+} from '@toolmesh/core';
 import { queryTerms } from './keyword-query.js';
 
 /**
@@ -17,27 +23,18 @@ export interface KeywordHits {
  * Keyword search over the FTS5 index of memory entries: BM25 ranking (FTS5's `rank`) of entries
  * that have any of the query's words, read best first and filtered by the caller, deeper until
  * enough pass. Words found in most entries are left out of large stores' queries when rarer
- * ones remain; their document counts are cached per process. When none remains, entries with
- * every word come newest first, then those with any of them.
+ * ones remain; their document counts are cached per process (CachedTermCounts). When none
+ * remains, entries with every word come newest first, then those with any of them.
  */
 export class KeywordIndex {
-  private readonly documentCounts = new Map<string, { count: number; size: number }>();
+  private readonly termCounts: CachedTermCounts;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.termCounts = new CachedTermCounts(db, 'memories_fts');
+  }
 
   private size(): number {
     return (this.db.prepare('SELECT max(rowid) AS n FROM memories').get() as { n: number | null }).n ?? 0;
-  }
-
-  /** How many entries have the word (after the index's stemming); recounted once the store grew a tenth. */
-  private documentCount(term: string, size: number): number {
-    const cached = this.documentCounts.get(term);
-    if (cached && size < cached.size * 1.1 + 100) return cached.count;
-    const { count } = this.db
-      .prepare('SELECT count(*) AS count FROM memories_fts WHERE memories_fts MATCH ?')
-      .get(ftsPhrases([term])) as { count: number };
-    this.documentCounts.set(term, { count, size });
-    return count;
   }
 
   /** Up to `limit` entry ids among those `keep` accepts; scores are positive, higher better (0 when newest first). */
@@ -45,7 +42,7 @@ export class KeywordIndex {
     const terms = queryTerms(query);
     if (terms.length === 0) return { order: 'ranked', hits: [] };
     const size = this.size();
-    const plan = planFullText(terms, (term) => this.documentCount(term, size), size, COMMON_SHARE);
+    const plan = planFullText(terms, (term) => this.termCounts.documentsWith(term, size), size, COMMON_SHARE);
     if (plan.order === 'newest') {
       const expressions = [ftsPhrases(terms, 'AND'), ...(terms.length > 1 ? [ftsPhrases(terms, 'OR')] : [])];
       return { order: 'newest', hits: this.newest(expressions, limit, keep) };
