@@ -162,7 +162,8 @@ export async function benchmarkMemory({ base, log }) {
         `search_memory ${mode} "${query}" failed: ${JSON.stringify(run.result.content)}`,
       );
       check(run.result.structuredContent.hits.length > 0, `search_memory ${mode} "${query}" found nothing`);
-      searches.push({ mode, query, shown: run.result.structuredContent.hits.length, stats: run.stats });
+      const { hits, note } = run.result.structuredContent;
+      searches.push({ mode, query, shown: hits.length, newestFirst: note !== undefined, stats: run.stats });
     }
   } finally {
     await server.close();
@@ -214,16 +215,17 @@ average when the section ran: ${run.load} on ${os.cpus().length} cores shared wi
 ${table(
   ['Call', 'Shown', 'p50', 'p95'],
   run.searches.map((s) => [
-    `search_memory ${s.mode} "${s.query}"`,
+    `search_memory ${s.mode} "${s.query}"${s.newestFirst ? ' (newest first)' : ''}`,
     String(s.shown),
     `**${ms(s.stats.median)}**`,
     ms(s.stats.p95),
   ]),
 )}
 
-"service logs days" is the slow case on purpose: all three words are in more than 5% of the facts ("service" in
-every one), so keyword search reads the entries that have all of them, BM25-ranked, which is work in proportion
-to how common they are. Semantic ranking scores all 100,000 vectors on each call (a WebAssembly SIMD kernel,
+"service logs days" is the common-words case on purpose: all three are in more than 5% of the facts ("service" in
+every one), too common to rank by, so keyword search shows the newest facts with every word first (then those with
+any), said in its \`note\`: FTS5 reads \`ORDER BY rowid DESC LIMIT n\` down the doclists and stops after n, where
+BM25 ranking read every entry holding the words. Semantic ranking scores all 100,000 vectors on each call (a WebAssembly SIMD kernel,
 about 2 ms of the hybrid figure); "E42421" has no word the vectors know, so hybrid is keyword alone there.
 
 \`remember\`, ${count(REMEMBERED)} sequential calls over stdio by one identity (cap 100, so from the 101st on each call

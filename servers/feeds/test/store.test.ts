@@ -74,7 +74,7 @@ describe('FeedStore', () => {
     const after = store.article(first!.id);
     expect(after).toMatchObject({ title: 'Shipping the parser (updated)', read: true, saved: true });
     expect(store.countArticles({})).toBe(2);
-    expect(store.search('updated', { limit: 5 }).map((h) => h.article.id)).toEqual([first!.id]);
+    expect(store.search('updated', { limit: 5 }).hits.map((h) => h.article.id)).toEqual([first!.id]);
   });
 
   it('dedups guid-less entries by normalised link', () => {
@@ -125,9 +125,9 @@ describe('FeedStore', () => {
   it('removes a feed with its articles and their search entries', () => {
     const feed = store.addFeed({ url: 'https://blog.example.com/feed.xml' });
     store.recordSuccess(feed.id, fetched, parseFeedDocument(fixture('rss20.xml')).entries, feed.url);
-    expect(store.search('parsers', { limit: 5 })).toHaveLength(1);
+    expect(store.search('parsers', { limit: 5 }).hits).toHaveLength(1);
     store.removeFeed(feed.id);
-    expect(store.search('parsers', { limit: 5 })).toHaveLength(0);
+    expect(store.search('parsers', { limit: 5 }).hits).toHaveLength(0);
     expect(store.db.prepare('SELECT count(*) AS n FROM articles_fts').get()).toEqual({ n: 0 });
     expect(() => store.feed(feed.id)).toThrow(/There is no feed/);
     expect(() => store.addFeed({ url: 'https://x/1' }) && store.addFeed({ url: 'https://x/1' })).toThrow(
@@ -138,9 +138,9 @@ describe('FeedStore', () => {
   it('searches with FTS5 syntax taken as words, and refuses a query with none', () => {
     const feed = store.addFeed({ url: 'https://blog.example.com/feed.xml' });
     store.recordSuccess(feed.id, fetched, parseFeedDocument(fixture('rss20.xml')).entries, feed.url);
-    expect(store.search('migrations* -contract:', { limit: 5 })[0]?.article.title).toBe(
+    expect(store.search('migrations* -contract:', { limit: 5 }).hits[0]?.article.title).toBe(
       'Zero-downtime migrations',
     );
-    expect(() => store.search('*:-', { limit: 5 })).toThrow(/no words/);
+    expect(() => store.search('*:-', { limit: 5 }).hits).toThrow(/no words/);
   });
 });

@@ -1,4 +1,4 @@
-import { type Logger, ToolError } from '@toolmesh/core';
+import { type Logger, NEWEST_FIRST_NOTE, ToolError } from '@toolmesh/core';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { type Coverage, SemanticIndex } from './embeddings/semantic-index.js';
 import {
@@ -10,6 +10,7 @@ import {
 } from './hot/hot-memory.js';
 import { ConflictLog } from './store/conflict-log.js';
 import { type HarmonizePass, harmonize } from './store/harmonize.js';
+import type { KeywordHits } from './store/keyword-index.js';
 import { words } from './store/keyword-query.js';
 import { DOMAIN_NAME, type MemoryStore, statementKey } from './store/memory-store.js';
 import type { Actor, Memory, MemoryFilter, NewMemory } from './store/types.js';
@@ -30,6 +31,8 @@ export interface SearchResult {
   hot: HotItem[];
   semantic?: Coverage;
   warnings: string[];
+  /** Set when the keyword hits are newest first rather than ranked, and why. */
+  note?: string;
 }
 
 export interface MemoryEngineOptions {
@@ -110,9 +113,9 @@ export class MemoryEngine {
   ): Promise<SearchResult> {
     const { workspace } = actor;
     const depth = Math.max(request.limit * 3, 50);
-    const keyword =
+    const keyword: KeywordHits =
       request.mode === 'semantic'
-        ? []
+        ? { order: 'ranked', hits: [] }
         : this.store.keywordSearch(workspace, request.query, request.filter, depth);
     const warnings: string[] = [];
     let semantic: { id: number; score: number }[] = [];
@@ -136,7 +139,7 @@ export class MemoryEngine {
         fused.set(hit.id, entry);
       });
     };
-    add(keyword, 'keyword');
+    add(keyword.hits, 'keyword');
     add(semantic, 'semantic');
     const ranked = [...fused].sort((a, b) => b[1].score - a[1].score).slice(0, request.limit);
     const memories = this.store.byIds(
@@ -149,6 +152,9 @@ export class MemoryEngine {
       return { memory, score: entry.score, via: entry.via };
     });
     const result: SearchResult = { hits, hot: [], warnings };
+    if (keyword.order === 'newest') {
+      result.note = request.mode === 'hybrid' ? `keyword half: ${NEWEST_FIRST_NOTE}` : NEWEST_FIRST_NOTE;
+    }
     if (request.mode !== 'keyword') {
       // Counting is only worth it while rows may lack a vector; otherwise everything is embedded.
       result.semantic = this.semantic.busy

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '@toolmesh/core';
+import { CHEAP_TO_RANK, NEWEST_FIRST_NOTE, openDatabase } from '@toolmesh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TICKET_MIGRATIONS } from '../src/store/migrations.js';
 import { SqliteTicketStore } from '../src/store/sqlite-store.js';
@@ -45,7 +45,7 @@ describe('search stemming', () => {
       { title: 'Unrelated' },
     ]);
     store.comment(alpha, 'T-3', 'this one leaked once');
-    expect(ids(store.search('alpha', 'leak', 10))).toEqual(['T-1', 'T-2', 'T-3']);
+    expect(ids(store.search('alpha', 'leak', 10).hits)).toEqual(['T-1', 'T-2', 'T-3']);
     expect(store.list('alpha', { text: 'leak' }).tickets.map((t) => t.id)).toEqual(['T-1', 'T-2']);
     expect(store.list('alpha', { text: 'leak memories' }).tickets.map((t) => t.id)).toEqual(['T-1']);
     expect(store.list('beta', { text: 'leak' })).toEqual({ total: 0, tickets: [] });
@@ -57,15 +57,15 @@ describe('per-workspace term statistics', () => {
   it("scores a workspace's tickets the same however often another workspace uses the word", () => {
     store = new SqliteTicketStore(path.join(dir, 'tickets.db'));
     store.create(beta, [{ title: 'parser crash' }, { title: 'renderer' }, { title: 'linker' }]);
-    const before = store.search('beta', 'parser', 10);
+    const before = store.search('beta', 'parser', 10).hits;
     store.create(
       alpha,
       Array.from({ length: 40 }, (_, i) => ({ title: `parser ticket ${i}` })),
     );
-    const after = store.search('beta', 'parser', 10);
+    const after = store.search('beta', 'parser', 10).hits;
     expect(ids(after)).toEqual(['T-1']);
     expect(after[0]?.score).toBe(before[0]?.score);
-    expect(store.search('alpha', 'parser', 50)).toHaveLength(40);
+    expect(store.search('alpha', 'parser', 50).hits).toHaveLength(40);
   });
 });
 
@@ -94,9 +94,10 @@ describe('term counts and words without weight', () => {
       { title: 'rare common' },
       { title: 'rare alone' },
       { title: 'rare rare common words' },
-      ...Array.from({ length: 7 }, (_, i) => ({ title: `common filler ${i}` })),
+      // Enough that "common", in all but one, is also too many tickets to score cheaply.
+      ...Array.from({ length: 2 * CHEAP_TO_RANK }, (_, i) => ({ title: `common filler ${i}` })),
     ]);
-    const hits = store.search('alpha', 'rare common', 10);
+    const hits = store.search('alpha', 'rare common', 10).hits;
     expect(ids(hits)).toEqual(['T-3', 'T-1']);
     // The same tickets, in the same order, as bm25 over every word, with scores as close as its 1e-6 weight.
     const full = store.db
@@ -107,9 +108,10 @@ describe('term counts and words without weight', () => {
       .all() as { id: number; score: number }[];
     expect(full.map((row) => `T-${row.id}`)).toEqual(ids(hits));
     expect(hits.map((hit) => hit.score)).toEqual(full.map((row) => expect.closeTo(-row.score, 4)));
-    expect(ids(store.search('alpha', 'common', 3))).toHaveLength(3);
-    expect(ids(store.search('alpha', 'alone common', 10))).toEqual([]);
-    expect(ids(store.search('alpha', 'common rare', 1))).toEqual(['T-3']);
+    expect(store.search('alpha', 'common', 3)).toMatchObject({ note: NEWEST_FIRST_NOTE });
+    expect(ids(store.search('alpha', 'common', 3).hits)).toEqual(['T-2003', 'T-2002', 'T-2001']);
+    expect(ids(store.search('alpha', 'alone common', 10).hits)).toEqual([]);
+    expect(ids(store.search('alpha', 'common rare', 1).hits)).toEqual(['T-3']);
   });
 });
 
@@ -142,15 +144,15 @@ describe('migration from the shared unstemmed index', () => {
     expect(
       store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'tickets_fts'").get(),
     ).toBeUndefined();
-    expect(ids(store.search('alpha', 'leak', 10))).toEqual(['T-1']);
-    expect(ids(store.search('beta', 'leak', 10))).toEqual(['T-1']);
+    expect(ids(store.search('alpha', 'leak', 10).hits)).toEqual(['T-1']);
+    expect(ids(store.search('beta', 'leak', 10).hits)).toEqual(['T-1']);
     expect(store.get('beta', 'T-1').title).toBe('Leaking sockets');
-    expect(ids(store.search('alpha', 'rebuilds', 10))).toEqual(['T-2']);
+    expect(ids(store.search('alpha', 'rebuilds', 10).hits)).toEqual(['T-2']);
     // Tickets written after the migration are indexed next to the migrated ones.
     store.create(alpha, [{ title: 'Leaking bucket' }]);
     store.comment(alpha, 'T-1', 'leaks again');
-    expect(ids(store.search('alpha', 'leaks', 10)).sort()).toEqual(['T-1', 'T-3']);
-    expect(ids(store.search('alpha', 'time out', 10))).toEqual(['T-2']);
+    expect(ids(store.search('alpha', 'leaks', 10).hits).sort()).toEqual(['T-1', 'T-3']);
+    expect(ids(store.search('alpha', 'time out', 10).hits)).toEqual(['T-2']);
     const { kept, actual } = termCounts(store.db);
     expect(kept).toEqual(actual);
   });

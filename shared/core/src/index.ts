@@ -47,6 +47,15 @@ export {
   type Transport,
   UsageError,
 } from './flags.js';
+export {
+  CachedTermCounts,
+  CHEAP_TO_RANK,
+  type FullTextPlan,
+  ftsPhrases,
+  NEWEST_FIRST_NOTE,
+  newestMatches,
+  planFullText,
+} from './full-text.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export {
   DEFAULT_DENY,

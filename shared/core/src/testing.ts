@@ -109,3 +109,18 @@ export function resultText(result: CallToolResult): string {
     .map((block) => block.text)
     .join('\n');
 }
+
+/** For tests: every page of one budgeted call, following `nextCursor` while the answer is truncated. */
+export async function everyPage<T extends { truncated: boolean; nextCursor?: string }>(
+  call: (args: Record<string, unknown>) => Promise<T>,
+  args: Record<string, unknown>,
+): Promise<T[]> {
+  const pages: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call({ ...args, ...(cursor !== undefined && { cursor }) });
+    pages.push(page);
+    cursor = page.truncated ? page.nextCursor : undefined;
+  } while (cursor !== undefined);
+  return pages;
+}

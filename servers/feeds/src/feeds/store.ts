@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import {
+  CachedTermCounts,
+  ftsPhrases,
+  openDatabase,
+  planFullText,
+  type SqliteDatabase,
+  ToolError,
+} from '@toolmesh/core';
 import { dedupKey } from './dedup.js';
 import { excerpt, htmlToMarkdown, titleText } from './html-to-text.js';
 import { FEED_MIGRATIONS } from './migrations.js';
@@ -87,6 +94,9 @@ function whereOf(filter: ArticleFilter): { sql: string; params: unknown[] } {
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
+/** A word in half the articles or more gets no weight from BM25: its IDF is floored to 1e-6. */
+const WEIGHTLESS_SHARE = 0.5;
+
 /**
  * Feeds and their articles in one SQLite file. Articles are keyed per feed by dedupKey, so a
  * re-fetched entry is updated in place and keeps its read and saved marks; FTS5 follows the
@@ -94,9 +104,11 @@ function whereOf(filter: ArticleFilter): { sql: string; params: unknown[] } {
  */
 export class FeedStore {
   readonly db: SqliteDatabase;
+  private readonly termCounts: CachedTermCounts;
 
   constructor(file: string) {
     this.db = openDatabase(file, FEED_MIGRATIONS);
+    this.termCounts = new CachedTermCounts(this.db, 'articles_fts');
   }
 
   close(): void {
@@ -427,31 +439,48 @@ export class FeedStore {
       .immediate();
   }
 
-  /** FTS5 BM25 over title (weighted most), author and content; every word must match. */
+  /**
+   * FTS5 BM25 over title (weighted most), author and content; every word must match. When every
+   * word is in half the articles or more, BM25 weighs none of them (their IDF is floored to
+   * 1e-6) yet ranking would read every article holding them: the newest matches come first
+   * instead (score 0), which FTS5 reads without going through whole doclists.
+   */
   search(
     query: string,
     options: { feedId?: number; limit: number },
-  ): { article: ArticleSummary; score: number }[] {
+  ): { order: 'ranked' | 'newest'; hits: { article: ArticleSummary; score: number }[] } {
     const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
     if (terms.length === 0) {
       throw new ToolError('the query has no words to search for: give one or more words.', 'invalid_query');
     }
-    // Each word quoted, so FTS5 syntax in the query (NEAR, *, :, -) is searched for, never run.
-    const match = terms.map((term) => `"${term}"`).join(' ');
-    // Ranked on the index alone, then joined: joining every match before the sort costs twice as much.
+    const size = (this.db.prepare('SELECT max(id) FROM articles').pluck().get() as number | null) ?? 0;
+    const { order } = planFullText(
+      terms,
+      (term) => this.termCounts.documentsWith(term, size),
+      size,
+      WEIGHTLESS_SHARE,
+    );
+    const score = order === 'newest' ? '0' : 'bm25(articles_fts, 10.0, 2.0, 1.0)';
+    const sort = order === 'newest' ? 'rowid DESC' : 'score';
     const inFeed =
       options.feedId !== undefined ? 'AND rowid IN (SELECT id FROM articles WHERE feed_id = ?)' : '';
+    // Ranked (or read newest first) on the index alone, then joined: joining every match before the sort costs twice as much.
     const rows = this.db
       .prepare(
         `SELECT ${SUMMARY_COLUMNS}, hit.score FROM (
-           SELECT rowid, bm25(articles_fts, 10.0, 2.0, 1.0) AS score FROM articles_fts
-           WHERE articles_fts MATCH ? ${inFeed} ORDER BY score LIMIT ?
-         ) hit JOIN articles a ON a.id = hit.rowid JOIN feeds f ON f.id = a.feed_id ORDER BY hit.score`,
+           SELECT rowid, ${score} AS score FROM articles_fts
+           WHERE articles_fts MATCH ? ${inFeed} ORDER BY ${sort} LIMIT ?
+         ) hit JOIN articles a ON a.id = hit.rowid JOIN feeds f ON f.id = a.feed_id ORDER BY hit.${sort}`,
       )
-      .all(match, ...(options.feedId !== undefined ? [options.feedId] : []), options.limit) as (ArticleRow & {
-      score: number;
-    })[];
-    return rows.map((row) => ({ article: toSummary(row), score: -row.score }));
+      .all(
+        ftsPhrases(terms),
+        ...(options.feedId !== undefined ? [options.feedId] : []),
+        options.limit,
+      ) as (ArticleRow & { score: number })[];
+    return {
+      order,
+      hits: rows.map((row) => ({ article: toSummary(row), score: order === 'newest' ? 0 : -row.score })),
+    };
   }
 
   private toFeed(row: FeedRow): StoredFeed {

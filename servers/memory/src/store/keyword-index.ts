@@ -1,79 +1,91 @@
-import type { SqliteDatabase } from '@toolmesh/core';
-import { anyOf, queryTerms } from './keyword-query.js';
+import {
+  CachedTermCounts,
+  ftsPhrases,
+  newestMatches,
+  planFullText,
+  type SqliteDatabase,
+} from '@toolmesh/core';
+import { queryTerms } from './keyword-query.js';
 
 /**
- * A word in more than this share of the entries is too common to rank by once the store is
- * large: BM25 gives it little weight, yet scoring every entry it is in is what makes a search slow.
+ * A word in this share of the entries or more (and in CHEAP_TO_RANK of them) is too common to
+ * rank by: BM25 gives it little weight, yet scoring every entry it is in is what makes a search slow.
  */
 const COMMON_SHARE = 0.05;
-/** Below this many entries every word is kept: the store is small enough to score whole. */
-const COMMON_FLOOR = 1000;
+
+/** Hits of a keyword search: BM25-ranked, or newest first when every query word is common. */
+export interface KeywordHits {
+  order: 'ranked' | 'newest';
+  hits: { id: number; score: number }[];
+}
 
 /**
  * Keyword search over the FTS5 index of memory entries: BM25 ranking (FTS5's `rank`) of entries
  * that have any of the query's words, read best first and filtered by the caller, deeper until
  * enough pass. Words found in most entries are left out of large stores' queries when rarer
- * ones remain; their document counts are cached per process.
+ * ones remain; their document counts are cached per process (CachedTermCounts). When none
+ * remains, entries with every word come newest first, then those with any of them.
  */
 export class KeywordIndex {
-  private readonly documentCounts = new Map<string, { count: number; size: number }>();
+  private readonly termCounts: CachedTermCounts;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    this.termCounts = new CachedTermCounts(db, 'memories_fts');
+  }
 
   private size(): number {
     return (this.db.prepare('SELECT max(rowid) AS n FROM memories').get() as { n: number | null }).n ?? 0;
   }
 
-  /** How many entries have the word (after the index's stemming); recounted once the store grew a tenth. */
-  private documentCount(term: string, size: number): number {
-    const cached = this.documentCounts.get(term);
-    if (cached && size < cached.size * 1.1 + 100) return cached.count;
-    const { count } = this.db
-      .prepare('SELECT count(*) AS count FROM memories_fts WHERE memories_fts MATCH ?')
-      .get(anyOf([term])) as { count: number };
-    this.documentCounts.set(term, { count, size });
-    return count;
-  }
-
-  /**
-   * The MATCH expressions to read in turn until enough entries pass: any of the query's rarer
-   * words; or, when every word is common, all of them together, then the rarest alone.
-   */
-  expressions(query: string): string[] {
+  /** Up to `limit` entry ids among those `keep` accepts; scores are positive, higher better (0 when newest first). */
+  search(query: string, limit: number, keep: (ids: number[]) => Set<number>): KeywordHits {
     const terms = queryTerms(query);
+    if (terms.length === 0) return { order: 'ranked', hits: [] };
     const size = this.size();
-    const common = Math.max(COMMON_FLOOR, size * COMMON_SHARE);
-    if (terms.length === 0) return [];
-    if (size <= common || terms.length === 1) return [anyOf(terms)];
-    const counted = terms.map((term) => ({ term, count: this.documentCount(term, size) }));
-    const rare = counted.filter((entry) => entry.count <= common).map((entry) => entry.term);
-    if (rare.length > 0) return [anyOf(rare)];
-    const rarest = counted.reduce((best, entry) => (entry.count < best.count ? entry : best));
-    return [terms.map((term) => anyOf([term])).join(' AND '), anyOf([rarest.term])];
+    const plan = planFullText(terms, (term) => this.termCounts.documentsWith(term, size), size, COMMON_SHARE);
+    if (plan.order === 'newest') {
+      const expressions = [ftsPhrases(terms, 'AND'), ...(terms.length > 1 ? [ftsPhrases(terms, 'OR')] : [])];
+      return { order: 'newest', hits: this.newest(expressions, limit, keep) };
+    }
+    return { order: 'ranked', hits: this.ranked(ftsPhrases(plan.ranking, 'OR'), limit, keep) };
   }
 
-  /** Up to `limit` entry ids, best first, among those `keep` accepts; scores are positive, higher better. */
-  search(
-    query: string,
+  /** The best-ranked entries `keep` accepts, read deeper (from the top) until `limit` pass. */
+  private ranked(
+    expression: string,
     limit: number,
     keep: (ids: number[]) => Set<number>,
   ): { id: number; score: number }[] {
     const ranked = this.db.prepare(
       'SELECT rowid AS id, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?',
     );
-    const hits = new Map<number, number>();
-    for (const expression of this.expressions(query)) {
-      for (let depth = limit * 2; ; depth *= 4) {
-        const rows = ranked.all(expression, depth) as { id: number; rank: number }[];
-        const kept = keep(rows.map((row) => row.id));
-        const passing = rows.filter((row) => kept.has(row.id));
-        if (passing.length + hits.size >= limit || rows.length < depth) {
-          for (const row of passing) if (!hits.has(row.id)) hits.set(row.id, -row.rank);
-          break;
-        }
+    for (let depth = limit * 2; ; depth *= 4) {
+      const rows = ranked.all(expression, depth) as { id: number; rank: number }[];
+      const kept = keep(rows.map((row) => row.id));
+      const passing = rows.filter((row) => kept.has(row.id));
+      if (passing.length >= limit || rows.length < depth) {
+        return passing.slice(0, limit).map((row) => ({ id: row.id, score: -row.rank }));
       }
-      if (hits.size >= limit) break;
     }
-    return [...hits].slice(0, limit).map(([id, score]) => ({ id, score }));
+  }
+
+  /** The newest entries `keep` accepts of each expression in turn, each read in growing batches. */
+  private newest(
+    expressions: string[],
+    limit: number,
+    keep: (ids: number[]) => Set<number>,
+  ): { id: number; score: number }[] {
+    const hits = new Set<number>();
+    for (const expression of expressions) {
+      let before: number | undefined;
+      for (let batch = limit * 2; hits.size < limit; batch *= 4) {
+        const ids = newestMatches(this.db, 'memories_fts', expression, batch, before);
+        const kept = keep(ids);
+        for (const id of ids) if (kept.has(id) && hits.size < limit) hits.add(id);
+        if (ids.length < batch) break;
+        before = ids[ids.length - 1];
+      }
+    }
+    return [...hits].map((id) => ({ id, score: 0 }));
   }
 }

@@ -16,8 +16,3 @@ export function queryTerms(query: string): string[] {
   const meaningful = all.filter((word) => !STOPWORDS.has(word));
   return meaningful.length > 0 ? meaningful : all;
 }
-
-/** An FTS5 MATCH expression of alternatives: each word quoted, so no FTS5 syntax gets through. */
-export function anyOf(terms: readonly string[]): string {
-  return terms.map((term) => `"${term}"`).join(' OR ');
-}

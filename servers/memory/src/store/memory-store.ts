@@ -1,6 +1,6 @@
 import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { type Clock, isoAt, parseInstant, systemClock } from './clock.js';
-import { KeywordIndex } from './keyword-index.js';
+import { type KeywordHits, KeywordIndex } from './keyword-index.js';
 import { MEMORY_MIGRATIONS } from './migrations.js';
 import { memoryRef, parseMemoryRef } from './refs.js';
 import type {
@@ -391,13 +391,11 @@ export class MemoryStore {
     return { total, memories: rows.map((row) => this.toMemory(row)) };
   }
 
-  /** BM25 ranking (best first) of the rows that pass the filter; scores are positive, higher better. */
-  keywordSearch(
-    workspace: string,
-    query: string,
-    filter: MemoryFilter,
-    limit: number,
-  ): { id: number; score: number }[] {
+  /**
+   * BM25 ranking (best first) of the rows that pass the filter, scores positive, higher better;
+   * newest first (scores 0) when every word of the query is common.
+   */
+  keywordSearch(workspace: string, query: string, filter: MemoryFilter, limit: number): KeywordHits {
     return this.keywords.search(query, limit, (ids) => this.passing(workspace, ids, filter));
   }
 

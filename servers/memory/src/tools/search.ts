@@ -19,7 +19,7 @@ export const searchMemory = defineTool({
   name: 'search_memory',
   title: 'Search memory',
   description:
-    'Searches facts and policies (observations on request) of the workspace: keyword (FTS5 BM25: exact terms, names, numbers), semantic (embeddings: same meaning in other words) or hybrid (both, fused by reciprocal rank; the default). Superseded facts and retired policies are left out unless asked; as_of answers "what held on that date" from the validity periods. Also returns your live hot-memory items that share words with the query (counted as recalls). Best first; budgeted.',
+    'Searches facts and policies (observations on request) of the workspace: keyword (FTS5 BM25: exact terms, names, numbers; when every word is in a large share of the entries, the newest matches first, said in note), semantic (embeddings: same meaning in other words) or hybrid (both, fused by reciprocal rank; the default). Superseded facts and retired policies are left out unless asked; as_of answers "what held on that date" from the validity periods. Also returns your live hot-memory items that share words with the query (counted as recalls). Best first; budgeted.',
   capability: 'read',
   input: z.object({
     query: z.string().min(1).max(1000).describe('What to find, in words.'),
@@ -59,6 +59,10 @@ export const searchMemory = defineTool({
       .optional()
       .describe('The embeddings provider; while rows are being embedded, how many of them are.'),
     warnings: z.array(z.string()),
+    note: z
+      .string()
+      .optional()
+      .describe('Set when the keyword hits are newest first rather than BM25-ranked, and why.'),
     ...budgetFields,
   }),
   annotations: READ_ONLY,
@@ -67,6 +71,7 @@ export const searchMemory = defineTool({
   render: (out) =>
     [
       out.hits.length ? '' : 'No match in long-term memory.',
+      out.note ?? '',
       ...out.hits.map((hit) => `${line(hit)} (score ${hit.score.toFixed(3)}, ${hit.via.join('+')})`),
       ...more(out),
       ...out.hot.map((item) => `hot ${hotLine(item)}`),
@@ -98,6 +103,7 @@ export const searchMemory = defineTool({
       hot: result.hot,
       ...(result.semantic && { semantic: result.semantic }),
       warnings: result.warnings,
+      ...(result.note !== undefined && { note: result.note }),
       ...budget,
     };
   },

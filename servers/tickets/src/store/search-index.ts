@@ -1,4 +1,4 @@
-import { type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { ftsPhrases, newestMatches, planFullText, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { statementCache } from './statements.js';
 import { TermStats } from './term-stats.js';
 
@@ -61,10 +61,8 @@ function indexedText(row: { title: string; description: string; comments: string
   return `${row.title}\n${row.description}\n${row.comments}`;
 }
 
-/** Words as FTS5 phrases, each quoted so FTS5 syntax in it is searched for, never run. */
-function phrases(words: readonly string[]): string {
-  return words.map((w) => `"${w}"`).join(' ');
-}
+/** Words BM25 gives no weight: in half a workspace's tickets or more, its IDF is floored to 1e-6. */
+const WEIGHTLESS_SHARE = 0.5;
 
 export class SearchIndex {
   private readonly terms: TermStats;
@@ -123,33 +121,50 @@ export class SearchIndex {
    * A word in half the workspace's tickets or more gets no weight from bm25 (its IDF is floored
    * to 1e-6), yet bm25 reads its whole doclist to find that out. Such words only filter: the
    * others rank, and each ranked ticket, best first, is kept if it also holds them. Scores then
-   * differ from ranking with every word by those words' 1e-6-weighted share alone.
+   * differ from ranking with every word by those words' 1e-6-weighted share alone. When every
+   * word is that common, nothing is left to rank by: the newest matches come first (score 0).
    */
-  ranked(workspace: string, query: string, limit: number): { id: number; score: number }[] {
+  ranked(
+    workspace: string,
+    query: string,
+    limit: number,
+  ): { order: 'ranked' | 'newest'; hits: { id: number; score: number }[] } {
     const words = wordsOf(query, 'query');
     const indexId = this.indexOf(workspace);
-    if (indexId === null) return [];
+    if (indexId === null) return { order: 'ranked', hits: [] };
     const table = tableName(indexId);
+    const tickets = this.sql(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
+    const plan = planFullText(
+      words,
+      (word) => this.terms.ticketsWith(indexId, word),
+      tickets,
+      WEIGHTLESS_SHARE,
+    );
+    if (plan.order === 'newest') {
+      const ids = newestMatches(this.db, table, ftsPhrases(words), limit);
+      return { order: 'newest', hits: ids.map((id) => ({ id, score: 0 })) };
+    }
     const ranking = this.sql(
       `SELECT rowid AS id, bm25(${table}, ${WEIGHTS}) AS score FROM ${table}
        WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
     );
-    const tickets = this.sql(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
-    const weightless = words.filter((word) => 2 * (this.terms.ticketsWith(indexId, word) ?? 0) >= tickets);
-    const weighted = words.filter((word) => !weightless.includes(word));
-    if (weightless.length === 0 || weighted.length === 0) {
-      return ranking.all(phrases(words), limit) as { id: number; score: number }[];
+    if (plan.filtering.length === 0) {
+      return {
+        order: 'ranked',
+        hits: ranking.all(ftsPhrases(words), limit) as { id: number; score: number }[],
+      };
     }
     // CAST: a JS number binds as REAL, and FTS5 drops a REAL rowid constraint beside MATCH (every
     // match would pass).
     const holds = this.sql(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`);
     const hits: { id: number; score: number }[] = [];
-    for (const hit of ranking.iterate(phrases(weighted), -1) as Iterable<{ id: number; score: number }>) {
-      if (holds.get(phrases(weightless), hit.id) === undefined) continue;
+    const ranked = ranking.iterate(ftsPhrases(plan.ranking), -1) as Iterable<{ id: number; score: number }>;
+    for (const hit of ranked) {
+      if (holds.get(ftsPhrases(plan.filtering), hit.id) === undefined) continue;
       hits.push(hit);
       if (hits.length === limit) break;
     }
-    return hits;
+    return { order: 'ranked', hits };
   }
 
   /**
@@ -163,7 +178,7 @@ export class SearchIndex {
     const table = tableName(indexId);
     return {
       sql: `t.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`,
-      param: `{title description}: (${phrases(words)})`,
+      param: `{title description}: (${ftsPhrases(words)})`,
     };
   }
 }

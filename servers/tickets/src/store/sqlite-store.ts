@@ -1,4 +1,4 @@
-import { openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import { NEWEST_FIRST_NOTE, openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
 import { parseExport } from './import-format.js';
 import { TICKET_MIGRATIONS } from './migrations.js';
 import { formatRef, notFound, parsePr, parseRef } from './refs.js';
@@ -11,7 +11,7 @@ import type {
   Comment,
   NewTicket,
   RelationView,
-  SearchHit,
+  SearchResult,
   Ticket,
   TicketChanges,
   TicketDetail,
@@ -692,11 +692,16 @@ export class SqliteTicketStore implements TicketStore {
     return this.relationView(this.row(workspace, ref));
   }
 
-  search(workspace: string, query: string, limit: number): SearchHit[] {
+  search(workspace: string, query: string, limit: number): SearchResult {
     // Ranked on rowids and scores alone; only the hits shown are read in full.
-    return this.searchIndex
-      .ranked(workspace, query, limit)
-      .map(({ id, score }) => ({ ticket: this.summary(this.rowById(id)), score: -score }));
+    const { order, hits } = this.searchIndex.ranked(workspace, query, limit);
+    return {
+      hits: hits.map(({ id, score }) => ({
+        ticket: this.summary(this.rowById(id)),
+        score: order === 'newest' ? 0 : -score,
+      })),
+      ...(order === 'newest' && { note: NEWEST_FIRST_NOTE }),
+    };
   }
 
   history(workspace: string, ref: string): TicketEvent[] {

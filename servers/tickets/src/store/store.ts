@@ -3,7 +3,7 @@ import type {
   Assignee,
   NewTicket,
   RelationView,
-  SearchHit,
+  SearchResult,
   Ticket,
   TicketChanges,
   TicketDetail,
@@ -46,7 +46,7 @@ export interface TicketStore {
     otherRef: string,
   ): RelationView;
   relations(workspace: string, ref: string): RelationView;
-  search(workspace: string, query: string, limit: number): SearchHit[];
+  search(workspace: string, query: string, limit: number): SearchResult;
   history(workspace: string, ref: string): TicketEvent[];
   ready(workspace: string, assignee?: string): TicketSummary[];
   exportWorkspace(workspace: string): WorkspaceExport;

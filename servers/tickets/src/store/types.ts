@@ -92,6 +92,12 @@ export interface SearchHit {
   score: number;
 }
 
+/** Search hits, and a note when they are newest first rather than ranked (every word common). */
+export interface SearchResult {
+  hits: SearchHit[];
+  note?: string;
+}
+
 /** Everything one workspace holds, as `export` writes it and `import` reads it back. */
 export interface WorkspaceExport {
   format: 'toolmesh-tickets';

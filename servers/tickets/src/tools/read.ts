@@ -107,7 +107,7 @@ export const searchTickets = defineTool({
   name: 'search_tickets',
   title: 'Search tickets',
   description:
-    'Full-text search (FTS5, BM25 ranking) over titles, descriptions and comments of the workspace; every word must match, in any of its forms (stemmed: leak finds leaks and leaking). Best first.',
+    'Full-text search (FTS5, BM25 ranking) over titles, descriptions and comments of the workspace; every word must match, in any of its forms (stemmed: leak finds leaks and leaking). Best first; when every word is in half the tickets or more (BM25 weighs none of them), the newest matches first, said in note.',
   capability: 'read',
   input: z.object({
     query: z.string().min(1).max(500).describe('Words to find.'),
@@ -117,6 +117,7 @@ export const searchTickets = defineTool({
   }),
   output: z.object({
     hits: z.array(z.object({ ticket: summarySchema, score: z.number() })),
+    note: z.string().optional().describe('Set when the hits are newest first rather than ranked, and why.'),
     ...budgetFields,
   }),
   annotations: READ_ONLY,
@@ -125,14 +126,16 @@ export const searchTickets = defineTool({
   render: (out) =>
     [
       out.hits.length ? '' : 'No match.',
+      out.note ?? '',
       ...out.hits.map((h) => `${line(h.ticket)} (score ${h.score.toFixed(2)})`),
       ...more(out),
     ]
       .filter(Boolean)
       .join('\n'),
   async handle(args, { engine, workspace }) {
-    const { items, ...budget } = requestedPage(engine.search(workspace, args.query, args.limit), args);
-    return { hits: items, ...budget };
+    const { hits, note } = engine.search(workspace, args.query, args.limit);
+    const { items, ...budget } = requestedPage(hits, args);
+    return { hits: items, ...(note !== undefined && { note }), ...budget };
   },
 });
 
