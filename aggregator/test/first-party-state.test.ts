@@ -28,9 +28,9 @@ describe('state of the first-party servers under toolmesh serve', () => {
   // Each server is shown only <data>/<server>/ inside its sandbox; a database anywhere else in
   // the data directory would be written to the sandbox's private filesystem and lost on exit.
   it('keeps each stateful server’s database in its own data folder, across runs', async () => {
-    expect(await call('memory__propose_fact', { domain: 'ops', statement: 'Deploys happen on Fridays' })).toMatch(
-      /Stored F-1/,
-    );
+    expect(
+      await call('memory__propose_fact', { domain: 'ops', statement: 'Deploys happen on Fridays' }),
+    ).toMatch(/Stored F-1/);
     expect(await call('memory__search_memory', { query: 'deploys Fridays', mode: 'keyword' })).toMatch(
       /Deploys happen on Fridays/,
     );
