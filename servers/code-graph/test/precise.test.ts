@@ -238,6 +238,57 @@ describe('precise mode follows edits (watcher on)', () => {
   );
 });
 
+describe('calls on what code outside the root returns', () => {
+  it(
+    'asks the checker when the member is named like a stored symbol, and answers external otherwise',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      copy.write('node_modules/boxes/package.json', '{ "name": "boxes", "types": "index.d.ts" }\n');
+      copy.write(
+        'node_modules/boxes/index.d.ts',
+        'export declare function box<T>(value: T): { unwrap(): T; seal(): void };\n',
+      );
+      copy.write(
+        'src/boxed.ts',
+        [
+          "import { box } from 'boxes';",
+          "import { priceOf } from './money';",
+          '',
+          'export function boxed() {',
+          '  box(priceOf(3)).unwrap().multiplyByRate(2);',
+          '  box(1).seal();',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      const graph = await preciseGraph(copy);
+      try {
+        // An outside generic function hands back the root's own Money: the checker binds the call.
+        expect(callsites(graph, 'Money.multiplyByRate')).toContain('src/boxed.ts:5 checker');
+        const boxed = only(graph, 'boxed');
+        expect(
+          boxed.root.queries
+            .callees(boxed.symbol.id)
+            .map(
+              (group) =>
+                `${group.callee?.qualifiedName ?? `?${group.text}`} ${group.callsites[0]?.resolution}`,
+            ),
+        ).toEqual([
+          'Money.multiplyByRate checker',
+          '?box().unwrap external',
+          '?box external',
+          'priceOf import',
+          '?box().seal external',
+        ]);
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
 describe('where precise mode applies, and turning it off', () => {
   it('is off without a tsconfig.json, jsconfig.json or package.json, and the syntactic answers stand', async () => {
     const copy = copyFixture('ts-shop');

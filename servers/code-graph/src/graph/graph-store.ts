@@ -160,6 +160,7 @@ export class GraphStore {
       filesWithUnresolvedName: db.prepare(
         'SELECT DISTINCT file_id AS id FROM edges WHERE target_id IS NULL AND target_name = ?',
       ),
+      symbolNames: db.prepare("SELECT DISTINCT name FROM symbols WHERE kind != 'file'"),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -386,6 +387,11 @@ export class GraphStore {
    */
   refreshImportance(changedFiles?: Iterable<number>): void {
     this.ranker.rank(changedFiles);
+  }
+
+  /** Every distinct symbol name, files aside. */
+  symbolNames(): string[] {
+    return this.statements.symbolNames.pluck().all() as string[];
   }
 
   meta(key: string): string | undefined {

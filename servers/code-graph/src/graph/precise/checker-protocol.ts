@@ -74,6 +74,12 @@ export interface CheckRequest {
   refresh: boolean;
   /** Keep each program (without its checker) for the next request's `oldProgram` reuse. */
   keepPrograms: boolean;
+  /**
+   * The name of every symbol the store holds. A member call on what code outside the root
+   * returns (`expect(x).toEqual(y)`) whose name is none of these cannot reach a stored symbol:
+   * it is answered external without the type inference its receiver would need.
+   */
+  storedNames: string[];
 }
 
 export type WorkerMessage =

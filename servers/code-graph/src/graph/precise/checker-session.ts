@@ -35,11 +35,15 @@ export class CheckerSession {
       .map((partition) => ({ partition, files: partition.owned.filter((file) => targets.has(file)) }))
       .filter(({ files }) => files.length > 0);
     const total = work.reduce((sum, { files }) => sum + files.length, 0);
+    const storedNames = new Set(request.storedNames);
+    let kept: { partition: Partition; program: ts.Program } | undefined;
     let checked = 0;
     for (const { partition, files } of work) {
+      if (kept) this.keep(kept);
+      kept = undefined;
       post({ type: 'progress', phase: 'building', partition: partition.label, done: checked, total });
       const program = this.programFor(partition);
-      const checker = new FileChecker(this.root, program.getTypeChecker());
+      const checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
       let batch: CheckedFile[] = [];
       for (const file of files) {
         const absolute = this.absolute(file);
@@ -56,14 +60,17 @@ export class CheckerSession {
       }
       if (batch.length > 0) post({ type: 'files', files: batch });
       post({ type: 'progress', phase: 'checking', partition: partition.label, done: checked, total });
-      if (request.keepPrograms) {
-        // The same files in a program whose checker was never asked for: the checker's types go.
-        this.programs.set(partition.id, this.createProgram(partition, program));
-      } else {
-        this.programs.delete(partition.id);
-      }
+      this.programs.delete(partition.id);
+      // The same files in a program whose checker was never asked for: the checker's types go.
+      // The last one is made after the answer is sent, which need not wait for it.
+      if (request.keepPrograms) kept = { partition, program };
     }
     post({ type: 'done', partitions: work.length, checked });
+    if (kept) this.keep(kept);
+  }
+
+  private keep({ partition, program }: { partition: Partition; program: ts.Program }): void {
+    this.programs.set(partition.id, this.createProgram(partition, program));
   }
 
   private absolute(file: string): string {

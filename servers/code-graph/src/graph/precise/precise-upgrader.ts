@@ -206,6 +206,7 @@ export class PreciseUpgrader {
       changed: [...work.changed],
       refresh: work.refresh,
       keepPrograms: this.options.keepWorker,
+      storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
     try {
