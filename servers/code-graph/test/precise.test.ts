@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
+import type { CheckedFile, WorkerMessage } from '../src/graph/precise/checker-protocol.js';
+import { CheckerSession } from '../src/graph/precise/checker-session.js';
 import { createCodeGraphServer } from '../src/server.js';
 import { copyFixture, type FixtureCopy, indexedGraph, quietLog, until } from './fixture-graph.js';
 
@@ -236,6 +239,50 @@ describe('precise mode follows edits (watcher on)', () => {
     },
     PRECISE_TIMEOUT,
   );
+});
+
+describe('programs built ahead of the first check', () => {
+  it('reads again a file whose content changed after the programs were built', () => {
+    const copy = copyFixture('ts-precise');
+    try {
+      const files = ['src/catalog.ts', 'src/checkout.ts', 'src/index.ts', 'src/money.ts', 'src/report.js'];
+      const hashOf = (file: string) =>
+        createHash('sha1')
+          .update(readFileSync(path.join(copy.root, file)))
+          .digest('hex');
+      const session = new CheckerSession(copy.root);
+      const answers: WorkerMessage[] = [];
+      session.prepare({ type: 'prepare', files }, (message) => answers.push(message));
+      expect(answers).toEqual([{ type: 'done', partitions: 1, checked: 0 }]);
+      const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
+      copy.write(
+        'src/checkout.ts',
+        `${source}\nexport function later() {\n  return priceOf(9).multiplyByRate(9);\n}\n`,
+      );
+      const checked: CheckedFile[] = [];
+      session.run(
+        {
+          type: 'check',
+          files,
+          targets: ['src/checkout.ts'],
+          changed: [],
+          hashes: Object.fromEntries(files.map((file) => [file, hashOf(file)])),
+          refresh: false,
+          keepPrograms: false,
+          storedNames: [],
+        },
+        (message) => {
+          if (message.type === 'files') checked.push(...message.files);
+        },
+      );
+      expect(checked.map((file) => file.hash)).toEqual([hashOf('src/checkout.ts')]);
+      expect(
+        checked[0]?.calls.filter((call) => call.name === 'multiplyByRate').map((call) => call.line),
+      ).toContain(36);
+    } finally {
+      copy.remove();
+    }
+  });
 });
 
 describe('calls on what code outside the root returns', () => {

@@ -114,7 +114,13 @@ export class RootIndex {
           .allFiles()
           .filter((file) => !onDisk.has(file.path))
           .map((file) => file.path);
-        const result = await this.applyChanges([...scanned.map((file) => file.path), ...gone], started);
+        const result = await this.applyChanges(
+          [...scanned.map((file) => file.path), ...gone],
+          started,
+          () => {
+            for (const listener of this.parsedListeners) listener([...onDisk]);
+          },
+        );
         this.report({ complete: true });
         return result;
       } catch (error) {
@@ -162,7 +168,11 @@ export class RootIndex {
   }
 
   /** Parses what changed by content hash, removes what is gone, then re-resolves the affected files. */
-  private async applyChanges(paths: string[], started: number): Promise<IndexProgress> {
+  private async applyChanges(
+    paths: string[],
+    started: number,
+    beforeResolving?: () => void,
+  ): Promise<IndexProgress> {
     this.report({ phase: 'parsing', done: 0, total: paths.length });
     const changedIds = new Set<number>();
     const parsedFacts = new Map<number, FileFacts>();
@@ -239,6 +249,7 @@ export class RootIndex {
       this.report({ done: Math.min(paths.length, start + slice.length) });
       await new Promise((resolve) => setImmediate(resolve));
     }
+    beforeResolving?.();
     // A package.json or tsconfig.json changes what a package's imports of itself mean.
     const manifestsChanged = paths.some(isPackageManifest);
     if (changedIds.size > 0 || removed > 0 || manifestsChanged) {
@@ -323,6 +334,14 @@ export class RootIndex {
     await this.queue;
     await this.parsing.close();
     this.store.close();
+  }
+
+  private readonly parsedListeners = new Set<(paths: readonly string[]) => void>();
+
+  /** Called when a full index has parsed its files, before it resolves them (one thread's work). */
+  onParsed(listener: (paths: readonly string[]) => void): () => void {
+    this.parsedListeners.add(listener);
+    return () => this.parsedListeners.delete(listener);
   }
 
   /** Called inside each batch's resolving transaction, after its edges are rebuilt. */

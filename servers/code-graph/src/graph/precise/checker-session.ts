@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ts from 'typescript';
-import type { CheckedFile, CheckRequest, WorkerMessage } from './checker-protocol.js';
+import type { CheckedFile, CheckRequest, PrepareRequest, WorkerMessage } from './checker-protocol.js';
 import { FileChecker } from './file-checker.js';
 import { type Partition, planPartitions } from './program-partitions.js';
 import { SourceCache } from './source-cache.js';
@@ -21,14 +21,23 @@ export class CheckerSession {
 
   constructor(private readonly root: string) {}
 
+  /** Reads the configuration and every file afresh and builds each partition's program. */
+  prepare(request: PrepareRequest, post: (message: WorkerMessage) => void): void {
+    this.forgetAll();
+    const partitions = this.partitionsFor(request.files);
+    for (const partition of partitions)
+      this.programs.set(partition.id, this.createProgram(partition, undefined));
+    post({ type: 'done', partitions: partitions.length, checked: 0 });
+  }
+
   run(request: CheckRequest, post: (message: WorkerMessage) => void): void {
-    if (request.refresh) {
-      this.sources = new SourceCache();
-      this.plan = undefined;
-      this.programs.clear();
-      this.hosts.clear();
-    }
+    if (request.refresh) this.forgetAll();
     for (const file of request.changed) this.sources.forget(this.absolute(file));
+    for (const file of request.files) {
+      const absolute = this.absolute(file);
+      const read = this.sources.cachedHash(absolute);
+      if (read !== undefined && read !== request.hashes[file]) this.sources.forget(absolute);
+    }
     const partitions = this.partitionsFor(request.files);
     const targets = new Set(request.targets);
     const work = partitions
@@ -67,6 +76,13 @@ export class CheckerSession {
     }
     post({ type: 'done', partitions: work.length, checked });
     if (kept) this.keep(kept);
+  }
+
+  private forgetAll(): void {
+    this.sources = new SourceCache();
+    this.plan = undefined;
+    this.programs.clear();
+    this.hosts.clear();
   }
 
   private keep({ partition, program }: { partition: Partition; program: ts.Program }): void {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@toolmesh/core';
 import { linkImplementations } from '../implementations.js';
+import { languageOf } from '../languages.js';
 import { IndexClosed, type ResolvedBatch, type RootIndex } from '../root-index.js';
 import { CheckerClient } from './checker-client.js';
 import type { CheckRequest } from './checker-protocol.js';
@@ -55,6 +56,8 @@ export class PreciseUpgrader {
   private readonly client: CheckerClient;
   private readonly upgrade: EdgeUpgrade;
   private pending: Work | undefined;
+  /** Whether the worker built programs ahead of the first run (see prepare). */
+  private prepared: Promise<boolean> | undefined;
   private draining: Promise<void> | undefined;
   private started = false;
   private closing = false;
@@ -68,6 +71,24 @@ export class PreciseUpgrader {
     this.client = new CheckerClient(index.root);
     this.upgrade = new EdgeUpgrade(index.store);
     index.onResolved((batch) => this.afterBatch(batch));
+    index.onParsed((paths) => this.prepare(paths));
+  }
+
+  /**
+   * While the first syntactic index resolves (on one thread, leaving a core to the checker): when
+   * the store holds no upgrade that may still be good, the worker builds the programs over the
+   * files indexed, so the upgrade starts checking as soon as that index is done.
+   */
+  private prepare(paths: readonly string[]): void {
+    if (this.started || this.closing || this.index.store.meta(PRECISE_DIGEST)) return;
+    const files = paths.filter((file) => CHECKED_LANGUAGES.has(languageOf(file)?.id ?? '')).sort();
+    if (files.length === 0) return;
+    const markers = findProjectMarkers(this.index.root, files);
+    if (markers.configs.length === 0 && markers.packages.length === 0) return;
+    this.prepared = this.client.send({ type: 'prepare', files }).then(
+      () => true,
+      () => false,
+    );
   }
 
   onProgress(listener: (progress: PreciseProgress) => void): () => void {
@@ -199,18 +220,23 @@ export class PreciseUpgrader {
     const targets = work.targets === 'all' ? files : [...work.targets].filter((file) => known.has(file));
     if (targets.length === 0) return;
     this.report({ state: 'building', done: 0, total: targets.length, partition: undefined });
+    // Programs built ahead serve the first run; texts read since then are checked by hash.
+    const prepared = (await this.prepared) ?? false;
+    this.prepared = undefined;
+    const hashes = Object.fromEntries(this.index.store.allFiles().map((file) => [file.path, file.hash]));
     const request: CheckRequest = {
       type: 'check',
       files,
       targets,
       changed: [...work.changed],
-      refresh: work.refresh,
+      hashes: Object.fromEntries(files.map((file) => [file, hashes[file] ?? ''])),
+      refresh: work.refresh && !prepared,
       keepPrograms: this.options.keepWorker,
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
     try {
-      const done = await this.client.check(request, (message) => {
+      const done = await this.client.send(request, (message) => {
         if (message.type === 'progress') {
           this.report({
             state: message.phase,
