@@ -166,7 +166,7 @@ describe('precise mode against the syntactic mode (ts-precise fixture)', () => {
     expect(upgraded.precise).toMatchObject({
       state: 'ready',
       progress: { done: 5, total: 5 },
-      lastRun: { files: 5, partitions: 1 },
+      lastRun: { files: 5, partitions: 1, workers: 1 },
     });
     const byResolution = upgraded.edgesByResolution as Record<string, Record<string, number>>;
     expect(byResolution.checker?.CALLS).toBe(21);
@@ -283,6 +283,38 @@ describe('programs built ahead of the first check', () => {
       copy.remove();
     }
   });
+});
+
+describe('a large first upgrade', () => {
+  it(
+    'is split between two workers, and every file is upgraded once',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      for (let n = 0; n < 100; n++) {
+        copy.write(
+          `src/generated/price${n}.ts`,
+          `import { priceOf } from '../money';\n\nexport function price${n}() {\n  return priceOf(${n}).multiplyByRate(2);\n}\n`,
+        );
+      }
+      const graph = await preciseGraph(copy);
+      try {
+        expect(graph.roots[0]?.precise?.progress).toMatchObject({
+          state: 'ready',
+          done: 105,
+          total: 105,
+          lastRun: { files: 105, partitions: 1, workers: 2 },
+        });
+        const generated = Array.from({ length: 100 }, (_, n) => `src/generated/price${n}.ts:4 checker`);
+        expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
+          [...MULTIPLY_BY_RATE_PRECISE, ...generated].sort(),
+        );
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
 });
 
 describe('calls on what code outside the root returns', () => {
