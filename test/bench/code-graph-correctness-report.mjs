@@ -5,7 +5,7 @@ import { count, table } from './markdown.mjs';
 /** What each kind of TypeScript call is, and what resolving it takes beyond the syntax of the calling file. */
 const TYPESCRIPT_KINDS = {
   'namespace imported from the package itself':
-    '`import * as z from "zod/v4"; z.string()`: the tests import the package by its own name, which its package.json exports map sends to `src/` under the `@zod/source` condition. Resolving it means reading that map; a bare specifier is otherwise taken for an outside package.',
+    '`import * as z from "zod/v4"; z.string()`: the tests import the package by its own name, which its package.json exports map sends to `src/` under the `@zod/source` condition. The tree-sitter mode reads that map (any condition that reaches a file under the root, build output mapped back to the sources by tsconfig.json); what it still misses there are the calls on what those functions return.',
   'name imported from the package itself':
     '`import { compile } from "zod/v4/core"`: a named import through the package\'s own name, as above.',
   'local assigned a call (type inferred)':

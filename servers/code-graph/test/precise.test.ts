@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
+import type { CheckedFile, WorkerMessage } from '../src/graph/precise/checker-protocol.js';
+import { CheckerSession } from '../src/graph/precise/checker-session.js';
 import { createCodeGraphServer } from '../src/server.js';
 import { copyFixture, type FixtureCopy, indexedGraph, quietLog, until } from './fixture-graph.js';
 
@@ -163,7 +166,7 @@ describe('precise mode against the syntactic mode (ts-precise fixture)', () => {
     expect(upgraded.precise).toMatchObject({
       state: 'ready',
       progress: { done: 5, total: 5 },
-      lastRun: { files: 5, partitions: 1 },
+      lastRun: { files: 5, partitions: 1, workers: 1 },
     });
     const byResolution = upgraded.edgesByResolution as Record<string, Record<string, number>>;
     expect(byResolution.checker?.CALLS).toBe(21);
@@ -233,6 +236,133 @@ describe('precise mode follows edits (watcher on)', () => {
       );
       await graph.preciseReady();
       expect(callsites(graph, 'Money.label')).not.toContain('src/checkout.ts:15 checker');
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
+describe('programs built ahead of the first check', () => {
+  it('reads again a file whose content changed after the programs were built', () => {
+    const copy = copyFixture('ts-precise');
+    try {
+      const files = ['src/catalog.ts', 'src/checkout.ts', 'src/index.ts', 'src/money.ts', 'src/report.js'];
+      const hashOf = (file: string) =>
+        createHash('sha1')
+          .update(readFileSync(path.join(copy.root, file)))
+          .digest('hex');
+      const session = new CheckerSession(copy.root);
+      const answers: WorkerMessage[] = [];
+      session.prepare({ type: 'prepare', files }, (message) => answers.push(message));
+      expect(answers).toEqual([{ type: 'done', partitions: 1, checked: 0 }]);
+      const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
+      copy.write(
+        'src/checkout.ts',
+        `${source}\nexport function later() {\n  return priceOf(9).multiplyByRate(9);\n}\n`,
+      );
+      const checked: CheckedFile[] = [];
+      session.run(
+        {
+          type: 'check',
+          files,
+          targets: ['src/checkout.ts'],
+          changed: [],
+          hashes: Object.fromEntries(files.map((file) => [file, hashOf(file)])),
+          refresh: false,
+          keepPrograms: false,
+          storedNames: [],
+        },
+        (message) => {
+          if (message.type === 'files') checked.push(...message.files);
+        },
+      );
+      expect(checked.map((file) => file.hash)).toEqual([hashOf('src/checkout.ts')]);
+      expect(
+        checked[0]?.calls.filter((call) => call.name === 'multiplyByRate').map((call) => call.line),
+      ).toContain(36);
+    } finally {
+      copy.remove();
+    }
+  });
+});
+
+describe('a large first upgrade', () => {
+  it(
+    'is split between two workers, and every file is upgraded once',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      for (let n = 0; n < 100; n++) {
+        copy.write(
+          `src/generated/price${n}.ts`,
+          `import { priceOf } from '../money';\n\nexport function price${n}() {\n  return priceOf(${n}).multiplyByRate(2);\n}\n`,
+        );
+      }
+      const graph = await preciseGraph(copy);
+      try {
+        expect(graph.roots[0]?.precise?.progress).toMatchObject({
+          state: 'ready',
+          done: 105,
+          total: 105,
+          lastRun: { files: 105, partitions: 1, workers: 2 },
+        });
+        const generated = Array.from({ length: 100 }, (_, n) => `src/generated/price${n}.ts:4 checker`);
+        expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
+          [...MULTIPLY_BY_RATE_PRECISE, ...generated].sort(),
+        );
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
+describe('calls on what code outside the root returns', () => {
+  it(
+    'asks the checker when the member is named like a stored symbol, and answers external otherwise',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      copy.write('node_modules/boxes/package.json', '{ "name": "boxes", "types": "index.d.ts" }\n');
+      copy.write(
+        'node_modules/boxes/index.d.ts',
+        'export declare function box<T>(value: T): { unwrap(): T; seal(): void };\n',
+      );
+      copy.write(
+        'src/boxed.ts',
+        [
+          "import { box } from 'boxes';",
+          "import { priceOf } from './money';",
+          '',
+          'export function boxed() {',
+          '  box(priceOf(3)).unwrap().multiplyByRate(2);',
+          '  box(1).seal();',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      const graph = await preciseGraph(copy);
+      try {
+        // An outside generic function hands back the root's own Money: the checker binds the call.
+        expect(callsites(graph, 'Money.multiplyByRate')).toContain('src/boxed.ts:5 checker');
+        const boxed = only(graph, 'boxed');
+        expect(
+          boxed.root.queries
+            .callees(boxed.symbol.id)
+            .map(
+              (group) =>
+                `${group.callee?.qualifiedName ?? `?${group.text}`} ${group.callsites[0]?.resolution}`,
+            ),
+        ).toEqual([
+          'Money.multiplyByRate checker',
+          '?box().unwrap external',
+          '?box external',
+          'priceOf import',
+          '?box().seal external',
+        ]);
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
     },
     PRECISE_TIMEOUT,
   );

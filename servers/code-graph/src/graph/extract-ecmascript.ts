@@ -27,6 +27,27 @@ interface Scope {
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_NODES = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
+/** Nodes that hold no declaration, call or type: the walk does not look inside them. */
+const LEAVES = new Set([
+  'comment',
+  'identifier',
+  'property_identifier',
+  'private_property_identifier',
+  'shorthand_property_identifier',
+  'statement_identifier',
+  'string',
+  'number',
+  'regex',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'this',
+  'super',
+  'predefined_type',
+  'empty_statement',
+  'hash_bang_line',
+]);
 
 /** Reads TypeScript, TSX and JavaScript trees; the grammars share these node types. */
 export function extractEcmascript(tree: SyntaxTree): FileFacts {
@@ -69,9 +90,10 @@ class EcmascriptReader {
   }
 
   private visitNode(node: SyntaxNode, scope: Scope): void {
-    switch (node.type) {
-      case 'comment':
-        return;
+    // Each read of `type` is a call into the WASM parser: read once.
+    const type = node.type;
+    if (LEAVES.has(type)) return;
+    switch (type) {
       case 'export_statement':
         this.readExport(node, scope);
         return;
@@ -118,11 +140,11 @@ class EcmascriptReader {
         this.visitTypes(node, scope);
         return;
       default:
-        if (FUNCTION_VALUES.has(node.type)) {
+        if (FUNCTION_VALUES.has(type)) {
           this.readFunctionBody(node, scope);
           return;
         }
-        if (node.type === 'class') {
+        if (type === 'class') {
           this.readClass(node, node, scope);
           return;
         }
@@ -481,14 +503,17 @@ class EcmascriptReader {
 
   private readCall(node: SyntaxNode, scope: Scope): void {
     const callee = node.childForFieldName('function');
-    const shape = this.shapeOf(node, scope);
+    const calleeType = callee?.type;
+    const object = calleeType === 'member_expression' ? callee?.childForFieldName('object') : null;
+    const shape = this.callShape(callee, calleeType, object, scope);
     if (shape) this.addCall({ ...shape, line: lineOf(node) }, scope);
-    if (callee?.type === 'member_expression') {
-      const object = callee.childForFieldName('object');
-      if (object && object.type !== 'this' && object.type !== 'identifier' && !thisField(object)) {
+    if (object) {
+      // A receiver the shape names (`this`, `x`, `this.x`) holds no call of its own.
+      const objectType = object.type;
+      if (objectType !== 'this' && objectType !== 'identifier' && !thisField(object, objectType)) {
         this.visit(object, scope);
       }
-    } else if (callee && callee.type !== 'identifier') {
+    } else if (callee && calleeType !== 'identifier' && calleeType !== 'member_expression') {
       this.visit(callee, scope);
     }
     const args = node.childForFieldName('arguments');
@@ -496,21 +521,32 @@ class EcmascriptReader {
   }
 
   /** `f()`, `x.m()`, `new X()` as a CallShape; undefined for calls of computed functions. */
-  private shapeOf(node: SyntaxNode, scope: Scope): CallShape | undefined {
-    if (node.type === 'new_expression') {
+  private shapeOf(node: SyntaxNode, scope: Scope, type = node.type): CallShape | undefined {
+    if (type === 'new_expression') {
       const made = node.childForFieldName('constructor');
-      if (made?.type === 'identifier') return { callee: made.text, construct: true };
-      const property = made?.type === 'member_expression' ? made.childForFieldName('property') : null;
+      const madeType = made?.type;
+      if (madeType === 'identifier') return { callee: (made as SyntaxNode).text, construct: true };
+      const property = madeType === 'member_expression' ? made?.childForFieldName('property') : null;
       const object = made?.childForFieldName('object');
       return property && object
         ? { callee: property.text, receiver: this.receiverOf(object, scope), construct: true }
         : undefined;
     }
     const callee = node.childForFieldName('function');
-    if (callee?.type === 'identifier') return { callee: callee.text };
-    if (callee?.type !== 'member_expression') return undefined;
-    const property = callee.childForFieldName('property');
-    const object = callee.childForFieldName('object');
+    const calleeType = callee?.type;
+    const object = calleeType === 'member_expression' ? callee?.childForFieldName('object') : null;
+    return this.callShape(callee, calleeType, object, scope);
+  }
+
+  private callShape(
+    callee: SyntaxNode | null,
+    calleeType: string | undefined,
+    object: SyntaxNode | null | undefined,
+    scope: Scope,
+  ): CallShape | undefined {
+    if (calleeType === 'identifier') return { callee: (callee as SyntaxNode).text };
+    if (calleeType !== 'member_expression') return undefined;
+    const property = callee?.childForFieldName('property');
     return property && object
       ? { callee: property.text, receiver: this.receiverOf(object, scope) }
       : undefined;
@@ -547,17 +583,17 @@ class EcmascriptReader {
   }
 
   private describeReceiver(object: SyntaxNode, scope: Scope): Receiver {
-    if (object.type === 'this') return { kind: 'self' };
-    if (object.type === 'super') return { kind: 'super' };
-    if (object.type === 'identifier')
-      return scope.locals.get(object.text) ?? { kind: 'name', name: object.text };
-    const field = thisField(object);
+    const type = object.type;
+    if (type === 'this') return { kind: 'self' };
+    if (type === 'super') return { kind: 'super' };
+    if (type === 'identifier') return scope.locals.get(object.text) ?? { kind: 'name', name: object.text };
+    const field = thisField(object, type);
     if (field) return { kind: 'field', name: field };
-    if (object.type === 'call_expression' || object.type === 'new_expression') {
-      const call = this.shapeOf(object, scope);
+    if (type === 'call_expression' || type === 'new_expression') {
+      const call = this.shapeOf(object, scope, type);
       if (call) return { kind: 'result', call };
     }
-    if (object.type === 'parenthesized_expression' && object.namedChild(0)) {
+    if (type === 'parenthesized_expression' && object.namedChild(0)) {
       return this.receiverOf(object.namedChild(0) as SyntaxNode, scope);
     }
     return { kind: 'unknown' };
@@ -624,8 +660,8 @@ function constructedType(value: SyntaxNode | null): string | undefined {
 }
 
 /** `this.rates` → `rates`. */
-function thisField(node: SyntaxNode): string | undefined {
-  if (node.type !== 'member_expression') return undefined;
+function thisField(node: SyntaxNode, type = node.type): string | undefined {
+  if (type !== 'member_expression') return undefined;
   if (node.childForFieldName('object')?.type !== 'this') return undefined;
   return node.childForFieldName('property')?.text;
 }

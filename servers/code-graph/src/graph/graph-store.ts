@@ -94,6 +94,9 @@ export class GraphStore {
   constructor(file: string) {
     this.db = openDatabase(file, GRAPH_MIGRATIONS);
     const db = this.db;
+    // The graph is derived from the files and rebuilt from them at will: a commit need not wait
+    // for the disk (in WAL mode this risks the last commits on power loss, never corruption).
+    db.pragma('synchronous = NORMAL');
     this.ranker = new SymbolRanker(db);
     this.statements = {
       fileByPath: db.prepare('SELECT id, path, language, hash FROM files WHERE path = ?'),
@@ -107,9 +110,10 @@ export class GraphStore {
       deleteEdgesOfFile: db.prepare('DELETE FROM edges WHERE file_id = ?'),
       deleteImportsOfFile: db.prepare('DELETE FROM file_imports WHERE file_id = ?'),
       deleteFile: db.prepare('DELETE FROM files WHERE id = ?'),
+      // Positional parameters: binding by name costs more than the insert itself at this volume.
       insertSymbol: db.prepare(
         `INSERT INTO symbols (file_id, ordinal, parent_id, name, qualified_name, kind, start_line, end_line, signature, doc, exported)
-         VALUES (@fileId, @ordinal, @parentId, @name, @qualifiedName, @kind, @startLine, @endLine, @signature, @doc, @exported) RETURNING id`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       ),
       updateSymbol: db.prepare(
         `UPDATE symbols SET ordinal = @ordinal, parent_id = @parentId, name = @name, start_line = @startLine, end_line = @endLine,
@@ -122,7 +126,7 @@ export class GraphStore {
       ),
       insertEdge: db.prepare(
         `INSERT INTO edges (kind, source_id, target_id, target_text, target_name, file_id, line, resolution, confidence)
-         VALUES (@kind, @sourceId, @targetId, @targetText, @targetName, @fileId, @line, @resolution, @confidence)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertImport: db.prepare('INSERT INTO file_imports (file_id, specifier, target_path) VALUES (?, ?, ?)'),
       symbolsOfFile: db.prepare('SELECT * FROM symbols WHERE file_id = ? ORDER BY ordinal'),
@@ -149,9 +153,14 @@ export class GraphStore {
         `SELECT DISTINCT i.file_id AS id FROM file_imports i JOIN files f ON f.id = i.file_id
          WHERE i.target_path IS NULL AND (i.specifier LIKE '.%' OR f.language = 'python')`,
       ),
+      filesWithPackageImports: db.prepare(
+        `SELECT DISTINCT i.file_id AS id FROM file_imports i JOIN files f ON f.id = i.file_id
+         WHERE i.specifier NOT LIKE '.%' AND f.language IN ('typescript', 'tsx', 'javascript')`,
+      ),
       filesWithUnresolvedName: db.prepare(
         'SELECT DISTINCT file_id AS id FROM edges WHERE target_id IS NULL AND target_name = ?',
       ),
+      symbolNames: db.prepare("SELECT DISTINCT name FROM symbols WHERE kind != 'file'"),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -242,7 +251,19 @@ export class GraphStore {
   }
 
   private insertSymbol(row: Record<string, unknown>): number {
-    const { id } = this.statements.insertSymbol.get(row) as { id: number };
+    const { id } = this.statements.insertSymbol.get(
+      row.fileId,
+      row.ordinal,
+      row.parentId,
+      row.name,
+      row.qualifiedName,
+      row.kind,
+      row.startLine,
+      row.endLine,
+      row.signature,
+      row.doc,
+      row.exported,
+    ) as { id: number };
     this.indexForSearch(id, row);
     return id;
   }
@@ -274,7 +295,22 @@ export class GraphStore {
   }
 
   addEdge(edge: NewEdge): void {
-    this.statements.insertEdge.run(edge);
+    this.addEdgeOf(edge.fileId, edge);
+  }
+
+  /** An edge of the file `fileId` (the edge's own `fileId`, if any, is not read). */
+  addEdgeOf(fileId: number, edge: Omit<NewEdge, 'fileId'>): void {
+    this.statements.insertEdge.run(
+      edge.kind,
+      edge.sourceId,
+      edge.targetId,
+      edge.targetText,
+      edge.targetName,
+      fileId,
+      edge.line,
+      edge.resolution,
+      edge.confidence,
+    );
   }
 
   addImport(fileId: number, specifier: string, targetPath: string | null): void {
@@ -336,6 +372,11 @@ export class GraphStore {
     return (this.statements.filesWithOpenImports.all() as { id: number }[]).map((row) => row.id);
   }
 
+  /** ECMAScript files importing a package by name (or `#` path), which its package.json may map to a file. */
+  filesWithPackageImports(): number[] {
+    return (this.statements.filesWithPackageImports.all() as { id: number }[]).map((row) => row.id);
+  }
+
   filesWithUnresolved(name: string): number[] {
     return (this.statements.filesWithUnresolvedName.all(name) as { id: number }[]).map((row) => row.id);
   }
@@ -346,6 +387,11 @@ export class GraphStore {
    */
   refreshImportance(changedFiles?: Iterable<number>): void {
     this.ranker.rank(changedFiles);
+  }
+
+  /** Every distinct symbol name, files aside. */
+  symbolNames(): string[] {
+    return this.statements.symbolNames.pluck().all() as string[];
   }
 
   meta(key: string): string | undefined {

@@ -2,6 +2,7 @@ import type { CallFact, CallShape, FileFacts, ImportFact, Receiver } from './fac
 import { type GraphStore, type NewEdge, type StoredSymbol, toSymbol } from './graph-store.js';
 import { languageOf, type NameRules } from './languages.js';
 import { autoloadSpecifier, moduleCandidates, moduleSuffixes, submoduleSpecifier } from './module-paths.js';
+import { PackageManifests } from './package-manifests.js';
 import { bindsNoName, isPackageStyle, PackageResolver } from './resolve-packages.js';
 
 /**
@@ -78,13 +79,21 @@ const TYPE_KINDS = new Set(['class', 'interface', 'enum', 'struct', 'type']);
 /** State shared by every file resolved in one batch. */
 class ResolutionContext {
   readonly fileIds: Map<string, number>;
-  private readonly facts = new Map<number, FileFacts>();
+  private readonly facts: Map<number, FileFacts>;
   private readonly importTargets = new Map<string, number | undefined>();
   private readonly paths = new Map<number, string>();
   /** Go packages, Java packages, C# namespaces and Rust module paths: modules that are not one file. */
   readonly packages: PackageResolver;
 
-  constructor(readonly store: GraphStore) {
+  /** Packages that import themselves by name (package.json `exports`). */
+  private readonly manifests: PackageManifests;
+
+  constructor(
+    readonly store: GraphStore,
+    { root, parsedFacts = new Map() }: ResolveOptions,
+  ) {
+    this.facts = new Map(parsedFacts);
+    this.manifests = new PackageManifests(root);
     this.fileIds = new Map(store.allFiles().map((file) => [file.path, file.id]));
     for (const [path, id] of this.fileIds) this.paths.set(id, path);
     this.packages = new PackageResolver(this);
@@ -103,6 +112,18 @@ class ResolutionContext {
     return this.paths.get(fileId) ?? '';
   }
 
+  private readonly symbols = new Map<number, StoredSymbol[]>();
+
+  /** The file's stored symbols by ordinal, the file node first; read once per batch. */
+  symbolsOf(fileId: number): StoredSymbol[] {
+    let found = this.symbols.get(fileId);
+    if (!found) {
+      found = this.store.symbolsOf(fileId);
+      this.symbols.set(fileId, found);
+    }
+    return found;
+  }
+
   /** The file an import in `fromFile` means, if it is under the root. */
   importTarget(fromFile: string, specifier: string): number | undefined {
     const key = `${fromFile}\0${specifier}`;
@@ -114,11 +135,21 @@ class ResolutionContext {
       return first;
     }
     const found =
-      moduleCandidates(style, fromFile, specifier)
-        .map((candidate) => this.fileIds.get(candidate))
-        .find((id) => id !== undefined) ?? this.nearestBySuffix(fromFile, moduleSuffixes(style, specifier));
+      this.firstIndexed(moduleCandidates(style, fromFile, specifier)) ??
+      this.nearestBySuffix(fromFile, moduleSuffixes(style, specifier)) ??
+      (style === 'ecmascript'
+        ? this.firstIndexed(this.manifests.candidates(fromFile, specifier))
+        : undefined);
     this.importTargets.set(key, found);
     return found;
+  }
+
+  private firstIndexed(candidates: readonly string[]): number | undefined {
+    for (const candidate of candidates) {
+      const id = this.fileIds.get(candidate);
+      if (id !== undefined) return id;
+    }
+    return undefined;
   }
 
   /** Every file an import means: one for most languages, a whole package for Go, Java and C#. */
@@ -189,7 +220,7 @@ class ResolutionContext {
     if (!byName) {
       byName = new Map();
       const path = this.pathOf(fileId);
-      for (const symbol of this.store.symbolsOf(fileId)) {
+      for (const symbol of this.symbolsOf(fileId)) {
         if (symbol.parentId !== null || symbol.ordinal < 0) continue;
         if (bindsNoName(this.factsOf(fileId).symbols[symbol.ordinal], path)) continue;
         byName.set(symbol.name, [...(byName.get(symbol.name) ?? []), symbol]);
@@ -313,7 +344,7 @@ class ResolutionContext {
     let byName = this.qualifiedCache.get(fileId);
     if (!byName) {
       byName = new Map();
-      for (const symbol of this.store.symbolsOf(fileId)) {
+      for (const symbol of this.symbolsOf(fileId)) {
         if (symbol.ordinal < 0) continue;
         byName.set(symbol.qualifiedName, [...(byName.get(symbol.qualifiedName) ?? []), symbol]);
       }
@@ -511,7 +542,7 @@ class FileResolver {
     private readonly context: ResolutionContext,
     private readonly fileId: number,
   ) {
-    const all = context.store.symbolsOf(fileId);
+    const all = context.symbolsOf(fileId);
     this.fileNode = all[0] as StoredSymbol;
     this.symbols = all.slice(1);
     this.facts = context.factsOf(fileId);
@@ -529,7 +560,7 @@ class FileResolver {
   }
 
   private edge(edge: Omit<NewEdge, 'fileId'>): void {
-    this.context.store.addEdge({ ...edge, fileId: this.fileId });
+    this.context.store.addEdgeOf(this.fileId, edge);
   }
 
   private sourceOf(ordinal: number | undefined): number {
@@ -667,6 +698,8 @@ class FileResolver {
       const found = this.resolveName(call.callee, caller);
       if (found && 'symbol' in found.target)
         return { target: found.target.symbol, resolution: found.via, text };
+      // A name imported from a package outside the root is that package's, whatever the root defines.
+      if (this.bindings.has(call.callee) && this.isExternal(call)) return { resolution: 'import', text };
       const candidates = this.context.callablesNamed(call.callee);
       const unique =
         candidates.length === 1
@@ -898,8 +931,15 @@ function lastSegment(name: string): string {
  * Rebuilds the edges of `fileIds` in two passes: structure first for all of them, so that
  * calls resolved in the second pass see every class's bases.
  */
-export function resolveFiles(store: GraphStore, fileIds: Iterable<number>): void {
-  const context = new ResolutionContext(store);
+export interface ResolveOptions {
+  /** The root the store indexes: package manifests are read from it. */
+  root: string;
+  /** What the batch just parsed, by file id, so that it is not read back from the store. */
+  parsedFacts?: ReadonlyMap<number, FileFacts>;
+}
+
+export function resolveFiles(store: GraphStore, fileIds: Iterable<number>, options: ResolveOptions): void {
+  const context = new ResolutionContext(store, options);
   const resolvers: FileResolver[] = [];
   for (const fileId of new Set(fileIds)) {
     if (store.fileNodeOf(fileId) === undefined) continue;

@@ -7,6 +7,7 @@ import { IgnoreRules, MAX_INDEXED_BYTES, scanTree } from './file-scan.js';
 import { GraphStore, type ParsedFile, type StoredFile } from './graph-store.js';
 import { linkImplementations } from './implementations.js';
 import { languageOf } from './languages.js';
+import { isPackageManifest } from './package-manifests.js';
 import { ParsePool } from './parse-pool.js';
 import { resolveFiles } from './resolve.js';
 import { goFilesIfModulesChanged, importersOfNewFiles } from './resolve-packages.js';
@@ -53,6 +54,8 @@ export class IndexClosed extends Error {
 
 /** How many files are parsed before the event loop gets a turn, so tools keep answering. */
 const FILES_PER_SLICE = 16;
+/** Slices read and parsing ahead of the one being written. */
+const SLICES_AHEAD = 4;
 
 /**
  * The graph of one root: keeps its SQLite store in step with the files on disk. All work runs
@@ -111,7 +114,13 @@ export class RootIndex {
           .allFiles()
           .filter((file) => !onDisk.has(file.path))
           .map((file) => file.path);
-        const result = await this.applyChanges([...scanned.map((file) => file.path), ...gone], started);
+        const result = await this.applyChanges(
+          [...scanned.map((file) => file.path), ...gone],
+          started,
+          () => {
+            for (const listener of this.parsedListeners) listener([...onDisk]);
+          },
+        );
         this.report({ complete: true });
         return result;
       } catch (error) {
@@ -159,9 +168,14 @@ export class RootIndex {
   }
 
   /** Parses what changed by content hash, removes what is gone, then re-resolves the affected files. */
-  private async applyChanges(paths: string[], started: number): Promise<IndexProgress> {
+  private async applyChanges(
+    paths: string[],
+    started: number,
+    beforeResolving?: () => void,
+  ): Promise<IndexProgress> {
     this.report({ phase: 'parsing', done: 0, total: paths.length });
     const changedIds = new Set<number>();
+    const parsedFacts = new Map<number, FileFacts>();
     const dependents = new Set<number>();
     const newNames = new Set<string>();
     let parsed = 0;
@@ -172,14 +186,24 @@ export class RootIndex {
     const removedPaths: string[] = [];
     const parsedPaths: string[] = [];
     const sliceAt = (start: number) => paths.slice(start, start + FILES_PER_SLICE);
-    let ahead = this.readAhead(sliceAt(0));
+    // The next slices are read and parsed (on worker threads when large) while this one is
+    // written, enough of them that no worker waits for the writes.
+    const ahead: Promise<SliceEntry[]>[] = [];
+    let readFrom = 0;
+    const readMore = () => {
+      while (ahead.length < SLICES_AHEAD && readFrom < paths.length) {
+        const reading = this.readAhead(sliceAt(readFrom));
+        reading.catch(() => undefined);
+        ahead.push(reading);
+        readFrom += FILES_PER_SLICE;
+      }
+    };
     for (let start = 0; start < paths.length; start += FILES_PER_SLICE) {
       if (this.closing) throw new IndexClosed();
       const slice = sliceAt(start);
-      const entries = await ahead;
-      // The next slice is read and parsed (on worker threads when large) while this one is written.
-      ahead = this.readAhead(sliceAt(start + FILES_PER_SLICE));
-      ahead.catch(() => undefined);
+      readMore();
+      const entries = await (ahead.shift() as Promise<SliceEntry[]>);
+      readMore();
       const parsedSlice: ParsedFile[] = [];
       const parsing: Promise<ParsedFile | undefined>[] = [];
       for (const [position, relative] of slice.entries()) {
@@ -215,7 +239,9 @@ export class RootIndex {
           }
           const known = new Set(before?.symbols.map((symbol) => symbol.name));
           for (const symbol of file.facts.symbols) if (!known.has(symbol.name)) newNames.add(symbol.name);
-          changedIds.add(this.store.putFile(file));
+          const id = this.store.putFile(file);
+          changedIds.add(id);
+          parsedFacts.set(id, file.facts);
           parsedPaths.push(file.path);
           parsed++;
         }
@@ -223,17 +249,21 @@ export class RootIndex {
       this.report({ done: Math.min(paths.length, start + slice.length) });
       await new Promise((resolve) => setImmediate(resolve));
     }
-    if (changedIds.size > 0 || removed > 0) {
+    beforeResolving?.();
+    // A package.json or tsconfig.json changes what a package's imports of itself mean.
+    const manifestsChanged = paths.some(isPackageManifest);
+    if (changedIds.size > 0 || removed > 0 || manifestsChanged) {
       this.report({ phase: 'resolving' });
       this.store.transaction(() => {
         const affected = new Set([...changedIds, ...dependents]);
+        if (manifestsChanged) for (const id of this.store.filesWithPackageImports()) affected.add(id);
         if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
         // A file joining a Go package, Java package or C# namespace adds to what importers of it see.
         for (const id of importersOfNewFiles(this.store, added)) affected.add(id);
         for (const id of goFilesIfModulesChanged(this.store, [...parsedPaths, ...removedPaths]))
           affected.add(id);
         for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
-        resolveFiles(this.store, affected);
+        resolveFiles(this.store, affected, { root: this.root, parsedFacts });
         const httpLinked = linkHttp(this.store, changedIds);
         // Both derive from the whole resolved graph, so they follow every batch.
         const relinked = linkImplementations(this.store);
@@ -304,6 +334,14 @@ export class RootIndex {
     await this.queue;
     await this.parsing.close();
     this.store.close();
+  }
+
+  private readonly parsedListeners = new Set<(paths: readonly string[]) => void>();
+
+  /** Called when a full index has parsed its files, before it resolves them (one thread's work). */
+  onParsed(listener: (paths: readonly string[]) => void): () => void {
+    this.parsedListeners.add(listener);
+    return () => this.parsedListeners.delete(listener);
   }
 
   /** Called inside each batch's resolving transaction, after its edges are rebuilt. */

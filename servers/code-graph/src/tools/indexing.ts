@@ -26,6 +26,7 @@ const preciseStatus = z
       .object({
         files: z.number().int(),
         partitions: z.number().int(),
+        workers: z.number().int().describe('Checker workers the run used: two for a large first upgrade.'),
         milliseconds: z.number().int(),
         peakRssBytes: z.number().int().describe('Peak resident memory of the process, checker included.'),
       })

@@ -23,6 +23,7 @@ export class CallTargets {
   constructor(
     private readonly checker: ts.TypeChecker,
     private readonly verdicts: DeclarationVerdicts,
+    private readonly storedNames: ReadonlySet<string>,
   ) {}
 
   /** Undefined for calls the graph does not record (`super(…)`, `import(…)`). */
@@ -31,6 +32,8 @@ export class CallTargets {
     if (callee.kind === ts.SyntaxKind.SuperKeyword || callee.kind === ts.SyntaxKind.ImportKeyword)
       return undefined;
     const inner = skipWrappers(callee);
+    const outside = this.outsideChain(inner);
+    if (outside) return outside;
     const nameNode = calleeName(inner);
     const symbol = nameNode ? this.symbolAt(nameNode) : undefined;
     const declarations = valueDeclarations(symbol?.declarations ?? []);
@@ -49,6 +52,27 @@ export class CallTargets {
         : outcome;
     const name = nameNode ? nameText(nameNode) : signature && declaredName(signature);
     return name ? { name, text: calleeText(inner), outcome: found } : undefined;
+  }
+
+  /**
+   * `expect(total).toEqual(5)`, `z.string().min(1)` with `z` from a package: a member of what a
+   * chain starting outside the root returns, named like nothing the store holds. Its receiver's
+   * type would take inference over every argument of the chain (most of a test file's checking
+   * time), and the answer can only be outside the root. Anything named like a stored symbol is
+   * asked as usual, since an outside function may return the root's own types.
+   */
+  private outsideChain(callee: ts.Expression): CallTarget | undefined {
+    if (!ts.isPropertyAccessExpression(callee) || this.storedNames.has(callee.name.text)) return undefined;
+    let receiver = skipWrappers(callee.expression);
+    if (!ts.isCallExpression(receiver)) return undefined;
+    while (ts.isCallExpression(receiver) || ts.isPropertyAccessExpression(receiver)) {
+      receiver = skipWrappers(receiver.expression);
+    }
+    if (!ts.isIdentifier(receiver)) return undefined;
+    const declarations = this.symbolAt(receiver)?.declarations ?? [];
+    if (declarations.length === 0 || this.verdicts.outcome(declarations).kind !== 'external')
+      return undefined;
+    return { name: callee.name.text, text: calleeText(callee), outcome: { kind: 'external' } };
   }
 
   /** The symbol a name means, followed through imports and re-exports to its declaration. */

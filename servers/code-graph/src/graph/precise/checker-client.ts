@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CheckRequest, WorkerMessage } from './checker-protocol.js';
+import type { WorkerMessage, WorkerRequest } from './checker-protocol.js';
 
 // Bundled, this module sits in dist/ beside graph/precise/checker-worker.js; run from src/
 // (tests), it uses the built worker.
@@ -37,6 +37,9 @@ interface Pending {
 export class CheckerClient {
   private worker: Worker | undefined;
   private pending: Pending | undefined;
+  private previous: Promise<unknown> = Promise.resolve();
+  /** Counts close() calls. */
+  private generation = 0;
 
   constructor(private readonly root: string) {}
 
@@ -44,12 +47,21 @@ export class CheckerClient {
     return this.worker !== undefined;
   }
 
-  check(request: CheckRequest, onMessage: (message: WorkerMessage) => void): Promise<Done> {
-    const worker = this.worker ?? this.spawn();
-    return new Promise<Done>((resolve, reject) => {
-      this.pending = { resolve, reject, onMessage };
-      worker.postMessage(request);
-    });
+  /** Sends a request once the one before it is answered (or has failed). */
+  send(request: WorkerRequest, onMessage: (message: WorkerMessage) => void = () => undefined): Promise<Done> {
+    const generation = this.generation;
+    const answered = this.previous.then(
+      () =>
+        new Promise<Done>((resolve, reject) => {
+          // A request queued before close() must not start a new worker.
+          if (generation !== this.generation) throw new Error('the checker worker was stopped');
+          const worker = this.worker ?? this.spawn();
+          this.pending = { resolve, reject, onMessage };
+          worker.postMessage(request);
+        }),
+    );
+    this.previous = answered.catch(() => undefined);
+    return answered;
   }
 
   private spawn(): Worker {
@@ -101,6 +113,7 @@ export class CheckerClient {
 
   /** Ends the worker, and with it every program and checker it holds. */
   async close(): Promise<void> {
+    this.generation++;
     const worker = this.worker;
     if (!worker) return;
     this.lost(worker, new Error('the checker worker was stopped'));

@@ -70,11 +70,30 @@ export interface CheckRequest {
   targets: string[];
   /** Files whose text changed since the worker last read them. */
   changed: string[];
+  /** The store's content hash of each of `files`: a text the worker read with another is read again. */
+  hashes: Record<string, string>;
   /** Read the project configuration and every file again (first run, or a full re-index). */
   refresh: boolean;
   /** Keep each program (without its checker) for the next request's `oldProgram` reuse. */
   keepPrograms: boolean;
+  /**
+   * The name of every symbol the store holds. A member call on what code outside the root
+   * returns (`expect(x).toEqual(y)`) whose name is none of these cannot reach a stored symbol:
+   * it is answered external without the type inference its receiver would need.
+   */
+  storedNames: string[];
 }
+
+/**
+ * Builds the programs over `files` ahead of the first check, while the syntactic index still
+ * runs: the check that follows (without `refresh`) reuses them.
+ */
+export interface PrepareRequest {
+  type: 'prepare';
+  files: string[];
+}
+
+export type WorkerRequest = CheckRequest | PrepareRequest;
 
 export type WorkerMessage =
   | { type: 'progress'; phase: 'building' | 'checking'; partition: string; done: number; total: number }

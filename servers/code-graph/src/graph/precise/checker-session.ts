@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ts from 'typescript';
-import type { CheckedFile, CheckRequest, WorkerMessage } from './checker-protocol.js';
+import type { CheckedFile, CheckRequest, PrepareRequest, WorkerMessage } from './checker-protocol.js';
 import { FileChecker } from './file-checker.js';
 import { type Partition, planPartitions } from './program-partitions.js';
 import { SourceCache } from './source-cache.js';
@@ -21,25 +21,38 @@ export class CheckerSession {
 
   constructor(private readonly root: string) {}
 
+  /** Reads the configuration and every file afresh and builds each partition's program. */
+  prepare(request: PrepareRequest, post: (message: WorkerMessage) => void): void {
+    this.forgetAll();
+    const partitions = this.partitionsFor(request.files);
+    for (const partition of partitions)
+      this.programs.set(partition.id, this.createProgram(partition, undefined));
+    post({ type: 'done', partitions: partitions.length, checked: 0 });
+  }
+
   run(request: CheckRequest, post: (message: WorkerMessage) => void): void {
-    if (request.refresh) {
-      this.sources = new SourceCache();
-      this.plan = undefined;
-      this.programs.clear();
-      this.hosts.clear();
-    }
+    if (request.refresh) this.forgetAll();
     for (const file of request.changed) this.sources.forget(this.absolute(file));
+    for (const file of request.files) {
+      const absolute = this.absolute(file);
+      const read = this.sources.cachedHash(absolute);
+      if (read !== undefined && read !== request.hashes[file]) this.sources.forget(absolute);
+    }
     const partitions = this.partitionsFor(request.files);
     const targets = new Set(request.targets);
     const work = partitions
       .map((partition) => ({ partition, files: partition.owned.filter((file) => targets.has(file)) }))
       .filter(({ files }) => files.length > 0);
     const total = work.reduce((sum, { files }) => sum + files.length, 0);
+    const storedNames = new Set(request.storedNames);
+    let kept: { partition: Partition; program: ts.Program } | undefined;
     let checked = 0;
     for (const { partition, files } of work) {
+      if (kept) this.keep(kept);
+      kept = undefined;
       post({ type: 'progress', phase: 'building', partition: partition.label, done: checked, total });
       const program = this.programFor(partition);
-      const checker = new FileChecker(this.root, program.getTypeChecker());
+      const checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
       let batch: CheckedFile[] = [];
       for (const file of files) {
         const absolute = this.absolute(file);
@@ -56,14 +69,24 @@ export class CheckerSession {
       }
       if (batch.length > 0) post({ type: 'files', files: batch });
       post({ type: 'progress', phase: 'checking', partition: partition.label, done: checked, total });
-      if (request.keepPrograms) {
-        // The same files in a program whose checker was never asked for: the checker's types go.
-        this.programs.set(partition.id, this.createProgram(partition, program));
-      } else {
-        this.programs.delete(partition.id);
-      }
+      this.programs.delete(partition.id);
+      // The same files in a program whose checker was never asked for: the checker's types go.
+      // The last one is made after the answer is sent, which need not wait for it.
+      if (request.keepPrograms) kept = { partition, program };
     }
     post({ type: 'done', partitions: work.length, checked });
+    if (kept) this.keep(kept);
+  }
+
+  private forgetAll(): void {
+    this.sources = new SourceCache();
+    this.plan = undefined;
+    this.programs.clear();
+    this.hosts.clear();
+  }
+
+  private keep({ partition, program }: { partition: Partition; program: ts.Program }): void {
+    this.programs.set(partition.id, this.createProgram(partition, program));
   }
 
   private absolute(file: string): string {

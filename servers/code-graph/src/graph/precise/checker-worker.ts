@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CheckRequest, WorkerMessage } from './checker-protocol.js';
+import type { WorkerMessage, WorkerRequest } from './checker-protocol.js';
 import { CheckerSession } from './checker-session.js';
 
 // The TypeScript checker runs here, off the main thread: the graph keeps answering while the
@@ -7,9 +7,10 @@ import { CheckerSession } from './checker-session.js';
 const session = new CheckerSession((workerData as { root: string }).root);
 const post = (message: WorkerMessage) => parentPort?.postMessage(message);
 
-parentPort?.on('message', (request: CheckRequest) => {
+parentPort?.on('message', (request: WorkerRequest) => {
   try {
-    session.run(request, post);
+    if (request.type === 'prepare') session.prepare(request, post);
+    else session.run(request, post);
   } catch (error) {
     post({ type: 'failed', message: (error as Error).stack ?? String(error) });
   }

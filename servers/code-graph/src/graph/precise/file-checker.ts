@@ -22,9 +22,10 @@ export class FileChecker {
   constructor(
     root: string,
     private readonly checker: ts.TypeChecker,
+    storedNames: ReadonlySet<string>,
   ) {
     this.verdicts = new DeclarationVerdicts(root);
-    this.targets = new CallTargets(checker, this.verdicts);
+    this.targets = new CallTargets(checker, this.verdicts, storedNames);
   }
 
   check(file: ts.SourceFile, path: string, hash: string): CheckedFile {

@@ -35,6 +35,11 @@ export class SourceCache {
     return cached ?? undefined;
   }
 
+  /** The hash of the text read for `fileName`, if one was read (no read happens here). */
+  cachedHash(fileName: string): string | undefined {
+    return this.texts.get(fileName)?.hash;
+  }
+
   forget(fileName: string): void {
     this.texts.delete(fileName);
     this.parsed.delete(fileName);
