@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
+import { type ConnectedClient, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
 import { Redis } from 'ioredis';
 import type { EmbeddingProvider } from '../src/embeddings/provider.js';
 import type { MemoryEngine } from '../src/engine.js';
@@ -100,30 +100,13 @@ export async function memoryFixture(options: FixtureOptions = {}): Promise<Memor
     log,
   });
   const client = await connectInMemory(server);
-  const checked = async <T>(name: string, result: CallToolResult): Promise<T> => {
-    if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
-    return result.structuredContent as T;
-  };
-  const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
-    (await client.client.callTool({
-      name,
-      arguments: args,
-      _meta: { 'toolmesh/agent': agent },
-    })) as CallToolResult;
   return {
     ...client,
     dir,
     file,
     engine,
     clock,
-    ok: async (name, args = {}) => checked(name, await client.call(name, args)),
-    fails: async (name, args = {}) => {
-      const result = await client.call(name, args);
-      if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
-      return resultText(result);
-    },
-    as,
-    asOk: async (agent, name, args = {}) => checked(name, await as(agent, name, args)),
+    ...toolExpectations(client),
     close: async () => {
       await client.close();
       await engine.semantic.schedule();

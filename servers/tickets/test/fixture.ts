@@ -36,13 +36,7 @@ export async function ticketsFixture(
     log: createLogger({ level: 'error', scope: 'test' }),
   });
   const client = await connectInMemory(server);
-  const { ok, fails } = toolExpectations(client);
-  const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
-    (await client.client.callTool({
-      name,
-      arguments: args,
-      _meta: { 'toolmesh/agent': agent },
-    })) as CallToolResult;
+  const { ok, fails, as } = toolExpectations(client);
   return {
     ...client,
     dir,

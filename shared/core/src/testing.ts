@@ -86,19 +86,36 @@ export async function connectHttpClient(
   return wrap(client, () => client.close());
 }
 
-/** For tests: `ok` calls a tool that must succeed and returns its structured content, `fails` one that must fail and returns its message. */
+/**
+ * For tests: `ok` calls a tool that must succeed and returns its structured content, `fails` one
+ * that must fail and returns its message; `as` calls as an identity the way the aggregator names
+ * its caller (`toolmesh/agent` in the request `_meta`), and `asOk` does so for a call that must succeed.
+ */
 export function toolExpectations(client: ConnectedClient) {
+  const succeeded = <T>(name: string, result: CallToolResult): T => {
+    if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
+    return result.structuredContent as T;
+  };
+  const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
+    (await client.client.callTool({
+      name,
+      arguments: args,
+      _meta: { 'toolmesh/agent': agent },
+    })) as CallToolResult;
   return {
-    ok: async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> => {
-      const result = await client.call(name, args);
-      if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
-      return result.structuredContent as T;
-    },
+    ok: async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> =>
+      succeeded<T>(name, await client.call(name, args)),
     fails: async (name: string, args: Record<string, unknown> = {}): Promise<string> => {
       const result = await client.call(name, args);
       if (!result.isError) throw new Error(`${name} unexpectedly succeeded: ${resultText(result)}`);
       return resultText(result);
     },
+    as,
+    asOk: async <T = Record<string, unknown>>(
+      agent: string,
+      name: string,
+      args: Record<string, unknown> = {},
+    ): Promise<T> => succeeded<T>(name, await as(agent, name, args)),
   };
 }
 
