@@ -40,6 +40,13 @@ export const recordObservation = defineTool({
 
 type NotesEntry = { text: string } | { hot: HotItem };
 
+/**
+ * The notes as budget entries: lines, and long lines in pieces of 32 code points, so every entry
+ * fits the smallest budget (even at 6 bytes a code point, as JSON escapes control characters)
+ * and a line longer than the largest budget is still read back, page by page.
+ */
+const NOTES_PIECE = /[^\n]{1,32}\n?|\n/gu;
+
 export const getMyNotes = defineTool({
   name: 'get_my_notes',
   title: 'Read my notes',
@@ -80,7 +87,7 @@ export const getMyNotes = defineTool({
       hotError = errorMessage(error);
     }
     const entries: NotesEntry[] = [
-      ...(notes.body.match(/[^\n]*\n|[^\n]+$/g) ?? []).map((text) => ({ text })),
+      ...(notes.body.match(NOTES_PIECE) ?? []).map((text) => ({ text })),
       ...hot.map((item) => ({ hot: item })),
     ];
     const { items, ...budget } = requestedPage(entries, args);
