@@ -79,6 +79,18 @@ describe.each([
     expect((await notes())[0]?.recalls).toBe(2);
   });
 
+  it('keeps the durable mark of a repeat: remembering a held note as durable gets it promoted', async () => {
+    await m.ok('remember', { text: 'Release branches are cut on Mondays' });
+    const again = await m.ok<Remembered>('remember', {
+      text: 'Release branches are cut on Mondays',
+      durable: true,
+    });
+    expect(again).toMatchObject({ repeated: true, item: { durable: true, recalls: 1 } });
+    expect((await notes())[0]?.durable).toBe(true);
+    const pass = await m.ok<{ promoted: { item: Item }[] }>('consolidate_memory');
+    expect(pass.promoted.map((p) => p.item.text)).toEqual(['Release branches are cut on Mondays']);
+  });
+
   it('consolidates: drops expired, promotes durable and recalled items once, never duplicating a fact', async () => {
     await m.ok('propose_fact', { statement: 'The API listens on port 8080', domain: 'api' });
     await m.ok('remember', { text: 'short lived', ttl_seconds: 5 });

@@ -4,8 +4,8 @@ import { type Clock, isoAt } from '../store/clock.js';
 import { type HotItem, type HotMemory, type HotScope, hotRef, type NewHotItem } from './hot-memory.js';
 
 // Drops from the identity's list the ids whose item expired (natively, or by the server's clock);
-// then counts a recall of a live item with the same text key, or adds the item and evicts the
-// oldest past the cap. One script, so two processes remembering at once stay within the cap and
+// then counts a recall of a live item with the same text key (durable once either call asked it),
+// or adds the item and evicts the oldest past the cap. One script, so two processes remembering at once stay within the cap and
 // never keep two copies of one note. KEYS: list, identities, sequence, text index.
 const ADD_SCRIPT = `
 local prefix = ARGV[1]
@@ -20,6 +20,7 @@ end
 local same = redis.call('HGET', KEYS[4], ARGV[10])
 if same and redis.call('EXISTS', prefix .. same) == 1 then
   redis.call('HINCRBY', prefix .. same, 'recalls', 1)
+  if ARGV[4] == '1' then redis.call('HSET', prefix .. same, 'durable', '1') end
   return {tonumber(same), {}, 1, redis.call('HGETALL', prefix .. same)}
 end
 local id = redis.call('INCR', KEYS[3])
