@@ -79,6 +79,14 @@ describe.each([
     expect((await notes())[0]?.recalls).toBe(2);
   });
 
+  it('serves an identity that is not well-formed UTF-16 (a lone surrogate from _meta)', async () => {
+    const odd = 'agent-\uD800';
+    const out = await m.asOk<Remembered>(odd, 'remember', { text: 'odd agent note' });
+    expect(out.repeated).toBe(false);
+    expect((await notes(odd)).map((i) => i.text)).toEqual(['odd agent note']);
+    expect(await notes()).toEqual([]);
+  });
+
   it('keeps the durable mark of a repeat: remembering a held note as durable gets it promoted', async () => {
     await m.ok('remember', { text: 'Release branches are cut on Mondays' });
     const again = await m.ok<Remembered>('remember', {

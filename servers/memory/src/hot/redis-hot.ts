@@ -73,6 +73,14 @@ function toItem(id: string, hash: Record<string, string>): HotItem {
   };
 }
 
+/**
+ * A name as one segment of a key. Lone surrogates (encodeURIComponent throws on them) become
+ * U+FFFD, as they do in the SQLite file, so an identity is the same one in either backend.
+ */
+function keySegment(name: string): string {
+  return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
+}
+
 /** A Redis URL fit for messages and logs: no password. */
 export function redactedUrl(url: string): string {
   try {
@@ -120,7 +128,7 @@ export class RedisHotMemory implements HotMemory {
   }
 
   private key(workspace: string, ...parts: string[]): string {
-    return [this.options.keyPrefix, encodeURIComponent(workspace), ...parts].join(':');
+    return [this.options.keyPrefix, keySegment(workspace), ...parts].join(':');
   }
 
   private itemPrefix(workspace: string): string {
@@ -128,7 +136,7 @@ export class RedisHotMemory implements HotMemory {
   }
 
   private listKey(scope: HotScope): string {
-    return this.key(scope.workspace, 'list', encodeURIComponent(scope.identity));
+    return this.key(scope.workspace, 'list', keySegment(scope.identity));
   }
 
   /** Runs a Redis call; a connection that is down becomes a ToolError that says so. */
@@ -167,7 +175,7 @@ export class RedisHotMemory implements HotMemory {
         this.listKey(scope),
         this.key(scope.workspace, 'identities'),
         this.key(scope.workspace, 'seq'),
-        this.key(scope.workspace, 'texts', encodeURIComponent(scope.identity)),
+        this.key(scope.workspace, 'texts', keySegment(scope.identity)),
         this.itemPrefix(scope.workspace),
         scope.identity,
         item.text,
