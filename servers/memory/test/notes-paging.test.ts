@@ -35,4 +35,19 @@ describe('get_my_notes pages', () => {
     }
     expect(read).toBe(notes);
   });
+
+  it('refuses to continue a page of notes that changed since, rather than stitch two revisions', async () => {
+    const before = await m.ok<NotesPage>('get_my_notes', {});
+    const lines = Array.from({ length: 200 }, (_, n) => `line ${n} of the first version\n`).join('');
+    const saved = await m.ok<{ revision: number }>('update_my_notes', {
+      notes: lines,
+      base_revision: before.revision,
+    });
+    const first = await m.ok<NotesPage>('get_my_notes', { maxTokens: 1000 });
+    expect(first.truncated).toBe(true);
+    await m.ok('update_my_notes', { notes: `new head\n${lines}`, base_revision: saved.revision });
+    expect(await m.fails('get_my_notes', { maxTokens: 1000, cursor: first.nextCursor })).toMatch(
+      new RegExp(`revision ${saved.revision + 1} .*changed.*without cursor`),
+    );
+  });
 });
