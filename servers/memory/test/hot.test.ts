@@ -87,6 +87,14 @@ describe.each([
     expect(await notes()).toEqual([]);
   });
 
+  it('tells a text reader to raise maxTokens when one hot item alone is over the budget', async () => {
+    await m.ok('remember', { text: '😀'.repeat(4000) });
+    const result = await m.call('get_my_notes', { maxTokens: 4000 });
+    expect(result.structuredContent).toMatchObject({ blockedByBudget: true, hot: [] });
+    const text = (result.content as { text: string }[]).map((part) => part.text).join('\n');
+    expect(text).toMatch(/needs \d+ bytes: call again with maxTokens of at least \d+/);
+  });
+
   it('keeps the durable mark of a repeat: remembering a held note as durable gets it promoted', async () => {
     await m.ok('remember', { text: 'Release branches are cut on Mondays' });
     const again = await m.ok<Remembered>('remember', {
