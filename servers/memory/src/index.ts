@@ -13,11 +13,23 @@ import {
 } from './server.js';
 import { DOMAIN_NAME } from './store/memory-store.js';
 
-function wholeNumber(flag: string, text: string | undefined, fallback: number): number {
+/** A year is already long for working memory; far larger TTLs gave expiry instants no Date holds and Redis refuses. */
+const MAX_HOT_TTL_SECONDS = 365 * 24 * 3600;
+/** Consolidation and notes read an identity's whole hot memory: the cap keeps that a bounded read. */
+const MAX_HOT_ITEMS = 10_000;
+
+function wholeNumber(
+  flag: string,
+  text: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1) {
     throw new UsageError(`--${flag} must be a whole number of at least 1, not "${text}"`);
   }
+  if (Number(text) > max)
+    throw new UsageError(`--${flag} must be a whole number from 1 to ${max}, not "${text}"`);
   return Number(text);
 }
 
@@ -92,11 +104,13 @@ await runServerProgram({
       'hot-ttl',
       extra['hot-ttl'] as string | undefined,
       DEFAULT_HOT_LIMITS.defaultTtlSeconds,
+      MAX_HOT_TTL_SECONDS,
     );
     const maxTtlSeconds = wholeNumber(
       'hot-max-ttl',
       extra['hot-max-ttl'] as string | undefined,
       DEFAULT_HOT_LIMITS.maxTtlSeconds,
+      MAX_HOT_TTL_SECONDS,
     );
     if (defaultTtlSeconds > maxTtlSeconds) {
       throw new UsageError(`--hot-ttl (${defaultTtlSeconds}) cannot exceed --hot-max-ttl (${maxTtlSeconds})`);
@@ -108,6 +122,7 @@ await runServerProgram({
         'hot-max-items',
         extra['hot-max-items'] as string | undefined,
         DEFAULT_HOT_LIMITS.maxItemsPerIdentity,
+        MAX_HOT_ITEMS,
       ),
     };
     const embeddingsUrl = extra['embeddings-url'] as string | undefined;

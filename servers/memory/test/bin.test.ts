@@ -86,6 +86,13 @@ describe('toolmesh-memory over real stdio', () => {
           resolve({ code: error ? (error.code as number) : 0, stderr }),
         );
       });
+    // Past these, expiry instants are not dates (SQLite) nor integers Redis takes: every remember failed.
+    expect((await run(['--hot-max-ttl', '99999999999999999999'])).stderr).toMatch(
+      /--hot-max-ttl must be a whole number from 1 to 31536000/,
+    );
+    expect((await run(['--hot-max-items', '1000000000'])).stderr).toMatch(
+      /--hot-max-items must be a whole number from 1 to 10000/,
+    );
     expect(await run(['--hot-ttl', '0'])).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/--hot-ttl must be a whole number/),

@@ -43,6 +43,12 @@ beforeAll(async () => {
         inputs: input.length,
         ...(request.headers.authorization && { auth: request.headers.authorization }),
       });
+      // Answers an endpoint that is not what it claims could give: null entries, indexes out of range.
+      if (model === 'garbled') {
+        const data = [null, ...input.map((_, index) => ({ index: index + 5, embedding: [1, 0] }))];
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+        return;
+      }
       if (model === 'broken') {
         response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"model exploded"}');
         return;
@@ -79,6 +85,26 @@ describe('the OpenAI-compatible embedder', () => {
     await expect(new HttpEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm' }).embed(['x'])).rejects.toThrow(
       /does not answer/,
     );
+  });
+
+  it('refuses a garbled answer with a clear error, and hybrid search falls back to keywords', async () => {
+    await expect(new HttpEmbedder({ url: base, model: 'garbled' }).embed(['a', 'b'])).rejects.toThrow(
+      /did not return one embedding per input/,
+    );
+    const m = await memoryFixture({
+      embedder: new HttpEmbedder({ url: base, model: 'garbled' }),
+      workspaces: ['w'],
+    });
+    try {
+      await m.ok('propose_fact', { statement: 'garbled endpoints happen' });
+      const out = await m.ok<{ hits: { body: string }[]; warnings: string[] }>('search_memory', {
+        query: 'garbled endpoints',
+      });
+      expect(out.hits.map((hit) => hit.body)).toEqual(['garbled endpoints happen']);
+      expect(out.warnings.join(' ')).toMatch(/keyword ranking only: .*one embedding per input/);
+    } finally {
+      await m.close();
+    }
   });
 
   it('serves semantic search through a real client', async () => {

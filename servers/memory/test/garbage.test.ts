@@ -71,5 +71,19 @@ describe('garbage input', () => {
     expect(await m.fails('search_memory', { query: 'x', as_of: '2026-13-45' })).toMatch(
       /as_of must be a UTC date/,
     );
+    // Days a month does not have are refused, not rolled over into the next month.
+    for (const valid_from of ['2026-02-30', '2026-02-29T10:00:00Z', '2026-04-31T23:59:59+02:00']) {
+      expect(await m.fails('propose_fact', { statement: 'x', valid_from })).toMatch(
+        /valid_from must be a UTC date/,
+      );
+    }
+    expect(await m.fails('search_memory', { query: 'x', as_of: '2026-06-31' })).toMatch(
+      /as_of must be a UTC date/,
+    );
+    const leap = await m.ok<{ fact: { validFrom: string } }>('propose_fact', {
+      statement: 'leap day',
+      valid_from: '2028-02-29',
+    });
+    expect(leap.fact.validFrom).toBe('2028-02-29T00:00:00.000Z');
   });
 });

@@ -79,6 +79,34 @@ describe.each([
     expect((await notes())[0]?.recalls).toBe(2);
   });
 
+  it('serves an identity that is not well-formed UTF-16 (a lone surrogate from _meta)', async () => {
+    const odd = 'agent-\uD800';
+    const out = await m.asOk<Remembered>(odd, 'remember', { text: 'odd agent note' });
+    expect(out.repeated).toBe(false);
+    expect((await notes(odd)).map((i) => i.text)).toEqual(['odd agent note']);
+    expect(await notes()).toEqual([]);
+  });
+
+  it('tells a text reader to raise maxTokens when one hot item alone is over the budget', async () => {
+    await m.ok('remember', { text: '😀'.repeat(4000) });
+    const result = await m.call('get_my_notes', { maxTokens: 4000 });
+    expect(result.structuredContent).toMatchObject({ blockedByBudget: true, hot: [] });
+    const text = (result.content as { text: string }[]).map((part) => part.text).join('\n');
+    expect(text).toMatch(/needs \d+ bytes: call again with maxTokens of at least \d+/);
+  });
+
+  it('keeps the durable mark of a repeat: remembering a held note as durable gets it promoted', async () => {
+    await m.ok('remember', { text: 'Release branches are cut on Mondays' });
+    const again = await m.ok<Remembered>('remember', {
+      text: 'Release branches are cut on Mondays',
+      durable: true,
+    });
+    expect(again).toMatchObject({ repeated: true, item: { durable: true, recalls: 1 } });
+    expect((await notes())[0]?.durable).toBe(true);
+    const pass = await m.ok<{ promoted: { item: Item }[] }>('consolidate_memory');
+    expect(pass.promoted.map((p) => p.item.text)).toEqual(['Release branches are cut on Mondays']);
+  });
+
   it('consolidates: drops expired, promotes durable and recalled items once, never duplicating a fact', async () => {
     await m.ok('propose_fact', { statement: 'The API listens on port 8080', domain: 'api' });
     await m.ok('remember', { text: 'short lived', ttl_seconds: 5 });

@@ -104,6 +104,17 @@ describe('facts', () => {
     expect(await m.fails('supersede_fact', { workspace_id: 'alpha', fact: b.id, reason: 'x' })).toMatch(
       /exactly one successor/,
     );
+    // An existing successor keeps its own valid_from: one given with `by` is refused, not ignored.
+    const c = await fact('The cache TTL is 900 seconds');
+    expect(
+      await m.fails('supersede_fact', {
+        workspace_id: 'alpha',
+        fact: b.id,
+        by: c.id,
+        reason: 'x',
+        valid_from: '2020-01-01',
+      }),
+    ).toMatch(/valid_from goes with `statement`/);
     expect(
       await m.fails('supersede_fact', { workspace_id: 'alpha', fact: 'P-1', statement: 's', reason: 'x' }),
     ).toMatch(/not a fact id/);

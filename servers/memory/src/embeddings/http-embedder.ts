@@ -32,6 +32,7 @@ export class HttpEmbedder implements EmbeddingProvider {
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     let response: Response;
+    let text: string;
     try {
       response = await fetch(this.endpoint, {
         method: 'POST',
@@ -42,31 +43,38 @@ export class HttpEmbedder implements EmbeddingProvider {
         body: JSON.stringify({ model: this.options.model, input: texts }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
+      // The timeout covers the body too: an endpoint that stalls mid-answer is one that does not answer.
+      text = await response.text();
     } catch (error) {
       throw new ToolError(
         `the embeddings endpoint ${this.endpoint} does not answer (${errorMessage(error)}): use mode keyword, or fix --embeddings-url.`,
         'embeddings_unavailable',
       );
     }
-    const text = await response.text();
     if (!response.ok) {
       throw new ToolError(
         `the embeddings endpoint ${this.endpoint} answered ${response.status}: ${text.slice(0, 300)}`,
         'embeddings_unavailable',
       );
     }
-    let data: { index?: number; embedding?: unknown }[] | undefined;
+    let data: unknown;
     try {
-      data = (JSON.parse(text) as { data?: typeof data }).data;
+      data = (JSON.parse(text) as { data?: unknown } | null)?.data;
     } catch {
       data = undefined;
     }
     const vectors: Float32Array[] = new Array(texts.length);
-    for (const [position, entry] of (data ?? []).entries()) {
-      const index = typeof entry.index === 'number' ? entry.index : position;
-      if (Array.isArray(entry.embedding) && entry.embedding.every((x) => typeof x === 'number')) {
-        vectors[index] = normalize(Float32Array.from(entry.embedding as number[]));
-      }
+    for (const [position, entry] of (Array.isArray(data) ? data : []).entries()) {
+      const { index = position, embedding } = (entry ?? {}) as { index?: unknown; embedding?: unknown };
+      const fits =
+        Number.isInteger(index) &&
+        (index as number) >= 0 &&
+        (index as number) < texts.length &&
+        Array.isArray(embedding) &&
+        embedding.length > 0 &&
+        embedding.length === (vectors.find(Boolean)?.length ?? embedding.length) &&
+        embedding.every((x) => typeof x === 'number' && Number.isFinite(x));
+      if (fits) vectors[index as number] = normalize(Float32Array.from(embedding as number[]));
     }
     if (vectors.filter(Boolean).length !== texts.length) {
       throw new ToolError(

@@ -4,8 +4,8 @@ import { type Clock, isoAt } from '../store/clock.js';
 import { type HotItem, type HotMemory, type HotScope, hotRef, type NewHotItem } from './hot-memory.js';
 
 // Drops from the identity's list the ids whose item expired (natively, or by the server's clock);
-// then counts a recall of a live item with the same text key, or adds the item and evicts the
-// oldest past the cap. One script, so two processes remembering at once stay within the cap and
+// then counts a recall of a live item with the same text key (durable once either call asked it),
+// or adds the item and evicts the oldest past the cap. One script, so two processes remembering at once stay within the cap and
 // never keep two copies of one note. KEYS: list, identities, sequence, text index.
 const ADD_SCRIPT = `
 local prefix = ARGV[1]
@@ -20,6 +20,7 @@ end
 local same = redis.call('HGET', KEYS[4], ARGV[10])
 if same and redis.call('EXISTS', prefix .. same) == 1 then
   redis.call('HINCRBY', prefix .. same, 'recalls', 1)
+  if ARGV[4] == '1' then redis.call('HSET', prefix .. same, 'durable', '1') end
   return {tonumber(same), {}, 1, redis.call('HGETALL', prefix .. same)}
 end
 local id = redis.call('INCR', KEYS[3])
@@ -72,6 +73,14 @@ function toItem(id: string, hash: Record<string, string>): HotItem {
   };
 }
 
+/**
+ * A name as one segment of a key. Lone surrogates (encodeURIComponent throws on them) become
+ * U+FFFD, as they do in the SQLite file, so an identity is the same one in either backend.
+ */
+function keySegment(name: string): string {
+  return encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
+}
+
 /** A Redis URL fit for messages and logs: no password. */
 export function redactedUrl(url: string): string {
   try {
@@ -119,7 +128,7 @@ export class RedisHotMemory implements HotMemory {
   }
 
   private key(workspace: string, ...parts: string[]): string {
-    return [this.options.keyPrefix, encodeURIComponent(workspace), ...parts].join(':');
+    return [this.options.keyPrefix, keySegment(workspace), ...parts].join(':');
   }
 
   private itemPrefix(workspace: string): string {
@@ -127,7 +136,7 @@ export class RedisHotMemory implements HotMemory {
   }
 
   private listKey(scope: HotScope): string {
-    return this.key(scope.workspace, 'list', encodeURIComponent(scope.identity));
+    return this.key(scope.workspace, 'list', keySegment(scope.identity));
   }
 
   /** Runs a Redis call; a connection that is down becomes a ToolError that says so. */
@@ -166,7 +175,7 @@ export class RedisHotMemory implements HotMemory {
         this.listKey(scope),
         this.key(scope.workspace, 'identities'),
         this.key(scope.workspace, 'seq'),
-        this.key(scope.workspace, 'texts', encodeURIComponent(scope.identity)),
+        this.key(scope.workspace, 'texts', keySegment(scope.identity)),
         this.itemPrefix(scope.workspace),
         scope.identity,
         item.text,

@@ -51,8 +51,16 @@ export class SqliteHotMemory implements HotMemory {
           )
           .get(scope.workspace, scope.identity, item.key) as HotRow | undefined;
         if (same) {
-          this.db.prepare('UPDATE hot_items SET recalls = recalls + 1 WHERE id = ?').run(same.id);
-          return { item: toItem({ ...same, recalls: same.recalls + 1 }), evicted: [], repeated: true };
+          // A repeat marked durable makes the held item durable: the request to keep it is not lost.
+          const durable = same.durable === 1 || item.durable ? 1 : 0;
+          this.db
+            .prepare('UPDATE hot_items SET recalls = recalls + 1, durable = ? WHERE id = ?')
+            .run(durable, same.id);
+          return {
+            item: toItem({ ...same, durable, recalls: same.recalls + 1 }),
+            evicted: [],
+            repeated: true,
+          };
         }
         const info = this.db
           .prepare(

@@ -300,6 +300,12 @@ export class MemoryStore {
         const now = this.nowIso();
         let successorId: number;
         if (change.by !== undefined) {
+          if (change.validFrom !== undefined) {
+            throw new ToolError(
+              `valid_from goes with \`statement\` (a new ${kind}): ${change.by} keeps its own, and ${old.id} closes at it.`,
+              'bad_arguments',
+            );
+          }
           successorId = parseMemoryRef(change.by, kind);
           const successor = this.get(actor.workspace, change.by, kind);
           if (successorId === oldId)

@@ -101,8 +101,22 @@ export function conflictLine(conflict: Conflict): string {
   ].join('\n');
 }
 
-export const more = (out: { truncated: boolean; nextCursor?: string | undefined }) =>
-  out.truncated ? [`… more: call again with cursor ${out.nextCursor}`] : [];
+/** The closing line of a cut page; when the next entry alone is over the budget, the cursor alone would repeat it. */
+export const more = (out: {
+  truncated: boolean;
+  nextCursor?: string | undefined;
+  blockedByBudget?: boolean | undefined;
+  minimumRequiredBytes?: number | undefined;
+}) => {
+  if (!out.truncated) return [];
+  if (out.blockedByBudget) {
+    const needed = out.minimumRequiredBytes ?? 0;
+    return [
+      `… the next entry alone needs ${needed} bytes: call again with maxTokens of at least ${needed} and cursor ${out.nextCursor}`,
+    ];
+  }
+  return [`… more: call again with cursor ${out.nextCursor}`];
+};
 
 /**
  * The page of a listing the engine reads as a window: only the rows from the request's cursor,

@@ -1,4 +1,13 @@
-import { budgetFields, cursorArg, errorMessage, maxTokensArg, requestedPage } from '@toolmesh/core';
+import {
+  budgetFields,
+  cursorArg,
+  decodeCursor,
+  errorMessage,
+  maxTokensArg,
+  requestKey,
+  ToolError,
+  takeWithinBudget,
+} from '@toolmesh/core';
 import { z } from 'zod';
 import type { HotItem } from '../hot/hot-memory.js';
 import {
@@ -40,6 +49,13 @@ export const recordObservation = defineTool({
 
 type NotesEntry = { text: string } | { hot: HotItem };
 
+/**
+ * The notes as budget entries: lines, and long lines in pieces of 32 code points, so every entry
+ * fits the smallest budget (even at 6 bytes a code point, as JSON escapes control characters)
+ * and a line longer than the largest budget is still read back, page by page.
+ */
+const NOTES_PIECE = /[^\n]{1,32}\n?|\n/gu;
+
 export const getMyNotes = defineTool({
   name: 'get_my_notes',
   title: 'Read my notes',
@@ -80,10 +96,22 @@ export const getMyNotes = defineTool({
       hotError = errorMessage(error);
     }
     const entries: NotesEntry[] = [
-      ...(notes.body.match(/[^\n]*\n|[^\n]+$/g) ?? []).map((text) => ({ text })),
+      ...(notes.body.match(NOTES_PIECE) ?? []).map((text) => ({ text })),
       ...hot.map((item) => ({ hot: item })),
     ];
-    const { items, ...budget } = requestedPage(entries, args);
+    // The cursor is bound to the revision: pages of two revisions stitched together, then saved
+    // with the newer revision as base, would overwrite the notes with a document nobody wrote.
+    const key = requestKey({ ...args, revision: notes.revision });
+    let offset: number;
+    try {
+      offset = decodeCursor(args.cursor, key);
+    } catch {
+      throw new ToolError(
+        `\`cursor\` does not continue your notes at revision ${notes.revision} (they changed since it was issued, or it belongs to another request): call get_my_notes again without cursor.`,
+        'bad_cursor',
+      );
+    }
+    const { items, ...budget } = takeWithinBudget(entries, args.maxTokens, { offset, key });
     return {
       identity,
       notes: items.flatMap((entry) => ('text' in entry ? [entry.text] : [])).join(''),
