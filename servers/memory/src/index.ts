@@ -64,17 +64,17 @@ await runServerProgram({
     'hot-ttl': {
       type: 'string',
       value: 'SECONDS',
-      description: `default lifetime of a hot-memory item (default ${DEFAULT_HOT_LIMITS.defaultTtlSeconds})`,
+      description: `default lifetime of a hot-memory item, 1 to ${MAX_HOT_TTL_SECONDS} (default ${DEFAULT_HOT_LIMITS.defaultTtlSeconds})`,
     },
     'hot-max-ttl': {
       type: 'string',
       value: 'SECONDS',
-      description: `longest lifetime remember accepts (default ${DEFAULT_HOT_LIMITS.maxTtlSeconds})`,
+      description: `longest lifetime remember accepts, 1 to ${MAX_HOT_TTL_SECONDS} (default ${DEFAULT_HOT_LIMITS.maxTtlSeconds})`,
     },
     'hot-max-items': {
       type: 'string',
       value: 'N',
-      description: `hot items per identity before the oldest is evicted (default ${DEFAULT_HOT_LIMITS.maxItemsPerIdentity})`,
+      description: `hot items per identity before the oldest is evicted, 1 to ${MAX_HOT_ITEMS} (default ${DEFAULT_HOT_LIMITS.maxItemsPerIdentity})`,
     },
     'promote-after': {
       type: 'string',

@@ -60,7 +60,7 @@ export const getMyNotes = defineTool({
   name: 'get_my_notes',
   title: 'Read my notes',
   description:
-    'Your own notes document in this workspace (with its revision, which update_my_notes needs) and your live hot-memory items, newest first. Budgeted by lines: continue with nextCursor.',
+    'Your own notes document in this workspace (with its revision, which update_my_notes needs) and your live hot-memory items, newest first. Budgeted by lines: continue with nextCursor, which reads on in the same revision only (after a change, read again without it).',
   capability: 'read',
   input: z.object({ maxTokens: maxTokensArg, cursor: cursorArg }),
   output: z.object({
