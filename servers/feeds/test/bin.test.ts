@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connectHttpClient, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FeedServer, startFeedServer } from './feed-server.js';
@@ -22,16 +22,6 @@ afterAll(async () => {
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function tool<T = Record<string, unknown>>(
-  client: SpawnedClient,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<T> {
-  const result = await client.call(name, args);
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as T;
-}
 
 function alive(pid: number | undefined): boolean {
   try {
@@ -59,14 +49,17 @@ describe('toolmesh-feeds over real stdio', () => {
       'debug',
     ]);
     expect((await client.client.listTools()).tools).toHaveLength(14);
-    const added = await tool<{ feed: { id: number }; newArticles: number }>(client, 'add_feed', {
-      url: `${server.url}/fixtures/atom.xml`,
-    });
+    const added = await toolExpectations(client).ok<{ feed: { id: number }; newArticles: number }>(
+      'add_feed',
+      {
+        url: `${server.url}/fixtures/atom.xml`,
+      },
+    );
     expect(added.newArticles).toBe(2);
-    const refreshed = await tool<{ totals: { notModified: number } }>(client, 'refresh_feeds');
+    const refreshed = await toolExpectations(client).ok<{ totals: { notModified: number } }>('refresh_feeds');
     expect(refreshed.totals.notModified).toBe(1);
-    const digest = await tool<{ ids: number[] }>(client, 'get_unread_digest');
-    await tool(client, 'mark_articles_read', { article_ids: digest.ids });
+    const digest = await toolExpectations(client).ok<{ ids: number[] }>('get_unread_digest');
+    await toolExpectations(client).ok('mark_articles_read', { article_ids: digest.ids });
     expect((await client.call('get_article', { article_id: 999 })).isError).toBe(true);
     expect(client.stderr()).toMatch(/feeds in .*stdio\.db; background refresh on; private network allowed/);
     await client.close();

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connectHttpClient, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeRepository, writeFile } from './fixture.js';
 
@@ -42,16 +42,6 @@ async function waitFor(check: () => boolean, ms = 5000): Promise<boolean> {
   return check();
 }
 
-async function tool<T = Record<string, unknown>>(
-  server: SpawnedClient,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<T> {
-  const result = await server.call(name, args);
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as T;
-}
-
 describe('toolmesh-git over real stdio', () => {
   it('serves every tool to an SDK client, with stdout for protocol only, and exits when stdin closes', async () => {
     const server = await spawnStdioClient(process.execPath, [
@@ -64,55 +54,63 @@ describe('toolmesh-git over real stdio', () => {
     ]);
     const { tools } = await server.client.listTools();
     expect(tools).toHaveLength(11);
-    expect((await tool(server, 'git_repos', {})).repositories).toEqual([
+    expect((await toolExpectations(server).ok('git_repos', {})).repositories).toEqual([
       expect.objectContaining({ repo: 'app', branch: 'main', clean: true }),
     ]);
     writeFile(
       path.join(repo, 'src/math.ts'),
       'export function add(a: number, b: number) {\n  return b + a;\n}\n',
     );
-    expect(await tool(server, 'git_status', { repo: 'app' })).toMatchObject({
+    expect(await toolExpectations(server).ok('git_status', { repo: 'app' })).toMatchObject({
       unstaged: [{ path: 'src/math.ts' }],
     });
-    expect(await tool(server, 'git_diff', { repo: 'app', mode: 'semantic' })).toMatchObject({
+    expect(await toolExpectations(server).ok('git_diff', { repo: 'app', mode: 'semantic' })).toMatchObject({
       files: [{ path: 'src/math.ts', symbols: [{ name: 'add', kind: 'function', change: 'modified' }] }],
     });
-    expect((await tool<{ patch: string }>(server, 'git_diff', { repo: 'app', mode: 'patch' })).patch).toBe(
-      git(repo, 'diff'),
-    );
-    expect(await tool(server, 'git_grep', { repo: 'app', pattern: 'b + a' })).toMatchObject({
+    expect(
+      (await toolExpectations(server).ok<{ patch: string }>('git_diff', { repo: 'app', mode: 'patch' }))
+        .patch,
+    ).toBe(git(repo, 'diff'));
+    expect(await toolExpectations(server).ok('git_grep', { repo: 'app', pattern: 'b + a' })).toMatchObject({
       matches: [{ path: 'src/math.ts', line: 2 }],
     });
-    await tool(server, 'git_stage', { repo: 'app', paths: ['src/math.ts'] });
-    const committed = await tool<{ commit: string }>(server, 'git_commit', {
+    await toolExpectations(server).ok('git_stage', { repo: 'app', paths: ['src/math.ts'] });
+    const committed = await toolExpectations(server).ok<{ commit: string }>('git_commit', {
       repo: 'app',
       message: 'swap the operands',
     });
     expect(git(repo, 'log', '-1', '--format=%H %s')).toBe(`${committed.commit} swap the operands\n`);
-    expect(await tool(server, 'git_history', { repo: 'app', action: 'log' })).toMatchObject({
+    expect(await toolExpectations(server).ok('git_history', { repo: 'app', action: 'log' })).toMatchObject({
       commits: [{ subject: 'swap the operands' }, { subject: 'first commit' }],
     });
-    expect(await tool(server, 'git_history', { repo: 'app', action: 'show' })).toMatchObject({
+    expect(await toolExpectations(server).ok('git_history', { repo: 'app', action: 'show' })).toMatchObject({
       commit: { hash: committed.commit },
     });
     expect(
-      await tool(server, 'git_history', { repo: 'app', action: 'blame', path: 'src/math.ts' }),
+      await toolExpectations(server).ok('git_history', { repo: 'app', action: 'blame', path: 'src/math.ts' }),
     ).toMatchObject({
       lines: [{ line: 1 }, { line: 2, commit: committed.commit }, { line: 3 }],
     });
-    await tool(server, 'git_branch', { repo: 'app', action: 'create', name: 'topic', switchTo: true });
+    await toolExpectations(server).ok('git_branch', {
+      repo: 'app',
+      action: 'create',
+      name: 'topic',
+      switchTo: true,
+    });
     expect(git(repo, 'branch', '--show-current')).toBe('topic\n');
-    expect(await tool(server, 'git_branches', { repo: 'app' })).toMatchObject({ current: 'topic' });
-    await tool(server, 'git_branch', { repo: 'app', action: 'switch', name: 'main' });
-    await tool(server, 'git_branch', { repo: 'app', action: 'delete', name: 'topic' });
+    expect(await toolExpectations(server).ok('git_branches', { repo: 'app' })).toMatchObject({
+      current: 'topic',
+    });
+    await toolExpectations(server).ok('git_branch', { repo: 'app', action: 'switch', name: 'main' });
+    await toolExpectations(server).ok('git_branch', { repo: 'app', action: 'delete', name: 'topic' });
     writeFile(path.join(repo, 'README.md'), '# changed\n');
-    await tool(server, 'git_stash', { repo: 'app', action: 'push', message: 'readme' });
+    await toolExpectations(server).ok('git_stash', { repo: 'app', action: 'push', message: 'readme' });
     expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(await tool(server, 'git_stash', { repo: 'app', action: 'list' })).toMatchObject({
+    expect(await toolExpectations(server).ok('git_stash', { repo: 'app', action: 'list' })).toMatchObject({
       stashes: [{ message: 'On main: readme' }],
     });
-    await tool(server, 'git_stash', { repo: 'app', action: 'pop' });
-    const restored = await tool<{ stash: { commit: string } }>(server, 'git_restore', {
+    await toolExpectations(server).ok('git_stash', { repo: 'app', action: 'pop' });
+    const restored = await toolExpectations(server).ok<{ stash: { commit: string } }>('git_restore', {
       repo: 'app',
       paths: ['README.md'],
     });

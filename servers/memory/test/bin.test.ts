@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, redisPrefix, tempDir } from './fixture.js';
 
@@ -16,16 +16,6 @@ afterAll(async () => {
   await keys.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function tool<T = Record<string, unknown>>(
-  server: SpawnedClient,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<T> {
-  const result = await server.call(name, args);
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as T;
-}
 
 const noRedis = { REDIS_URL: '' };
 
@@ -56,12 +46,14 @@ describe('toolmesh-memory over real stdio', () => {
         'toolmesh/actions': ['memoryWrite'],
         'toolmesh/workspaceScoped': true,
       });
-      const stored = await tool<{ fact: { id: string; author: string } }>(server, 'propose_fact', {
-        statement: 'over stdio',
-      });
+      const stored = await toolExpectations(server).ok<{ fact: { id: string; author: string } }>(
+        'propose_fact',
+        {
+          statement: 'over stdio',
+        },
+      );
       expect(stored.fact).toMatchObject({ id: 'F-1', author: 'bot' });
-      const domains = await tool<{ domains: { name: string; writers: string[] }[] }>(
-        server,
+      const domains = await toolExpectations(server).ok<{ domains: { name: string; writers: string[] }[] }>(
         'list_memory_domains',
         {},
       );
@@ -69,9 +61,10 @@ describe('toolmesh-memory over real stdio', () => {
         ['general', []],
         ['ops', ['ann']],
       ]);
-      expect((await tool<{ backend: string }>(server, 'remember', { text: 'hot over stdio' })).backend).toBe(
-        'sqlite',
-      );
+      expect(
+        (await toolExpectations(server).ok<{ backend: string }>('remember', { text: 'hot over stdio' }))
+          .backend,
+      ).toBe('sqlite');
       expect(server.stderr()).toMatch(/memory in .*stdio\.db; hot memory in SQLite/);
     } finally {
       await server.close();
@@ -127,33 +120,39 @@ describe('toolmesh-memory over real stdio', () => {
     const first = await start('one.db');
     const second = await start('two.db');
     try {
-      const added = await tool<{ backend: string; item: { id: string } }>(first, 'remember', {
+      const added = await toolExpectations(first).ok<{ backend: string; item: { id: string } }>('remember', {
         text: 'seen by both processes',
       });
       expect(added.backend).toBe('redis');
-      const seen = await tool<{ hot: { id: string; text: string }[] }>(second, 'get_my_notes', {});
+      const seen = await toolExpectations(second).ok<{ hot: { id: string; text: string }[] }>(
+        'get_my_notes',
+        {},
+      );
       expect(seen.hot).toEqual([
         expect.objectContaining({ id: added.item.id, text: 'seen by both processes' }),
       ]);
-      const again = await tool<{ repeated: boolean; item: { recalls: number } }>(second, 'remember', {
-        text: 'seen by both processes',
-      });
+      const again = await toolExpectations(second).ok<{ repeated: boolean; item: { recalls: number } }>(
+        'remember',
+        {
+          text: 'seen by both processes',
+        },
+      );
       expect(again).toMatchObject({ repeated: true, item: { recalls: 1 } });
-      const viaFirst = await tool<{ hot: { recalls: number }[] }>(first, 'get_my_notes', {});
+      const viaFirst = await toolExpectations(first).ok<{ hot: { recalls: number }[] }>('get_my_notes', {});
       expect(viaFirst.hot[0]?.recalls).toBe(1);
       // At once from both processes: one copy of a note, and never more items than the cap.
       const same = await Promise.all(
         [first, second, first, second].map((server) =>
-          tool<{ repeated: boolean }>(server, 'remember', { text: 'said by both at once' }),
+          toolExpectations(server).ok<{ repeated: boolean }>('remember', { text: 'said by both at once' }),
         ),
       );
       expect(same.filter((out) => !out.repeated)).toHaveLength(1);
       await Promise.all(
         Array.from({ length: 12 }, (_, n) =>
-          tool(n % 2 ? first : second, 'remember', { text: `burst ${n}` }),
+          toolExpectations(n % 2 ? first : second).ok('remember', { text: `burst ${n}` }),
         ),
       );
-      const held = await tool<{ hot: { text: string }[] }>(first, 'get_my_notes', {});
+      const held = await toolExpectations(first).ok<{ hot: { text: string }[] }>('get_my_notes', {});
       expect(held.hot).toHaveLength(5);
       expect(held.hot.map((item) => item.text)).not.toContain('seen by both processes');
     } finally {

@@ -3,7 +3,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connectHttpClient, resultText, type SpawnedClient, spawnStdioClient } from '@toolmesh/core/testing';
+import {
+  connectHttpClient,
+  resultText,
+  type SpawnedClient,
+  spawnStdioClient,
+  toolExpectations,
+} from '@toolmesh/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './fixture.js';
@@ -16,16 +22,6 @@ beforeAll(() => {
   dir = tempDir('toolmesh-tickets-bin-');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function tool<T = Record<string, unknown>>(
-  server: SpawnedClient,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<T> {
-  const result = await server.call(name, args);
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-  return result.structuredContent as T;
-}
 
 function exportOf(db: string, workspace: string): Promise<{ stdout: string }> {
   return run(process.execPath, [BIN, 'export', '--workspace', workspace, '--db', db]);
@@ -46,11 +42,14 @@ describe('toolmesh-tickets over real stdio', () => {
       'debug',
     ]);
     expect((await server.client.listTools()).tools).toHaveLength(17);
-    const created = await tool<{ tickets: { id: string; author: string }[] }>(server, 'create_ticket', {
-      tickets: [{ title: 'over stdio' }],
-    });
+    const created = await toolExpectations(server).ok<{ tickets: { id: string; author: string }[] }>(
+      'create_ticket',
+      {
+        tickets: [{ title: 'over stdio' }],
+      },
+    );
     expect(created.tickets[0]).toMatchObject({ id: 'T-1', author: 'bot' });
-    await tool(server, 'comment_on_ticket', { ticket: 'T-1', body: 'hello' });
+    await toolExpectations(server).ok('comment_on_ticket', { ticket: 'T-1', body: 'hello' });
     expect((await server.call('get_ticket', { ticket: 'T-7' })).isError).toBe(true);
     expect(server.stderr()).toMatch(/tickets in .*stdio\.db; workspaces w1/);
     await server.close();
@@ -62,15 +61,22 @@ describe('toolmesh-tickets over real stdio', () => {
   it('exports a workspace as JSON and imports it back into another file, unchanged', async () => {
     const db = path.join(dir, 'export.db');
     const server = await spawnStdioClient(process.execPath, [BIN, '--db', db, '--workspace', 'src']);
-    await tool(server, 'create_ticket', {
+    await toolExpectations(server).ok('create_ticket', {
       tickets: [
         { title: 'parent', labels: ['x'], agent: 'ada' },
         { title: 'child', parent: 'T-1', description: 'body' },
       ],
     });
-    await tool(server, 'ticket_relation', { ticket: 'T-2', relation: 'blocked_by', other: 'T-1' });
-    await tool(server, 'comment_on_ticket', { ticket: 'T-2', body: 'findable words' });
-    await tool(server, 'ticket_pr_link', { ticket: 'T-1', pr: 'https://github.com/a/b/pull/1' });
+    await toolExpectations(server).ok('ticket_relation', {
+      ticket: 'T-2',
+      relation: 'blocked_by',
+      other: 'T-1',
+    });
+    await toolExpectations(server).ok('comment_on_ticket', { ticket: 'T-2', body: 'findable words' });
+    await toolExpectations(server).ok('ticket_pr_link', {
+      ticket: 'T-1',
+      pr: 'https://github.com/a/b/pull/1',
+    });
     await server.close();
     const exported = JSON.parse((await exportOf(db, 'src')).stdout);
     expect(exported.tickets).toHaveLength(2);
@@ -97,9 +103,12 @@ describe('toolmesh-tickets over real stdio', () => {
     ]);
     expect(dst.relations).toEqual(exported.relations);
     const searched = await spawnStdioClient(process.execPath, [BIN, '--db', copy, '--workspace', 'dst']);
-    const hits = await tool<{ hits: { ticket: { id: string } }[] }>(searched, 'search_tickets', {
-      query: 'findable',
-    });
+    const hits = await toolExpectations(searched).ok<{ hits: { ticket: { id: string } }[] }>(
+      'search_tickets',
+      {
+        query: 'findable',
+      },
+    );
     expect(hits.hits.map((h) => h.ticket.id)).toEqual(['T-2']);
     await searched.close();
     const again = await run(process.execPath, [
@@ -118,10 +127,10 @@ describe('toolmesh-tickets over real stdio', () => {
   it('refuses an export with a malformed ticket whole, naming the ticket, the field and what is expected', async () => {
     const db = path.join(dir, 'source.db');
     const server = await spawnStdioClient(process.execPath, [BIN, '--db', db, '--workspace', 'src']);
-    await tool(server, 'create_ticket', {
+    await toolExpectations(server).ok('create_ticket', {
       tickets: [{ title: 'one' }, { title: 'two', parent: 'T-1' }, { title: 'three' }],
     });
-    await tool(server, 'comment_on_ticket', { ticket: 'T-3', body: 'noted' });
+    await toolExpectations(server).ok('comment_on_ticket', { ticket: 'T-3', body: 'noted' });
     await server.close();
     const exported = JSON.parse((await exportOf(db, 'src')).stdout);
     const target = path.join(dir, 'target.db');
@@ -176,7 +185,7 @@ describe('toolmesh-tickets over real stdio', () => {
 
     // A ticket that clashes with one already there stops the whole import, earlier tickets included.
     const seeded = await spawnStdioClient(process.execPath, [BIN, '--db', target, '--workspace', 'dst']);
-    await tool(seeded, 'create_ticket', { tickets: [{ title: 'x' }, { title: 'y' }] });
+    await toolExpectations(seeded).ok('create_ticket', { tickets: [{ title: 'x' }, { title: 'y' }] });
     await seeded.close();
     const clash = await importing((data) => {
       data.tickets[0].id = 'T-9';
@@ -285,16 +294,19 @@ describe('two server processes on one file', () => {
       ['one', 'two'].map((agent) => spawnStdioClient(process.execPath, [BIN, '--db', db, '--agent', agent])),
     );
     const [first] = servers as [SpawnedClient, SpawnedClient];
-    await tool(first, 'create_ticket', { tickets: [{ title: 'counter', labels: [] }] });
+    await toolExpectations(first).ok('create_ticket', { tickets: [{ title: 'counter', labels: [] }] });
     const rounds = 15;
     // Each process appends its own labels; a lost update would drop a label.
     await Promise.all(
       servers.map(async (server, who) => {
         for (let i = 0; i < rounds; i++) {
           for (;;) {
-            const current = await tool<{ labels: string[]; version: number }>(server, 'get_ticket', {
-              ticket: 'T-1',
-            });
+            const current = await toolExpectations(server).ok<{ labels: string[]; version: number }>(
+              'get_ticket',
+              {
+                ticket: 'T-1',
+              },
+            );
             const result = await server.call('update_ticket', {
               ticket: 'T-1',
               labels: [...current.labels, `p${who}-${i}`],
@@ -306,10 +318,12 @@ describe('two server processes on one file', () => {
         }
       }),
     );
-    const final = await tool<{ labels: string[]; version: number }>(first, 'get_ticket', { ticket: 'T-1' });
+    const final = await toolExpectations(first).ok<{ labels: string[]; version: number }>('get_ticket', {
+      ticket: 'T-1',
+    });
     expect(final.labels).toHaveLength(rounds * 2);
     expect(final.version).toBe(rounds * 2 + 1);
-    const history = await tool<{ events: { author: string }[] }>(first, 'ticket_history', {
+    const history = await toolExpectations(first).ok<{ events: { author: string }[] }>('ticket_history', {
       ticket: 'T-1',
       maxTokens: 64000,
     });
