@@ -4,15 +4,14 @@
 // search_articles over 100,000 articles written through the engine.
 // `node test/bench/feeds-bench.mjs` runs it alone and prints its section.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { spawnStdioClient } from '@toolmesh/core/testing';
 import { check } from './check.mjs';
 import { count, table } from './markdown.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
 import { measure, ms } from './stats.mjs';
 
 const FEEDS_DIST = new URL('../../servers/feeds/dist/', import.meta.url);
@@ -292,14 +291,4 @@ Reproduce: \`pnpm build && node test/bench/run.mjs --only feeds\`.
 `;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-feeds-bench-'));
-  const log = (line) => process.stderr.write(`${line}\n`);
-  benchmarkFeeds({ base, log })
-    .then((figures) => process.stdout.write(renderFeedsSection(figures)))
-    .catch((error) => {
-      process.stderr.write(`${error.stack ?? error}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => rmSync(base, { recursive: true, force: true }));
-}
+runAloneWhenMain(import.meta.url, 'feeds', benchmarkFeeds, renderFeedsSection);

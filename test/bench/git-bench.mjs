@@ -3,16 +3,16 @@
 // call against the plain git command that answers the same question, in the same run.
 // `node test/bench/git-bench.mjs` runs it alone and prints its section.
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { spawnStdioClient } from '@toolmesh/core/testing';
 import { check } from './check.mjs';
 import { startFacts } from './machine.mjs';
 import { count, table } from './markdown.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
 import { interleaved, ms } from './stats.mjs';
 
 const GIT_BIN = fileURLToPath(new URL('../../servers/git/dist/index.js', import.meta.url));
@@ -234,14 +234,4 @@ ${table(
 `;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-git-bench-'));
-  const log = (line) => process.stderr.write(`${line}\n`);
-  benchmarkGit({ base, log })
-    .then((figures) => process.stdout.write(renderGitSection(figures)))
-    .catch((error) => {
-      process.stderr.write(`${error.stack ?? error}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => rmSync(base, { recursive: true, force: true }));
-}
+runAloneWhenMain(import.meta.url, 'git', benchmarkGit, renderGitSection);

@@ -1,18 +1,13 @@
-// The memory server's benchmarks: 100,000 facts written through the engine (with the offline
-// embedder's vectors), then the built toolmesh-memory spawned on that file over real stdio and
-// driven by the real MCP SDK client: search_memory in keyword and hybrid mode, and remember
-// throughput with hot memory in SQLite and in the real Redis at REDIS_URL.
-// `node test/bench/memory-bench.mjs` runs it alone and prints its section.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '@toolmesh/core';
 import { spawnStdioClient } from '@toolmesh/core/testing';
 import { check } from './check.mjs';
 import { count, table } from './markdown.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
 import { measure, ms } from './stats.mjs';
 
 const MEMORY_DIST = new URL('../../servers/memory/dist/', import.meta.url);
@@ -236,14 +231,4 @@ and evicts.
 `;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-memory-bench-'));
-  const log = (line) => process.stderr.write(`${line}\n`);
-  benchmarkMemory({ base, log })
-    .then((figures) => process.stdout.write(renderMemorySection(figures)))
-    .catch((error) => {
-      process.stderr.write(`${error.stack ?? error}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => rmSync(base, { recursive: true, force: true }));
-}
+runAloneWhenMain(import.meta.url, 'memory', benchmarkMemory, renderMemorySection);

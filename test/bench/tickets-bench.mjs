@@ -1,16 +1,12 @@
-// The tickets server's benchmarks: a database of 100,000 tickets written through the engine, then
-// the built toolmesh-tickets spawned on it over real stdio and driven by the real MCP SDK client:
-// filtered lists and full-text searches, and creating 10,000 tickets through create_ticket.
-// `node test/bench/tickets-bench.mjs` runs it alone and prints its section.
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { spawnStdioClient } from '@toolmesh/core/testing';
 import { check } from './check.mjs';
 import { startFacts } from './machine.mjs';
 import { count, table } from './markdown.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
 import { measure, ms } from './stats.mjs';
 
 const TICKETS_DIST = new URL('../../servers/tickets/dist/', import.meta.url);
@@ -174,14 +170,4 @@ all of them. "region 7 trace" ranks by "7" (in one ticket of 13) and only filter
 `;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-tickets-bench-'));
-  const log = (line) => process.stderr.write(`${line}\n`);
-  benchmarkTickets({ base, log })
-    .then((figures) => process.stdout.write(renderTicketsSection(figures)))
-    .catch((error) => {
-      process.stderr.write(`${error.stack ?? error}\n`);
-      process.exitCode = 1;
-    })
-    .finally(() => rmSync(base, { recursive: true, force: true }));
-}
+runAloneWhenMain(import.meta.url, 'tickets', benchmarkTickets, renderTicketsSection);
