@@ -150,3 +150,22 @@ export function requestedPage<T>(
   const key = requestKey(args);
   return takeWithinBudget(items, args.maxTokens, { offset: decodeCursor(args.cursor, key), key });
 }
+
+/**
+ * A paged request over a store that reads only a window: `read` gets the window from the
+ * request's cursor, sized so that items of at least `smallestItemBytes` fill more than the
+ * budget, and says how many match in all; the page is cut from that window.
+ */
+export function requestedWindowPage<T>(
+  args: { cursor?: string | undefined; maxTokens: number } & Record<string, unknown>,
+  smallestItemBytes: number,
+  read: (window: { offset: number; limit: number }) => { total: number; items: T[] },
+): BudgetPage<T> & { total: number } {
+  const key = requestKey(args);
+  const offset = decodeCursor(args.cursor, key);
+  const { total, items } = read({ offset, limit: Math.ceil(args.maxTokens / smallestItemBytes) + 1 });
+  return {
+    total,
+    ...takeWithinBudget(items, args.maxTokens, { key, base: offset, more: offset + items.length < total }),
+  };
+}

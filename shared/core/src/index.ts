@@ -12,6 +12,7 @@ export {
   MIN_MAX_TOKENS,
   maxTokensArg,
   requestedPage,
+  requestedWindowPage,
   requestKey,
   takeWithinBudget,
   utf8Bytes,

@@ -1,4 +1,4 @@
-import { type BudgetPage, decodeCursor, requestKey, takeWithinBudget, toolDefiner } from '@toolmesh/core';
+import { toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
 import type { MemoryEngine } from '../engine.js';
 import type { HotItem } from '../hot/hot-memory.js';
@@ -117,21 +117,3 @@ export const more = (out: {
   }
   return [`… more: call again with cursor ${out.nextCursor}`];
 };
-
-/**
- * The page of a listing the engine reads as a window: only the rows from the request's cursor,
- * as many as `smallestItemBytes` says any budget could hold, then cut to the budget.
- */
-export function windowPage<T>(
-  args: { cursor?: string | undefined; maxTokens: number } & Record<string, unknown>,
-  smallestItemBytes: number,
-  read: (window: { offset: number; limit: number }) => { total: number; items: T[] },
-): BudgetPage<T> & { total: number } {
-  const key = requestKey(args);
-  const offset = decodeCursor(args.cursor, key);
-  const { total, items } = read({ offset, limit: Math.ceil(args.maxTokens / smallestItemBytes) + 1 });
-  return {
-    total,
-    ...takeWithinBudget(items, args.maxTokens, { key, base: offset, more: offset + items.length < total }),
-  };
-}

@@ -1,4 +1,4 @@
-import { budgetFields, cursorArg, maxTokensArg } from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedWindowPage } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   conflictLine,
@@ -11,7 +11,6 @@ import {
   memorySchema,
   more,
   READ_ONLY,
-  windowPage,
 } from './define.js';
 
 /** The most entries a consolidate or harmonize answer lists (with their counts); list_memory_conflicts pages through all conflicts. */
@@ -120,7 +119,7 @@ export const listMemoryConflicts = defineTool({
   render: (out) => [`${out.total} conflict(s)`, ...out.conflicts.map(conflictLine), ...more(out)].join('\n'),
   async handle(args, { engine, workspace }) {
     // A conflict carries two facts, well over 500 bytes.
-    const { items, ...page } = windowPage(args, 500, (window) => {
+    const { items, ...page } = requestedWindowPage(args, 500, (window) => {
       const { total, conflicts } = engine.conflicts.list(
         workspace,
         {

@@ -1,4 +1,4 @@
-import { budgetFields, cursorArg, maxTokensArg } from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedWindowPage } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   defineTool,
@@ -10,7 +10,6 @@ import {
   READ_ONLY,
   reasonArg,
   statementArg,
-  windowPage,
 } from './define.js';
 
 export const proposePolicy = defineTool({
@@ -82,7 +81,7 @@ export const listPolicies = defineTool({
     ),
   async handle(args, { engine, workspace }) {
     // An entry is well over 200 bytes.
-    const { items, ...page } = windowPage(args, 200, (window) => {
+    const { items, ...page } = requestedWindowPage(args, 200, (window) => {
       const { total, memories } = engine.store.list(
         workspace,
         {

@@ -1,12 +1,4 @@
-import {
-  budgetFields,
-  cursorArg,
-  decodeCursor,
-  maxTokensArg,
-  requestedPage,
-  requestKey,
-  takeWithinBudget,
-} from '@toolmesh/core';
+import { budgetFields, cursorArg, maxTokensArg, requestedPage, requestedWindowPage } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   commentSchema,
@@ -78,28 +70,24 @@ export const listTickets = defineTool({
   workspaceScoped: true,
   render: (out) => [`${out.total} ticket(s)`, ...out.tickets.map(line), ...more(out)].join('\n'),
   async handle(args, { engine, workspace }) {
-    const key = requestKey(args);
-    const offset = decodeCursor(args.cursor, key);
-    const { total, tickets } = engine.list(
-      workspace,
-      {
-        ...(args.status && { status: args.status.map(status) }),
-        ...(args.priority && { priority: args.priority.map(priority) }),
-        ...(args.assignee !== undefined && { assignee: args.assignee }),
-        ...(args.label !== undefined && { label: args.label }),
-        ...(args.parent !== undefined && { parent: args.parent }),
-        ...(args.text !== undefined && { text: args.text }),
-        sort: args.sort,
-      },
-      // A summary is well over 100 bytes, so this window holds more than any budget lets through.
-      { offset, limit: Math.ceil(args.maxTokens / 100) + 1 },
-    );
-    const { items, ...budget } = takeWithinBudget(tickets, args.maxTokens, {
-      key,
-      base: offset,
-      more: offset + tickets.length < total,
+    // A summary is well over 100 bytes, so the window holds more than any budget lets through.
+    const { items, ...page } = requestedWindowPage(args, 100, (window) => {
+      const { total, tickets } = engine.list(
+        workspace,
+        {
+          ...(args.status && { status: args.status.map(status) }),
+          ...(args.priority && { priority: args.priority.map(priority) }),
+          ...(args.assignee !== undefined && { assignee: args.assignee }),
+          ...(args.label !== undefined && { label: args.label }),
+          ...(args.parent !== undefined && { parent: args.parent }),
+          ...(args.text !== undefined && { text: args.text }),
+          sort: args.sort,
+        },
+        window,
+      );
+      return { total, items: tickets };
     });
-    return { total, tickets: items, ...budget };
+    return { tickets: items, ...page };
   },
 });
 
