@@ -241,34 +241,40 @@ export class MemoryEngine {
   /**
    * The "sleep" pass over the workspace's hot memory: drops expired items, and turns durable or
    * repeatedly recalled ones into facts (by their author, in their domain), unless a current fact
-   * already states the same, in which case the item is merged into it. Either way it leaves hot memory.
+   * already states the same (the item is merged into it) or a fact stating it was superseded since
+   * the item was noted (the item is out of date). Either way it leaves hot memory.
    */
   async consolidate(actor: Actor): Promise<{
     expired: number;
     promoted: { item: HotItem; fact: Memory }[];
     alreadyKnown: { item: HotItem; fact: Memory }[];
+    outdated: { item: HotItem; fact: Memory }[];
     kept: number;
   }> {
     const { live, expired } = await this.hot.sweep(actor.workspace);
-    const promoted: { item: HotItem; fact: Memory }[] = [];
-    const alreadyKnown: { item: HotItem; fact: Memory }[] = [];
+    const outcomes = { promoted: [], known: [], outdated: [] } as Record<
+      'promoted' | 'known' | 'outdated',
+      { item: HotItem; fact: Memory }[]
+    >;
     const leaving: HotItem[] = [];
     for (const item of live) {
       if (!item.durable && item.recalls < this.promoteAfterRecalls) continue;
-      const known = this.store.findCurrentFact(actor.workspace, item.domain, item.text);
-      if (known) {
-        alreadyKnown.push({ item, fact: known });
-      } else {
-        const fact = this.propose(
-          { workspace: actor.workspace, identity: item.identity },
-          { kind: 'fact', domain: item.domain, body: item.text, source: `hot:${item.id}` },
-        );
-        promoted.push({ item, fact });
-      }
+      const { outcome, fact } = this.store.promoteStatement(
+        { workspace: actor.workspace, identity: item.identity },
+        { domain: item.domain, body: item.text, source: `hot:${item.id}`, notedAt: item.createdAt },
+      );
+      outcomes[outcome].push({ item, fact });
       leaving.push(item);
     }
+    if (outcomes.promoted.length > 0) void this.semantic.schedule();
     await this.hot.remove(actor.workspace, leaving);
-    return { expired, promoted, alreadyKnown, kept: live.length - leaving.length };
+    return {
+      expired,
+      promoted: outcomes.promoted,
+      alreadyKnown: outcomes.known,
+      outdated: outcomes.outdated,
+      kept: live.length - leaving.length,
+    };
   }
 
   // ── contradictions ─────────────────────────────────────────────────────────

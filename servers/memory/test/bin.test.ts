@@ -160,4 +160,42 @@ describe('toolmesh-memory over real stdio', () => {
       await second.close();
     }
   });
+
+  it('promotes each hot item once when two processes consolidate one database at once', async () => {
+    const db = path.join(dir, 'consolidate-race.db');
+    const start = () =>
+      spawnStdioClient(
+        process.execPath,
+        [BIN, '--db', db, '--workspace', 'race', '--agent', 'pair', '--hot-max-items', '400'],
+        { env: noRedis },
+      );
+    const first = await start();
+    const second = await start();
+    try {
+      const items = 300;
+      for (let n = 0; n < items; n += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, k) =>
+            toolExpectations(first).ok('remember', { text: `durable note ${n + k}`, durable: true }),
+          ),
+        );
+      }
+      type Pass = { promotedCount: number; alreadyKnownCount: number };
+      const passes = await Promise.all(
+        [first, second].map((server) => toolExpectations(server).ok<Pass>('consolidate_memory')),
+      );
+      expect(passes.reduce((sum, pass) => sum + pass.promotedCount, 0)).toBe(items);
+      const facts = await toolExpectations(second).ok<{ hits: { body: string }[] }>('search_memory', {
+        query: 'durable note',
+        mode: 'keyword',
+        include_hot: false,
+        limit: 100,
+        maxTokens: 64000,
+      });
+      expect(new Set(facts.hits.map((hit) => hit.body)).size).toBe(facts.hits.length);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
 });

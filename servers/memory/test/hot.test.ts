@@ -107,6 +107,50 @@ describe.each([
     expect(pass.promoted.map((p) => p.item.text)).toEqual(['Release branches are cut on Mondays']);
   });
 
+  it('does not bring back a statement superseded after it was noted, but promotes one noted since', async () => {
+    const { fact } = await m.ok<{ fact: { id: string } }>('propose_fact', {
+      statement: 'Deploys run on Fridays',
+      domain: 'ops',
+    });
+    await m.ok('remember', { text: 'Deploys run on Fridays', durable: true, domain: 'ops' });
+    m.clock.advance(1_000);
+    const { successor } = await m.ok<{ successor: { id: string } }>('supersede_fact', {
+      fact: fact.id,
+      statement: 'Deploys run on Tuesdays',
+      reason: 'Friday deploys broke the weekend',
+    });
+    m.clock.advance(1_000);
+    const pass = await m.ok<{
+      promoted: unknown[];
+      outdated: { item: Item; fact: { id: string; status: string; supersededBy: string } }[];
+      outdatedCount: number;
+      kept: number;
+    }>('consolidate_memory');
+    expect(pass.promoted).toEqual([]);
+    expect(pass.outdatedCount).toBe(1);
+    expect(pass.outdated[0]?.fact).toMatchObject({
+      id: fact.id,
+      status: 'superseded',
+      supersededBy: successor.id,
+    });
+    expect(pass.kept).toBe(0);
+    const current = await m.ok<{ hits: { body: string }[] }>('search_memory', {
+      query: 'deploys',
+      mode: 'keyword',
+      include_hot: false,
+    });
+    expect(current.hits.map((hit) => hit.body)).toEqual(['Deploys run on Tuesdays']);
+
+    // Said again after the change, it is news: it becomes a current fact beside the successor.
+    await m.ok('remember', { text: 'Deploys run on Fridays', durable: true, domain: 'ops' });
+    const again = await m.ok<{ promoted: { fact: { body: string; status: string } }[] }>(
+      'consolidate_memory',
+    );
+    expect(again.promoted.map((p) => [p.fact.body, p.fact.status])).toEqual([
+      ['Deploys run on Fridays', 'current'],
+    ]);
+  });
+
   it('consolidates: drops expired, promotes durable and recalled items once, never duplicating a fact', async () => {
     await m.ok('propose_fact', { statement: 'The API listens on port 8080', domain: 'api' });
     await m.ok('remember', { text: 'short lived', ttl_seconds: 5 });

@@ -416,6 +416,46 @@ export class MemoryStore {
     return row ? this.toMemory(row) : undefined;
   }
 
+  /**
+   * Makes a statement noted at `notedAt` a fact, unless a current fact already states it (`known`)
+   * or a fact stating it was superseded after it was noted (`outdated`: the note predates the
+   * change, so promoting it would bring back what was replaced). The check and the write are one
+   * immediate transaction, so two processes consolidating the same hot items at once add it once.
+   */
+  promoteStatement(
+    actor: Actor,
+    statement: { domain: string; body: string; source: string; notedAt: string },
+  ): { outcome: 'promoted' | 'known' | 'outdated'; fact: Memory } {
+    return this.db
+      .transaction(() => {
+        const known = this.findCurrentFact(actor.workspace, statement.domain, statement.body);
+        if (known) return { outcome: 'known' as const, fact: known };
+        const replaced = this.db
+          .prepare(
+            `SELECT ${MEMORY_COLUMNS} FROM ${MEMORY_FROM}
+             WHERE m.workspace = ? AND d.name = ? AND m.kind = 'fact' AND m.status = 'superseded'
+               AND m.body_key = ? AND m.changed_at >= ?
+             ORDER BY m.changed_at DESC LIMIT 1`,
+          )
+          .get(actor.workspace, statement.domain, statementKey(statement.body), statement.notedAt) as
+          | MemoryRow
+          | undefined;
+        if (replaced) return { outcome: 'outdated' as const, fact: this.toMemory(replaced) };
+        const domain = this.ensureDomain(actor, statement.domain);
+        const id = this.insert(
+          actor,
+          domain,
+          { kind: 'fact', domain: statement.domain, body: statement.body, source: statement.source },
+          this.nowIso(),
+        );
+        return {
+          outcome: 'promoted' as const,
+          fact: this.toMemory(this.rowById(actor.workspace, id) as MemoryRow),
+        };
+      })
+      .immediate();
+  }
+
   // ── notes ──────────────────────────────────────────────────────────────────
 
   notes(actor: Actor): Notes {

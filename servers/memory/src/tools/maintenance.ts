@@ -22,7 +22,7 @@ export const consolidateMemory = defineTool({
   name: 'consolidate_memory',
   title: 'Consolidate memory',
   description:
-    'The "sleep" pass over the workspace\'s hot memory: drops expired items, and turns those marked durable or recalled repeatedly into facts (authored by whoever remembered them, in their domain). An item whose statement is already a current fact is merged into it instead of duplicating it. Promoted and merged items leave hot memory.',
+    'The "sleep" pass over the workspace\'s hot memory: drops expired items, and turns those marked durable or recalled repeatedly into facts (authored by whoever remembered them, in their domain). An item whose statement is already a current fact is merged into it instead of duplicating it; one whose statement was superseded after it was noted is out of date and is not brought back (the successor is linked). Promoted, merged and out-of-date items leave hot memory.',
   capability: 'write',
   input: z.object({}),
   output: z.object({
@@ -31,6 +31,12 @@ export const consolidateMemory = defineTool({
     promotedCount: z.number().int(),
     alreadyKnown: z.array(promotion).describe(`Items merged into an existing fact (at most ${LISTED}).`),
     alreadyKnownCount: z.number().int(),
+    outdated: z
+      .array(promotion)
+      .describe(
+        `Items whose statement was superseded after they were noted, with that superseded fact (at most ${LISTED}).`,
+      ),
+    outdatedCount: z.number().int(),
     kept: z.number().int().describe('Live items left in hot memory.'),
   }),
   annotations: MEMORY_WRITE,
@@ -38,9 +44,10 @@ export const consolidateMemory = defineTool({
   workspaceScoped: true,
   render: (out) =>
     [
-      `${out.expired} expired item(s) dropped; ${out.promotedCount} promoted; ${out.alreadyKnownCount} already known; ${out.kept} kept.`,
+      `${out.expired} expired item(s) dropped; ${out.promotedCount} promoted; ${out.alreadyKnownCount} already known; ${out.outdatedCount} out of date; ${out.kept} kept.`,
       ...out.promoted.map((p) => `${p.item.id} → ${line(p.fact)}`),
       ...out.alreadyKnown.map((p) => `${p.item.id} = ${line(p.fact)}`),
+      ...out.outdated.map((p) => `${p.item.id} out of date: ${line(p.fact)}`),
     ].join('\n'),
   async handle(_args, { engine, workspace, identity }) {
     const pass = await engine.consolidate({ workspace, identity });
@@ -50,6 +57,8 @@ export const consolidateMemory = defineTool({
       promotedCount: pass.promoted.length,
       alreadyKnown: pass.alreadyKnown.slice(0, LISTED),
       alreadyKnownCount: pass.alreadyKnown.length,
+      outdated: pass.outdated.slice(0, LISTED),
+      outdatedCount: pass.outdated.length,
       kept: pass.kept,
     };
   },
