@@ -2,7 +2,7 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
-import { copyFixture, type FixtureCopy, indexedGraph, until } from './fixture-graph.js';
+import { callersOf, copyFixture, type FixtureCopy, indexedGraph, until } from './fixture-graph.js';
 
 function callerNames(graph: CodeGraph, name: string): string[] {
   return graph
@@ -104,6 +104,31 @@ for (const mode of ['events', 'polling'] as const) {
       stop?.();
       expect(runs.length).toBeGreaterThan(0);
       expect(runs.length).toBeLessThanOrEqual(3);
+    });
+  });
+}
+
+for (const mode of ['events', 'polling'] as const) {
+  describe(`the file watcher (${mode}) and package.json`, () => {
+    let copy: FixtureCopy;
+    let graph: CodeGraph;
+    beforeAll(async () => {
+      copy = copyFixture('ts-package');
+      graph = await indexedGraph(copy, { watch: mode, precise: false });
+    });
+    afterAll(async () => {
+      await graph.close();
+      copy.remove();
+    });
+
+    it('re-resolves imports of the package by name when package.json renames it', async () => {
+      const convertCallers = () => callersOf(graph, 'convert').map((group) => group.caller);
+      expect(convertCallers()).toEqual(['checkLedger']);
+      const original = readFileSync(path.join(copy.root, 'package.json'), 'utf8');
+      copy.write('package.json', original.replace('"@acme/ledger"', '"@acme/books"'));
+      await until('the renamed package to leave convert uncalled', () => convertCallers().length === 0);
+      copy.write('package.json', original);
+      await until('the original name to resolve again', () => convertCallers().length === 1);
     });
   });
 }

@@ -58,10 +58,15 @@ export interface ScannedFile {
 
 /**
  * Every file under `folder` (root-relative, '' for the root) that some language parses, not
- * ignored and not over the size limit. Symlinks are not followed, so nothing outside the root
- * is read and no link cycle loops.
+ * ignored and not over the size limit, and the files whose name `alsoNamed` accepts. Symlinks are
+ * not followed, so nothing outside the root is read and no link cycle loops.
  */
-export async function scanTree(root: string, rules: IgnoreRules, folder = ''): Promise<ScannedFile[]> {
+export async function scanTree(
+  root: string,
+  rules: IgnoreRules,
+  folder = '',
+  alsoNamed: (name: string) => boolean = () => false,
+): Promise<ScannedFile[]> {
   const found: ScannedFile[] = [];
   const pending = [folder];
   while (pending.length > 0) {
@@ -76,7 +81,11 @@ export async function scanTree(root: string, rules: IgnoreRules, folder = ''): P
       const relative = current ? `${current}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (!rules.ignores(relative, true)) pending.push(relative);
-      } else if (entry.isFile() && languageOf(entry.name) && !rules.ignores(relative, false)) {
+      } else if (
+        entry.isFile() &&
+        (languageOf(entry.name) || alsoNamed(entry.name)) &&
+        !rules.ignores(relative, false)
+      ) {
         const stat = await fs.stat(path.join(root, relative)).catch(() => undefined);
         if (stat && stat.size <= MAX_INDEXED_BYTES) found.push({ path: relative, bytes: stat.size });
       }

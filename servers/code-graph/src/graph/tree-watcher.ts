@@ -2,6 +2,7 @@ import { type FSWatcher, promises as fs, watch } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@toolmesh/core';
 import { type IgnoreRules, scanFolders, scanTree } from './file-scan.js';
+import { isPackageManifest } from './package-manifests.js';
 
 export type WatchMode = 'events' | 'polling';
 
@@ -100,7 +101,8 @@ export class TreeWatcher {
   }
 
   private async takeSnapshot(): Promise<Map<string, string>> {
-    const files = await scanTree(this.options.root, this.options.rules);
+    // package.json and tsconfig.json change what imports resolve to: the events mode sees them too.
+    const files = await scanTree(this.options.root, this.options.rules, '', isPackageManifest);
     const stamps = new Map<string, string>();
     await Promise.all(
       files.map(async (file) => {
