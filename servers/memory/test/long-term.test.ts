@@ -13,7 +13,7 @@ type Memory = {
   change: { reason: string } | null;
 };
 type Hits = {
-  hits: (Memory & { via: string[] })[];
+  hits: (Memory & { via: string[]; score: number })[];
   truncated: boolean;
   nextCursor?: string;
   warnings: string[];
@@ -357,5 +357,17 @@ describe('workspace isolation', () => {
     expect(await m.fails('search_memory', { workspace_id: 'gamma', query: 'x' })).toMatch(
       /not served here: use one of "alpha", "beta"/,
     );
+  });
+
+  it("ranks by the workspace's own words only: another workspace's entries never move its scores", async () => {
+    await fact('Deploys go out through the blue pipeline');
+    await fact('The pipeline retries flaky steps twice');
+    const scores = async () =>
+      (await search('deploys pipeline', { mode: 'keyword' })).hits.map((hit) => [hit.body, hit.score]);
+    const before = await scores();
+    for (let n = 0; n < 30; n++) {
+      await m.ok('propose_fact', { workspace_id: 'beta', statement: `Beta deploys batch ${n} on Mondays` });
+    }
+    expect(await scores()).toEqual(before);
   });
 });

@@ -88,3 +88,4 @@ export {
   type ToolServerOptions,
 } from './tool-server.js';
 export { frameUntrusted } from './untrusted.js';
+export { type WorkspaceTable, WorkspaceTables } from './workspace-tables.js';

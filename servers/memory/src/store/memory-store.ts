@@ -257,7 +257,7 @@ export class MemoryStore {
         recordedAt,
       );
     const id = Number(info.lastInsertRowid);
-    this.db.prepare('INSERT INTO memories_fts (rowid, body) VALUES (?, ?)').run(id, memory.body);
+    this.keywords.add(actor.workspace, id, memory.body);
     return id;
   }
 
@@ -402,7 +402,7 @@ export class MemoryStore {
    * newest first (scores 0) when every word of the query is common.
    */
   keywordSearch(workspace: string, query: string, filter: MemoryFilter, limit: number): KeywordHits {
-    return this.keywords.search(query, limit, (ids) => this.passing(workspace, ids, filter));
+    return this.keywords.search(workspace, query, limit, (ids) => this.passing(workspace, ids, filter));
   }
 
   /** The current fact of the domain that states the same (ignoring case, spacing and end punctuation). */

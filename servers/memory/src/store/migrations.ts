@@ -1,5 +1,8 @@
+import type { Migration } from '@toolmesh/core';
+import { splitKeywordIndexByWorkspace } from './keyword-index.js';
+
 /** Numbered schema versions for openDatabase; append only, never edit a shipped one. */
-export const MEMORY_MIGRATIONS: readonly string[] = [
+export const MEMORY_MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE domains (
     id INTEGER PRIMARY KEY,
@@ -92,4 +95,5 @@ export const MEMORY_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX conflicts_listing ON conflicts(workspace, status, id);
   `,
+  splitKeywordIndexByWorkspace,
 ];
