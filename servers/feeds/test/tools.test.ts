@@ -357,6 +357,41 @@ describe('OPML', () => {
     await other.close();
   });
 
+  it('pages a long export within maxTokens, cut at lines, the parts joining into the whole', async () => {
+    const outlines = Array.from(
+      { length: 80 },
+      (_, n) => `<outline text="Feed ${n}" xmlUrl="https://feeds${n}.example/${'path/'.repeat(8)}rss.xml"/>`,
+    );
+    await f.ok('import_opml', {
+      opml: `<?xml version="1.0"?><opml version="2.0"><head><title>many</title></head><body>${outlines.join('')}</body></opml>`,
+    });
+    const whole = await f.ok<{ opml: string; opmlChars: number; truncated: boolean }>('export_opml', {
+      maxTokens: 64000,
+    });
+    expect(whole.truncated).toBe(false);
+    expect(whole.opml.length).toBe(whole.opmlChars);
+    let joined = '';
+    let cursor: string | undefined;
+    let calls = 0;
+    do {
+      const result = await f.call('export_opml', { maxTokens: 1000, ...(cursor && { cursor }) });
+      expect(Buffer.byteLength(JSON.stringify(result.structuredContent))).toBeLessThanOrEqual(1000);
+      const page = result.structuredContent as { opml: string; nextCursor?: string };
+      if (page.nextCursor) expect(page.opml.endsWith('\n') || page.opml.endsWith(' ')).toBe(true);
+      joined += page.opml;
+      cursor = page.nextCursor;
+      calls++;
+    } while (cursor);
+    expect(calls).toBeGreaterThan(5);
+    const undated = (opml: string) => opml.replace(/<dateCreated>.*<\/dateCreated>/, '');
+    expect(undated(joined)).toBe(undated(whole.opml));
+    const blocked = await f.ok<{ blockedByBudget: boolean; minimumRequiredBytes: number }>('export_opml', {
+      maxTokens: 256,
+    });
+    expect(blocked).toMatchObject({ blockedByBudget: true });
+    expect(blocked.minimumRequiredBytes).toBeGreaterThan(256);
+  });
+
   it('imports nested folders, reports bad addresses, and refuses what is not OPML', async () => {
     const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
       <outline text="Tech"><outline text="A" xmlUrl="https://a.example/feed"/><outline text="B" xmlUrl="ftp://b.example/feed"/></outline>

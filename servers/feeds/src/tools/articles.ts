@@ -1,7 +1,6 @@
 import {
   budgetFields,
   cursorArg,
-  decodeCursor,
   decodePosition,
   encodePosition,
   frameUntrusted,
@@ -9,7 +8,6 @@ import {
   requestKey,
   ToolError,
   takeWithinBudget,
-  utf8Bytes,
 } from '@toolmesh/core';
 import { z } from 'zod';
 import type { ArticlePosition } from '../feeds/store.js';
@@ -26,6 +24,7 @@ import {
   more,
   READ_ONLY,
 } from './define.js';
+import { textWindow } from './text-window.js';
 
 /** A summary is well over 100 bytes, so a window this size holds more than any budget lets through. */
 const windowFor = (maxTokens: number) => Math.ceil(maxTokens / 100) + 1;
@@ -130,66 +129,15 @@ export const getArticle = defineTool({
   actions: ['read'],
   render: (out) => [articleLine(out.article), '', out.content, ...more(out)].join('\n'),
   async handle(args, { engine }) {
-    const key = requestKey(args);
-    const from = decodeCursor(args.cursor, key);
     const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
-    const head = { article: { ...article, excerpt: '' }, contentChars: content.length };
     const source = article.link ?? `feed ${article.feedTitle}`;
-    // Everything but the slice: the frame (it names the link again) and the longest cursor.
-    const around = utf8Bytes({
-      ...head,
-      content: frameUntrusted('', source),
-      truncated: true,
-      nextCursor: encodePosition(content.length, key),
-    });
-    const room = args.maxTokens - around;
-    if (room < 200) {
-      return {
-        ...head,
-        content: '',
-        truncated: true,
-        blockedByBudget: true,
-        minimumRequiredBytes: around + 200,
-      };
-    }
-    const slice = sliceWithinBytes(content, from, room);
-    const end = from + slice.length;
-    return {
-      ...head,
-      content: frameUntrusted(slice, source),
-      truncated: end < content.length,
-      ...(end < content.length && { nextCursor: encodePosition(end, key) }),
-    };
+    return textWindow(args, content, (part) => ({
+      article: { ...article, excerpt: '' },
+      contentChars: content.length,
+      content: frameUntrusted(part, source),
+    }));
   },
 });
-
-/** What one code point costs in a JSON string: quotes, backslashes and control characters are escaped. */
-function jsonBytes(code: number): number {
-  if (code === 0x22 || code === 0x5c || code === 0x08 || code === 0x0c) return 2;
-  if (code === 0x0a || code === 0x0d || code === 0x09) return 2;
-  if (code < 0x20 || (code >= 0xd800 && code < 0xe000)) return 6;
-  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-}
-
-/**
- * The longest part of `text` from `from` whose size in the JSON answer fits `bytes`, cut at a line
- * or word when it can be.
- */
-function sliceWithinBytes(text: string, from: number, bytes: number): string {
-  let end = from;
-  let used = 0;
-  while (end < text.length) {
-    const code = text.codePointAt(end) as number;
-    const size = jsonBytes(code);
-    if (used + size > bytes) break;
-    used += size;
-    end += code >= 0x10000 ? 2 : 1;
-  }
-  if (end >= text.length) return text.slice(from);
-  const cut = text.slice(from, end);
-  const at = Math.max(cut.lastIndexOf('\n'), cut.lastIndexOf(' '));
-  return at > cut.length / 2 ? cut.slice(0, at + 1) : cut;
-}
 
 export const setArticleRead = defineTool({
   name: 'set_article_read',

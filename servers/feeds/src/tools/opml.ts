@@ -1,3 +1,4 @@
+import { budgetFields, cursorArg, maxTokensArg } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   defineTool,
@@ -7,8 +8,10 @@ import {
   intervalArg,
   LOCAL_STATE_ACTIONS,
   LOCAL_WRITE,
+  more,
   READ_ONLY,
 } from './define.js';
+import { textWindow } from './text-window.js';
 
 export const importOpml = defineTool({
   name: 'import_opml',
@@ -42,14 +45,21 @@ export const importOpml = defineTool({
 export const exportOpml = defineTool({
   name: 'export_opml',
   title: 'Export the subscriptions as OPML',
-  description: 'Every subscribed feed as an OPML 2.0 document that other feed readers import.',
+  description:
+    'Every subscribed feed as an OPML 2.0 document that other feed readers import. A long document is cut to maxTokens at a line: continue with nextCursor and join the parts.',
   capability: 'read',
-  input: z.object({}),
-  output: z.object({ opml: z.string(), feeds: z.number().int() }),
+  input: z.object({ maxTokens: maxTokensArg, cursor: cursorArg }),
+  output: z.object({
+    opml: z.string().describe('The document, or the part of it that fits.'),
+    opmlChars: z.number().int().describe('Length of the whole document, in characters.'),
+    feeds: z.number().int(),
+    ...budgetFields,
+  }),
   annotations: READ_ONLY,
   actions: ['read'],
-  render: (out) => out.opml,
-  async handle(_args, { engine }) {
-    return engine.exportOpml();
+  render: (out) => [out.opml, ...more(out)].join('\n'),
+  async handle(args, { engine }) {
+    const { opml, feeds } = engine.exportOpml();
+    return textWindow(args, opml, (part) => ({ opml: part, opmlChars: opml.length, feeds }));
   },
 });
