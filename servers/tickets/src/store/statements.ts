@@ -1,7 +1,7 @@
 import type { SqliteDatabase } from '@toolmesh/core';
 import type Database from 'better-sqlite3';
 
-type Statement = Database.Statement<unknown[]>;
+export type Statement = Database.Statement<unknown[]>;
 
 /**
  * `db.prepare` that compiles each SQL text once: a ticket read or write runs a handful of short
