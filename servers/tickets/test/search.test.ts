@@ -48,7 +48,7 @@ describe('search stemming', () => {
     expect(ids(store.search('alpha', 'leak', 10).hits)).toEqual(['T-1', 'T-2', 'T-3']);
     expect(store.list('alpha', { text: 'leak' }).tickets.map((t) => t.id)).toEqual(['T-1', 'T-2']);
     expect(store.list('alpha', { text: 'leak memories' }).tickets.map((t) => t.id)).toEqual(['T-1']);
-    expect(store.list('beta', { text: 'leak' })).toEqual({ total: 0, tickets: [] });
+    expect(store.list('beta', { text: 'leak' })).toEqual({ total: 0, totalAtLeast: false, tickets: [] });
     expect(() => store?.list('alpha', { text: '%%' })).toThrow(/no words/);
   });
 });

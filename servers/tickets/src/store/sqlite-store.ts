@@ -7,19 +7,21 @@ import { SearchIndex } from './search-index.js';
 import { statementCache } from './statements.js';
 import { type Priority, RESOLVED_STATUSES, type Status, TERMINAL_STATUSES } from './statuses.js';
 import type { Actor, TicketStore } from './store.js';
-import type {
-  Assignee,
-  Comment,
-  NewTicket,
-  RelationView,
-  SearchResult,
-  Ticket,
-  TicketChanges,
-  TicketDetail,
-  TicketEvent,
-  TicketFilter,
-  TicketSummary,
-  WorkspaceExport,
+import {
+  type Assignee,
+  type Comment,
+  type ListedTickets,
+  type NewTicket,
+  type RelationView,
+  type SearchResult,
+  type Ticket,
+  type TicketChanges,
+  type TicketDetail,
+  type TicketEvent,
+  type TicketFilter,
+  type TicketSummary,
+  TOTAL_COUNTED_UP_TO,
+  type WorkspaceExport,
 } from './types.js';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 5;
@@ -256,7 +258,7 @@ export class SqliteTicketStore implements TicketStore {
     workspace: string,
     filter: TicketFilter,
     window: { offset: number; limit: number } = { offset: 0, limit: -1 },
-  ): { total: number; tickets: TicketSummary[] } {
+  ): ListedTickets {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.status?.length) {
@@ -278,7 +280,7 @@ export class SqliteTicketStore implements TicketStore {
     if (filter.text !== undefined && filter.text.trim() !== '') {
       // Words through the full-text index, never a LIKE scan of every row.
       const has = this.searchIndex.titleOrDescriptionHas(workspace, filter.text);
-      if (has === null) return { total: 0, tickets: [] };
+      if (has === null) return { total: 0, totalAtLeast: false, tickets: [] };
       where.push(has.sql);
       params.push(has.param);
     }
@@ -306,7 +308,6 @@ export class SqliteTicketStore implements TicketStore {
             sql: '((t.workspace = ? AND t.assignee_agent = ?) OR (t.workspace = ? AND t.assignee_team = ?))',
             params: [workspace, who, workspace, who],
           };
-    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params]);
     // Only the window is read and summarised (labels are a query each), however many match; this
     // shape lets SQLite walk the sort order's index and stop at the window.
     const rows = this.sql(`${SELECT} WHERE ${scope.sql}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
@@ -315,15 +316,22 @@ export class SqliteTicketStore implements TicketStore {
       window.limit,
       window.offset,
     ) as Row[];
-    return { total, tickets: rows.map((row) => this.summary(row)) };
+    const tickets = rows.map((row) => this.summary(row));
+    const windowEnded = window.limit < 0 || rows.length < window.limit;
+    if (windowEnded && (rows.length > 0 || window.offset === 0)) {
+      return { total: window.offset + rows.length, totalAtLeast: false, tickets };
+    }
+    // Counted no further than needed: past the window (so a caller can tell there are more) and
+    // at least to TOTAL_COUNTED_UP_TO. An exact count of a large match read every one of them.
+    const countUpTo = Math.max(TOTAL_COUNTED_UP_TO, window.offset + Math.max(window.limit, 0) + 1);
+    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params], countUpTo);
+    return { total, totalAtLeast: total === countUpTo, tickets };
   }
 
-  private count(condition: string, params: unknown[]): number {
-    return (
-      this.sql(`SELECT count(*) AS total FROM tickets t WHERE ${condition}`).get(...params) as {
-        total: number;
-      }
-    ).total;
+  private count(condition: string, params: unknown[], upTo: number): number {
+    return this.sql(`SELECT count(*) FROM (SELECT 1 FROM tickets t WHERE ${condition} LIMIT ?)`)
+      .pluck()
+      .get(...params, upTo) as number;
   }
 
   private checkVersion(row: Row, ref: string, expected: number | undefined): void {
