@@ -166,7 +166,10 @@ Creating ${count(CREATED)} more tickets through \`create_ticket\` (${CREATED / B
 "user region trace" has every word in every ticket: BM25 weighs none of them (a word in half the tickets or more
 gets an IDF of 1e-6), so there is nothing to rank by, and the search shows the newest matches first, said in its
 \`note\`; FTS5 reads \`ORDER BY rowid DESC LIMIT n\` down the doclists and stops after n, where ranking read
-all of them. "region 7 trace" ranks by "7" (in one ticket of 13) and only filters by the two others.
+all of them. "region 7 trace" ranks by "7" (in one ticket of 13) and only filters by the two others: bm25
+scores the 7,692 tickets with "7" and keeps the best (a top-n sort), and those are checked for the other two.
+\`list_tickets\` counts its matches up to 1,000 and then says \`totalAtLeast\`: an exact \`total\` for "status
+todo, label security" read all 1,786 matches through 14,285 label lookups, most of that call's time.
 `;
 }
 

@@ -48,7 +48,7 @@ describe('search stemming', () => {
     expect(ids(store.search('alpha', 'leak', 10).hits)).toEqual(['T-1', 'T-2', 'T-3']);
     expect(store.list('alpha', { text: 'leak' }).tickets.map((t) => t.id)).toEqual(['T-1', 'T-2']);
     expect(store.list('alpha', { text: 'leak memories' }).tickets.map((t) => t.id)).toEqual(['T-1']);
-    expect(store.list('beta', { text: 'leak' })).toEqual({ total: 0, tickets: [] });
+    expect(store.list('beta', { text: 'leak' })).toEqual({ total: 0, totalAtLeast: false, tickets: [] });
     expect(() => store?.list('alpha', { text: '%%' })).toThrow(/no words/);
   });
 });
@@ -112,6 +112,33 @@ describe('term counts and words without weight', () => {
     expect(ids(store.search('alpha', 'common', 3).hits)).toEqual(['T-2003', 'T-2002', 'T-2001']);
     expect(ids(store.search('alpha', 'alone common', 10).hits)).toEqual([]);
     expect(ids(store.search('alpha', 'common rare', 1).hits)).toEqual(['T-3']);
+  });
+
+  it('finds the best tickets holding the common words when the best ranked ones lack them', () => {
+    store = new SqliteTicketStore(path.join(dir, 'tickets.db'));
+    // "cluster" in four tickets of five; "rollback" in the titles of tickets without it, which
+    // rank first and fail the filter, and in the descriptions of some with it.
+    const ticketAt = (n: number) => ({
+      title: n % 5 === 0 && n % 3 === 0 ? `rollback step ${n}` : `step ${n}`,
+      description: n % 5 === 0 ? 'nothing' : `cluster${n % 7 === 0 ? ' rollback' : ''} ${'x '.repeat(n % 4)}`,
+    });
+    const tickets = Array.from({ length: 2 * CHEAP_TO_RANK + 400 }, (_, n) => ticketAt(n));
+    for (let first = 0; first < tickets.length; first += 200) {
+      store.create(alpha, tickets.slice(first, first + 200));
+    }
+    const holdsCluster = (id: number) => (tickets[id - 1]?.description ?? '').includes('cluster');
+    const byRollback = store.db
+      .prepare(
+        `SELECT rowid AS id, bm25(tickets_fts_1, 10.0, 3.0, 1.0) AS score FROM tickets_fts_1
+         WHERE tickets_fts_1 MATCH 'rollback' ORDER BY score, rowid`,
+      )
+      .all() as { id: number; score: number }[];
+    const expected = byRollback.filter((row) => holdsCluster(row.id)).slice(0, 30);
+    expect(expected).toHaveLength(30);
+    expect(holdsCluster(byRollback[0]?.id ?? 0)).toBe(false);
+    const hits = store.search('alpha', 'rollback cluster', 30).hits;
+    expect(ids(hits)).toEqual(expected.map((row) => `T-${row.id}`));
+    expect(hits.map((hit) => hit.score)).toEqual(expected.map((row) => -row.score));
   });
 });
 

@@ -1,5 +1,12 @@
-import { ftsPhrases, newestMatches, planFullText, type SqliteDatabase, ToolError } from '@toolmesh/core';
-import { statementCache } from './statements.js';
+import {
+  type FullTextPlan,
+  ftsPhrases,
+  newestMatches,
+  planFullText,
+  type SqliteDatabase,
+  ToolError,
+} from '@toolmesh/core';
+import { type Statement, statementCache } from './statements.js';
 import { TermStats } from './term-stats.js';
 
 /**
@@ -146,25 +153,55 @@ export class SearchIndex {
     }
     const ranking = this.sql(
       `SELECT rowid AS id, bm25(${table}, ${WEIGHTS}) AS score FROM ${table}
-       WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ?`,
+       WHERE ${table} MATCH ? ORDER BY score, rowid LIMIT ? OFFSET ?`,
     );
     if (plan.filtering.length === 0) {
       return {
         order: 'ranked',
-        hits: ranking.all(ftsPhrases(words), limit) as { id: number; score: number }[],
+        hits: ranking.all(ftsPhrases(words), limit, 0) as { id: number; score: number }[],
       };
     }
-    // CAST: a JS number binds as REAL, and FTS5 drops a REAL rowid constraint beside MATCH (every
-    // match would pass).
-    const holds = this.sql(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`);
-    const hits: { id: number; score: number }[] = [];
-    const ranked = ranking.iterate(ftsPhrases(plan.ranking), -1) as Iterable<{ id: number; score: number }>;
-    for (const hit of ranked) {
-      if (holds.get(ftsPhrases(plan.filtering), hit.id) === undefined) continue;
-      hits.push(hit);
-      if (hits.length === limit) break;
-    }
-    return { order: 'ranked', hits };
+    return { order: 'ranked', hits: this.rankedHolding(table, ranking, plan, limit) };
+  }
+
+  /**
+   * The best `limit` tickets by the ranking words that also hold the filtering words. A LIMIT
+   * lets SQLite keep only the best rows while bm25 scores every match, where an unbounded read
+   * sorted them all. The best `limit` are checked one by one, which is all a query needs when
+   * its common words are in nearly every ticket; past them, the tickets holding every word are
+   * read once, and the ranking after the first `limit` is read in full and kept to those.
+   */
+  private rankedHolding(
+    table: string,
+    ranking: Statement,
+    plan: FullTextPlan,
+    limit: number,
+  ): { id: number; score: number }[] {
+    // The best rows and the rest are two reads: a write between them must not shift the rows.
+    return this.db.transaction(() => {
+      // CAST: a JS number binds as REAL, and FTS5 drops a REAL rowid constraint beside MATCH
+      // (every match would pass).
+      const holds = this.sql(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid = CAST(? AS INTEGER)`);
+      const filter = ftsPhrases(plan.filtering);
+      const best = ranking.all(ftsPhrases(plan.ranking), limit, 0) as { id: number; score: number }[];
+      const hits = best.filter((hit) => holds.get(filter, hit.id) !== undefined);
+      if (hits.length === limit || best.length < limit) return hits;
+      const holdingAll = new Set(
+        this.sql(`SELECT rowid FROM ${table} WHERE ${table} MATCH ?`)
+          .pluck()
+          .all(ftsPhrases([...plan.ranking, ...plan.filtering])) as number[],
+      );
+      const rest = ranking.iterate(ftsPhrases(plan.ranking), -1, limit) as Iterable<{
+        id: number;
+        score: number;
+      }>;
+      for (const hit of rest) {
+        if (!holdingAll.has(hit.id)) continue;
+        hits.push(hit);
+        if (hits.length === limit) break;
+      }
+      return hits;
+    })();
   }
 
   /**

@@ -4,21 +4,24 @@ import { TICKET_MIGRATIONS } from './migrations.js';
 import { formatRef, notFound, parsePr, parseRef } from './refs.js';
 import { edgeOf, kindSeenFrom, type RelationKind, type StoredKind } from './relations.js';
 import { SearchIndex } from './search-index.js';
+import { statementCache } from './statements.js';
 import { type Priority, RESOLVED_STATUSES, type Status, TERMINAL_STATUSES } from './statuses.js';
 import type { Actor, TicketStore } from './store.js';
-import type {
-  Assignee,
-  Comment,
-  NewTicket,
-  RelationView,
-  SearchResult,
-  Ticket,
-  TicketChanges,
-  TicketDetail,
-  TicketEvent,
-  TicketFilter,
-  TicketSummary,
-  WorkspaceExport,
+import {
+  type Assignee,
+  type Comment,
+  type ListedTickets,
+  type NewTicket,
+  type RelationView,
+  type SearchResult,
+  type Ticket,
+  type TicketChanges,
+  type TicketDetail,
+  type TicketEvent,
+  type TicketFilter,
+  type TicketSummary,
+  TOTAL_COUNTED_UP_TO,
+  type WorkspaceExport,
 } from './types.js';
 
 export const DEFAULT_MAX_DELEGATION_DEPTH = 5;
@@ -59,12 +62,14 @@ export interface SqliteTicketStoreOptions {
 
 export class SqliteTicketStore implements TicketStore {
   readonly db: SqliteDatabase;
+  private readonly sql: ReturnType<typeof statementCache>;
   private readonly searchIndex: SearchIndex;
   private readonly maxDepth: number;
   private readonly now: () => Date;
 
   constructor(file: string, options: SqliteTicketStoreOptions = {}) {
     this.db = openDatabase(file, TICKET_MIGRATIONS);
+    this.sql = statementCache(this.db);
     this.searchIndex = new SearchIndex(this.db);
     this.maxDepth = options.maxDelegationDepth ?? DEFAULT_MAX_DELEGATION_DEPTH;
     this.now = options.now ?? (() => new Date());
@@ -84,20 +89,20 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   private row(workspace: string, ref: string): Row {
-    const row = this.db
-      .prepare(`${SELECT} WHERE t.workspace = ? AND t.number = ?`)
-      .get(workspace, parseRef(ref)) as Row | undefined;
+    const row = this.sql(`${SELECT} WHERE t.workspace = ? AND t.number = ?`).get(workspace, parseRef(ref)) as
+      | Row
+      | undefined;
     if (!row) throw notFound(ref, workspace);
     return row;
   }
 
   private rowById(id: number): Row {
-    return this.db.prepare(`${SELECT} WHERE t.id = ?`).get(id) as Row;
+    return this.sql(`${SELECT} WHERE t.id = ?`).get(id) as Row;
   }
 
   private labels(id: number): string[] {
     return (
-      this.db.prepare('SELECT label FROM ticket_labels WHERE ticket_id = ? ORDER BY label').all(id) as {
+      this.sql('SELECT label FROM ticket_labels WHERE ticket_id = ? ORDER BY label').all(id) as {
         label: string;
       }[]
     ).map((r) => r.label);
@@ -123,18 +128,16 @@ export class SqliteTicketStore implements TicketStore {
       workspace_id: row.workspace,
       description: row.description,
       collaborators: (
-        this.db
-          .prepare('SELECT name FROM ticket_collaborators WHERE ticket_id = ? ORDER BY name')
-          .all(row.id) as { name: string }[]
+        this.sql('SELECT name FROM ticket_collaborators WHERE ticket_id = ? ORDER BY name').all(row.id) as {
+          name: string;
+        }[]
       ).map((r) => r.name),
       author: row.author,
       createdAt: row.created_at,
       output: row.output,
       error: row.error,
       prs: (
-        this.db
-          .prepare('SELECT pr FROM pr_links WHERE ticket_id = ? ORDER BY created_at, pr')
-          .all(row.id) as {
+        this.sql('SELECT pr FROM pr_links WHERE ticket_id = ? ORDER BY created_at, pr').all(row.id) as {
           pr: string;
         }[]
       ).map((r) => r.pr),
@@ -143,28 +146,32 @@ export class SqliteTicketStore implements TicketStore {
 
   private comments(id: number): Comment[] {
     return (
-      this.db
-        .prepare('SELECT author, body, created_at FROM comments WHERE ticket_id = ? ORDER BY id')
-        .all(id) as { author: string; body: string; created_at: string }[]
+      this.sql('SELECT author, body, created_at FROM comments WHERE ticket_id = ? ORDER BY id').all(id) as {
+        author: string;
+        body: string;
+        created_at: string;
+      }[]
     ).map((r) => ({ author: r.author, body: r.body, createdAt: r.created_at }));
   }
 
   private event(actor: Actor, id: number, kind: string, detail: Record<string, unknown>): void {
-    this.db
-      .prepare('INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(id, actor.identity, kind, JSON.stringify(detail), this.stamp());
+    this.sql('INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)').run(
+      id,
+      actor.identity,
+      kind,
+      JSON.stringify(detail),
+      this.stamp(),
+    );
   }
 
   /** Every change bumps the version, so expected_version means "nothing changed since I read it". */
   private touch(id: number): void {
-    this.db
-      .prepare('UPDATE tickets SET version = version + 1, updated_at = ? WHERE id = ?')
-      .run(this.stamp(), id);
+    this.sql('UPDATE tickets SET version = version + 1, updated_at = ? WHERE id = ?').run(this.stamp(), id);
   }
 
   private setLabels(id: number, labels: readonly string[]): void {
-    this.db.prepare('DELETE FROM ticket_labels WHERE ticket_id = ?').run(id);
-    const insert = this.db.prepare('INSERT OR IGNORE INTO ticket_labels (ticket_id, label) VALUES (?, ?)');
+    this.sql('DELETE FROM ticket_labels WHERE ticket_id = ?').run(id);
+    const insert = this.sql('INSERT OR IGNORE INTO ticket_labels (ticket_id, label) VALUES (?, ?)');
     for (const label of labels) insert.run(id, label.trim());
   }
 
@@ -181,30 +188,28 @@ export class SqliteTicketStore implements TicketStore {
   private insertTicket(actor: Actor, spec: NewTicket, parentId: number | null): Row {
     const title = spec.title.trim();
     if (title === '') throw new ToolError('a ticket needs a non-empty title.', 'invalid_ticket');
-    const next = this.db
-      .prepare('SELECT COALESCE(MAX(number), 0) + 1 AS next FROM tickets WHERE workspace = ?')
-      .get(actor.workspace) as { next: number };
+    const next = this.sql('SELECT COALESCE(MAX(number), 0) + 1 AS next FROM tickets WHERE workspace = ?').get(
+      actor.workspace,
+    ) as { next: number };
     const at = this.stamp();
-    const { lastInsertRowid } = this.db
-      .prepare(
-        `INSERT INTO tickets (workspace, number, title, description, status, priority, assignee_agent,
+    const { lastInsertRowid } = this.sql(
+      `INSERT INTO tickets (workspace, number, title, description, status, priority, assignee_agent,
            assignee_team, parent_id, author, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        actor.workspace,
-        next.next,
-        title,
-        spec.description ?? '',
-        spec.status ?? 'todo',
-        spec.priority ?? 'P2',
-        spec.assignee?.agent ?? null,
-        spec.assignee?.team ?? null,
-        parentId,
-        actor.identity,
-        at,
-        at,
-      );
+    ).run(
+      actor.workspace,
+      next.next,
+      title,
+      spec.description ?? '',
+      spec.status ?? 'todo',
+      spec.priority ?? 'P2',
+      spec.assignee?.agent ?? null,
+      spec.assignee?.team ?? null,
+      parentId,
+      actor.identity,
+      at,
+      at,
+    );
     const id = Number(lastInsertRowid);
     this.setLabels(id, spec.labels ?? []);
     this.searchIndex.put(id);
@@ -253,7 +258,7 @@ export class SqliteTicketStore implements TicketStore {
     workspace: string,
     filter: TicketFilter,
     window: { offset: number; limit: number } = { offset: 0, limit: -1 },
-  ): { total: number; tickets: TicketSummary[] } {
+  ): ListedTickets {
     const where: string[] = [];
     const params: unknown[] = [];
     if (filter.status?.length) {
@@ -275,7 +280,7 @@ export class SqliteTicketStore implements TicketStore {
     if (filter.text !== undefined && filter.text.trim() !== '') {
       // Words through the full-text index, never a LIKE scan of every row.
       const has = this.searchIndex.titleOrDescriptionHas(workspace, filter.text);
-      if (has === null) return { total: 0, tickets: [] };
+      if (has === null) return { total: 0, totalAtLeast: false, tickets: [] };
       where.push(has.sql);
       params.push(has.param);
     }
@@ -303,21 +308,30 @@ export class SqliteTicketStore implements TicketStore {
             sql: '((t.workspace = ? AND t.assignee_agent = ?) OR (t.workspace = ? AND t.assignee_team = ?))',
             params: [workspace, who, workspace, who],
           };
-    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params]);
     // Only the window is read and summarised (labels are a query each), however many match; this
     // shape lets SQLite walk the sort order's index and stop at the window.
-    const rows = this.db
-      .prepare(`${SELECT} WHERE ${scope.sql}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(...scope.params, ...params, window.limit, window.offset) as Row[];
-    return { total, tickets: rows.map((row) => this.summary(row)) };
+    const rows = this.sql(`${SELECT} WHERE ${scope.sql}${rest} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+      ...scope.params,
+      ...params,
+      window.limit,
+      window.offset,
+    ) as Row[];
+    const tickets = rows.map((row) => this.summary(row));
+    const windowEnded = window.limit < 0 || rows.length < window.limit;
+    if (windowEnded && (rows.length > 0 || window.offset === 0)) {
+      return { total: window.offset + rows.length, totalAtLeast: false, tickets };
+    }
+    // Counted no further than needed: past the window (so a caller can tell there are more) and
+    // at least to TOTAL_COUNTED_UP_TO. An exact count of a large match read every one of them.
+    const countUpTo = Math.max(TOTAL_COUNTED_UP_TO, window.offset + Math.max(window.limit, 0) + 1);
+    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params], countUpTo);
+    return { total, totalAtLeast: total === countUpTo, tickets };
   }
 
-  private count(condition: string, params: unknown[]): number {
-    return (
-      this.db.prepare(`SELECT count(*) AS total FROM tickets t WHERE ${condition}`).get(...params) as {
-        total: number;
-      }
-    ).total;
+  private count(condition: string, params: unknown[], upTo: number): number {
+    return this.sql(`SELECT count(*) FROM (SELECT 1 FROM tickets t WHERE ${condition} LIMIT ?)`)
+      .pluck()
+      .get(...params, upTo) as number;
   }
 
   private checkVersion(row: Row, ref: string, expected: number | undefined): void {
@@ -360,9 +374,10 @@ export class SqliteTicketStore implements TicketStore {
       }
       const names = Object.keys(columns);
       if (names.length > 0) {
-        this.db
-          .prepare(`UPDATE tickets SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`)
-          .run(...Object.values(columns), row.id);
+        this.sql(`UPDATE tickets SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE id = ?`).run(
+          ...Object.values(columns),
+          row.id,
+        );
       }
       if (Object.keys(changed).length > 0) {
         this.touch(row.id);
@@ -399,9 +414,11 @@ export class SqliteTicketStore implements TicketStore {
   }
 
   private setAssignee(actor: Actor, row: Row, to: Assignee, kind: string): Ticket {
-    this.db
-      .prepare('UPDATE tickets SET assignee_agent = ?, assignee_team = ? WHERE id = ?')
-      .run(to.agent, to.team, row.id);
+    this.sql('UPDATE tickets SET assignee_agent = ?, assignee_team = ? WHERE id = ?').run(
+      to.agent,
+      to.team,
+      row.id,
+    );
     this.touch(row.id);
     this.event(actor, row.id, kind, {
       from: { agent: row.assignee_agent, team: row.assignee_team },
@@ -413,9 +430,9 @@ export class SqliteTicketStore implements TicketStore {
   addCollaborator(actor: Actor, ref: string, name: string): Ticket {
     return this.write(() => {
       const row = this.row(actor.workspace, ref);
-      const { changes } = this.db
-        .prepare('INSERT OR IGNORE INTO ticket_collaborators (ticket_id, name) VALUES (?, ?)')
-        .run(row.id, name.trim());
+      const { changes } = this.sql(
+        'INSERT OR IGNORE INTO ticket_collaborators (ticket_id, name) VALUES (?, ?)',
+      ).run(row.id, name.trim());
       if (changes > 0) {
         this.touch(row.id);
         this.event(actor, row.id, 'collaborator_added', { name: name.trim() });
@@ -428,9 +445,12 @@ export class SqliteTicketStore implements TicketStore {
     if (body.trim() === '') throw new ToolError('the comment is empty: write something.', 'invalid_comment');
     this.write(() => {
       const row = this.row(actor.workspace, ref);
-      this.db
-        .prepare('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)')
-        .run(row.id, actor.identity, body, this.stamp());
+      this.sql('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)').run(
+        row.id,
+        actor.identity,
+        body,
+        this.stamp(),
+      );
       this.touch(row.id);
       this.searchIndex.put(row.id);
       this.event(actor, row.id, 'commented', { body });
@@ -441,9 +461,12 @@ export class SqliteTicketStore implements TicketStore {
   private finish(actor: Actor, ref: string, status: Status, fields: { output?: string; error?: string }) {
     return this.write(() => {
       const row = this.row(actor.workspace, ref);
-      this.db
-        .prepare('UPDATE tickets SET status = ?, output = COALESCE(?, output), error = ? WHERE id = ?')
-        .run(status, fields.output ?? null, fields.error ?? null, row.id);
+      this.sql('UPDATE tickets SET status = ?, output = COALESCE(?, output), error = ? WHERE id = ?').run(
+        status,
+        fields.output ?? null,
+        fields.error ?? null,
+        row.id,
+      );
       this.touch(row.id);
       this.event(actor, row.id, status === 'done' ? 'closed' : 'failed', {
         from: row.status,
@@ -495,10 +518,12 @@ export class SqliteTicketStore implements TicketStore {
       const row = this.row(actor.workspace, ref);
       const { changes } =
         action === 'link'
-          ? this.db
-              .prepare('INSERT OR IGNORE INTO pr_links (ticket_id, pr, created_at) VALUES (?, ?, ?)')
-              .run(row.id, value, this.stamp())
-          : this.db.prepare('DELETE FROM pr_links WHERE ticket_id = ? AND pr = ?').run(row.id, value);
+          ? this.sql('INSERT OR IGNORE INTO pr_links (ticket_id, pr, created_at) VALUES (?, ?, ?)').run(
+              row.id,
+              value,
+              this.stamp(),
+            )
+          : this.sql('DELETE FROM pr_links WHERE ticket_id = ? AND pr = ?').run(row.id, value);
       if (action === 'unlink' && changes === 0) {
         throw new ToolError(`${value} is not linked to ${ref}: see its prs with get_ticket.`, 'not_linked');
       }
@@ -573,7 +598,7 @@ export class SqliteTicketStore implements TicketStore {
           'no_relation',
         );
       }
-      this.db.prepare('UPDATE tickets SET parent_id = NULL WHERE id = ?').run(child.id);
+      this.sql('UPDATE tickets SET parent_id = NULL WHERE id = ?').run(child.id);
     } else {
       const up = (id: number) => {
         const p = this.rowById(id).parent_id;
@@ -587,7 +612,7 @@ export class SqliteTicketStore implements TicketStore {
         );
       }
       if (child.parent_id === parent.id) return;
-      this.db.prepare('UPDATE tickets SET parent_id = ? WHERE id = ?').run(parent.id, child.id);
+      this.sql('UPDATE tickets SET parent_id = ? WHERE id = ?').run(parent.id, child.id);
     }
     for (const row of [parent, child]) this.touch(row.id);
     this.event(actor, child.id, action === 'add' ? 'relation_added' : 'relation_removed', {
@@ -618,7 +643,7 @@ export class SqliteTicketStore implements TicketStore {
         : 'from_id = ? AND to_id = ? AND kind = ?';
     const params =
       stored === 'related_to' ? [from.id, to.id, to.id, from.id, stored] : [from.id, to.id, stored];
-    const exists = this.db.prepare(`SELECT 1 FROM relations WHERE ${match}`).get(...params) !== undefined;
+    const exists = this.sql(`SELECT 1 FROM relations WHERE ${match}`).get(...params) !== undefined;
     if (action === 'remove') {
       if (!exists) {
         throw new ToolError(
@@ -626,13 +651,13 @@ export class SqliteTicketStore implements TicketStore {
           'no_relation',
         );
       }
-      this.db.prepare(`DELETE FROM relations WHERE ${match}`).run(...params);
+      this.sql(`DELETE FROM relations WHERE ${match}`).run(...params);
     } else {
       if (exists) return;
       if (stored === 'blocks') {
         const blocks = (id: number) =>
           (
-            this.db.prepare("SELECT to_id FROM relations WHERE from_id = ? AND kind = 'blocks'").all(id) as {
+            this.sql("SELECT to_id FROM relations WHERE from_id = ? AND kind = 'blocks'").all(id) as {
               to_id: number;
             }[]
           ).map((r) => r.to_id);
@@ -644,9 +669,12 @@ export class SqliteTicketStore implements TicketStore {
           );
         }
       }
-      this.db
-        .prepare('INSERT INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)')
-        .run(from.id, stored, to.id, this.stamp());
+      this.sql('INSERT INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)').run(
+        from.id,
+        stored,
+        to.id,
+        this.stamp(),
+      );
     }
     const eventKind = action === 'add' ? 'relation_added' : 'relation_removed';
     this.touch(self.id);
@@ -660,14 +688,12 @@ export class SqliteTicketStore implements TicketStore {
 
   private relationView(row: Row): RelationView {
     const parent = row.parent_id === null ? null : this.summary(this.rowById(row.parent_id));
-    const children = (
-      this.db.prepare(`${SELECT} WHERE t.parent_id = ? ORDER BY t.number`).all(row.id) as Row[]
-    ).map((r) => this.summary(r));
-    const edges = this.db
-      .prepare(
-        `SELECT from_id, kind, to_id FROM relations WHERE from_id = ? OR to_id = ? ORDER BY created_at, rowid`,
-      )
-      .all(row.id, row.id) as { from_id: number; kind: Exclude<StoredKind, 'parent'>; to_id: number }[];
+    const children = (this.sql(`${SELECT} WHERE t.parent_id = ? ORDER BY t.number`).all(row.id) as Row[]).map(
+      (r) => this.summary(r),
+    );
+    const edges = this.sql(
+      `SELECT from_id, kind, to_id FROM relations WHERE from_id = ? OR to_id = ? ORDER BY created_at, rowid`,
+    ).all(row.id, row.id) as { from_id: number; kind: Exclude<StoredKind, 'parent'>; to_id: number }[];
     const view: RelationView = {
       ticket: formatRef(row.number),
       parent,
@@ -707,9 +733,9 @@ export class SqliteTicketStore implements TicketStore {
   history(workspace: string, ref: string): TicketEvent[] {
     const row = this.row(workspace, ref);
     return (
-      this.db
-        .prepare('SELECT kind, author, detail, created_at FROM events WHERE ticket_id = ? ORDER BY id')
-        .all(row.id) as { kind: string; author: string; detail: string; created_at: string }[]
+      this.sql('SELECT kind, author, detail, created_at FROM events WHERE ticket_id = ? ORDER BY id').all(
+        row.id,
+      ) as { kind: string; author: string; detail: string; created_at: string }[]
     ).map((e) => ({
       ticket: formatRef(row.number),
       kind: e.kind,
@@ -728,26 +754,22 @@ export class SqliteTicketStore implements TicketStore {
       who = 'AND (t.assignee_agent = ? OR t.assignee_team = ?)';
       params.push(assignee, assignee);
     }
-    const rows = this.db
-      .prepare(
-        `${SELECT} WHERE t.workspace = ? AND t.status NOT IN (${terminal}) ${who}
+    const rows = this.sql(
+      `${SELECT} WHERE t.workspace = ? AND t.status NOT IN (${terminal}) ${who}
          AND NOT EXISTS (SELECT 1 FROM relations r JOIN tickets b ON b.id = r.from_id
                          WHERE r.to_id = t.id AND r.kind = 'blocks' AND b.status NOT IN (${resolved}))
          ORDER BY t.priority, t.number`,
-      )
-      .all(...params) as Row[];
+    ).all(...params) as Row[];
     return rows.map((row) => this.summary(row));
   }
 
   exportWorkspace(workspace: string): WorkspaceExport {
-    const rows = this.db.prepare(`${SELECT} WHERE t.workspace = ? ORDER BY t.number`).all(workspace) as Row[];
-    const edges = this.db
-      .prepare(
-        `SELECT f.number AS f, r.kind, t.number AS t FROM relations r
+    const rows = this.sql(`${SELECT} WHERE t.workspace = ? ORDER BY t.number`).all(workspace) as Row[];
+    const edges = this.sql(
+      `SELECT f.number AS f, r.kind, t.number AS t FROM relations r
          JOIN tickets f ON f.id = r.from_id JOIN tickets t ON t.id = r.to_id
          WHERE f.workspace = ? ORDER BY r.created_at, f.number, t.number`,
-      )
-      .all(workspace) as { f: number; kind: string; t: number }[];
+    ).all(workspace) as { f: number; kind: string; t: number }[];
     return {
       format: 'toolmesh-tickets',
       version: 1,
@@ -764,68 +786,70 @@ export class SqliteTicketStore implements TicketStore {
       const ids = new Map<string, number>();
       file.tickets.forEach((t, index) => {
         const number = parseRef(t.id);
-        const taken = this.db
-          .prepare('SELECT 1 FROM tickets WHERE workspace = ? AND number = ?')
-          .get(actor.workspace, number);
+        const taken = this.sql('SELECT 1 FROM tickets WHERE workspace = ? AND number = ?').get(
+          actor.workspace,
+          number,
+        );
         if (taken) {
           throw new ToolError(
             `ticket at index ${index} (${t.id}) already exists in workspace "${actor.workspace}", so nothing was imported: import into an empty workspace.`,
             'import_conflict',
           );
         }
-        const { lastInsertRowid } = this.db
-          .prepare(
-            `INSERT INTO tickets (workspace, number, title, description, status, priority, assignee_agent,
+        const { lastInsertRowid } = this.sql(
+          `INSERT INTO tickets (workspace, number, title, description, status, priority, assignee_agent,
                assignee_team, author, output, error, version, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            actor.workspace,
-            number,
-            t.title,
-            t.description,
-            t.status,
-            t.priority,
-            t.assignee.agent,
-            t.assignee.team,
-            t.author ?? actor.identity,
-            t.output,
-            t.error,
-            t.version,
-            t.createdAt,
-            t.updatedAt,
-          );
+        ).run(
+          actor.workspace,
+          number,
+          t.title,
+          t.description,
+          t.status,
+          t.priority,
+          t.assignee.agent,
+          t.assignee.team,
+          t.author ?? actor.identity,
+          t.output,
+          t.error,
+          t.version,
+          t.createdAt,
+          t.updatedAt,
+        );
         const id = Number(lastInsertRowid);
         ids.set(t.id, id);
         this.setLabels(id, t.labels);
         for (const name of t.collaborators) {
-          this.db.prepare('INSERT OR IGNORE INTO ticket_collaborators VALUES (?, ?)').run(id, name);
+          this.sql('INSERT OR IGNORE INTO ticket_collaborators VALUES (?, ?)').run(id, name);
         }
         for (const pr of t.prs) {
-          this.db.prepare('INSERT OR IGNORE INTO pr_links VALUES (?, ?, ?)').run(id, pr, t.updatedAt);
+          this.sql('INSERT OR IGNORE INTO pr_links VALUES (?, ?, ?)').run(id, pr, t.updatedAt);
         }
         for (const c of t.comments) {
-          this.db
-            .prepare('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)')
-            .run(id, c.author, c.body, c.createdAt);
+          this.sql('INSERT INTO comments (ticket_id, author, body, created_at) VALUES (?, ?, ?, ?)').run(
+            id,
+            c.author,
+            c.body,
+            c.createdAt,
+          );
         }
       });
       // parseExport checked that every reference names a ticket of the file.
       const idOf = (ref: string) => ids.get(ref) as number;
       for (const t of file.tickets) {
         if (t.parent !== null)
-          this.db.prepare('UPDATE tickets SET parent_id = ? WHERE id = ?').run(idOf(t.parent), idOf(t.id));
+          this.sql('UPDATE tickets SET parent_id = ? WHERE id = ?').run(idOf(t.parent), idOf(t.id));
         this.searchIndex.put(idOf(t.id));
       }
       for (const r of file.relations) {
-        this.db
-          .prepare('INSERT OR IGNORE INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)')
-          .run(idOf(r.from), r.kind, idOf(r.to), this.stamp());
+        this.sql(
+          'INSERT OR IGNORE INTO relations (from_id, kind, to_id, created_at) VALUES (?, ?, ?, ?)',
+        ).run(idOf(r.from), r.kind, idOf(r.to), this.stamp());
       }
       for (const e of file.events) {
-        this.db
-          .prepare('INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)')
-          .run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail), e.createdAt);
+        this.sql(
+          'INSERT INTO events (ticket_id, author, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)',
+        ).run(idOf(e.ticket), e.author, e.kind, JSON.stringify(e.detail), e.createdAt);
       }
       return { imported: file.tickets.length };
     });

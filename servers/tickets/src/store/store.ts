@@ -1,6 +1,7 @@
 import type { RelationKind } from './relations.js';
 import type {
   Assignee,
+  ListedTickets,
   NewTicket,
   RelationView,
   SearchResult,
@@ -23,12 +24,8 @@ export interface Actor {
 export interface TicketStore {
   create(actor: Actor, tickets: readonly NewTicket[], options?: { dryRun?: boolean }): Ticket[];
   get(workspace: string, ref: string): TicketDetail;
-  /** The matching tickets in order: their count, and the window from `offset` (at most `limit`). */
-  list(
-    workspace: string,
-    filter: TicketFilter,
-    window?: { offset: number; limit: number },
-  ): { total: number; tickets: TicketSummary[] };
+  /** The matching tickets in order: the window from `offset` (at most `limit`), and their count. */
+  list(workspace: string, filter: TicketFilter, window?: { offset: number; limit: number }): ListedTickets;
   update(actor: Actor, ref: string, changes: TicketChanges, expectedVersion?: number): Ticket;
   assign(actor: Actor, ref: string, assignee: Partial<Assignee>): Ticket;
   reassign(actor: Actor, ref: string, assignee: Assignee): Ticket;

@@ -87,6 +87,19 @@ export interface RelationView {
   other: { kind: RelationKind; ticket: TicketSummary }[];
 }
 
+/** How far list counts its matches: an exact count of a large match would read every one of them. */
+export const TOTAL_COUNTED_UP_TO = 1000;
+
+/**
+ * A window of listed tickets and how many match: exactly, or, with `totalAtLeast`, a count that
+ * stopped at `total` — at TOTAL_COUNTED_UP_TO, or just past the window when it lies further on.
+ */
+export interface ListedTickets {
+  total: number;
+  totalAtLeast: boolean;
+  tickets: TicketSummary[];
+}
+
 export interface SearchHit {
   ticket: TicketSummary;
   score: number;

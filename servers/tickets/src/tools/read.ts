@@ -1,5 +1,6 @@
 import { budgetFields, cursorArg, maxTokensArg, requestedPage, requestedWindowPage } from '@toolmesh/core';
 import { z } from 'zod';
+import { TOTAL_COUNTED_UP_TO } from '../store/types.js';
 import {
   commentSchema,
   defineTool,
@@ -46,8 +47,7 @@ export const getTicket = defineTool({
 export const listTickets = defineTool({
   name: 'list_tickets',
   title: 'List tickets',
-  description:
-    'Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (words that must all appear in the title or description), sorted by priority (default), created, updated or number. Budgeted: continue with nextCursor.',
+  description: `Tickets of the workspace, filtered by status, assignee (agent or team), label, priority, parent and text (words that must all appear in the title or description), sorted by priority (default), created, updated or number. total counts the matches up to ${TOTAL_COUNTED_UP_TO}: when more match, totalAtLeast is true. Budgeted: continue with nextCursor.`,
   capability: 'read',
   input: z.object({
     status: z.array(statusArg).max(7).optional().describe('Any of these statuses (aliases accepted).'),
@@ -64,15 +64,33 @@ export const listTickets = defineTool({
     maxTokens: maxTokensArg,
     cursor: cursorArg,
   }),
-  output: z.object({ total: z.number().int(), tickets: z.array(summarySchema), ...budgetFields }),
+  output: z.object({
+    total: z
+      .number()
+      .int()
+      .describe(
+        `How many tickets match, counted up to ${TOTAL_COUNTED_UP_TO} (or just past this page when it lies further on).`,
+      ),
+    totalAtLeast: z
+      .boolean()
+      .describe('True when counting stopped at total: at least that many match, maybe more.'),
+    tickets: z.array(summarySchema),
+    ...budgetFields,
+  }),
   annotations: READ_ONLY,
   actions: ['read'],
   workspaceScoped: true,
-  render: (out) => [`${out.total} ticket(s)`, ...out.tickets.map(line), ...more(out)].join('\n'),
+  render: (out) =>
+    [
+      `${out.totalAtLeast ? 'at least ' : ''}${out.total} ticket(s)`,
+      ...out.tickets.map(line),
+      ...more(out),
+    ].join('\n'),
   async handle(args, { engine, workspace }) {
     // A summary is well over 100 bytes, so the window holds more than any budget lets through.
+    let totalAtLeast = false;
     const { items, ...page } = requestedWindowPage(args, 100, (window) => {
-      const { total, tickets } = engine.list(
+      const listed = engine.list(
         workspace,
         {
           ...(args.status && { status: args.status.map(status) }),
@@ -85,9 +103,10 @@ export const listTickets = defineTool({
         },
         window,
       );
-      return { total, items: tickets };
+      totalAtLeast = listed.totalAtLeast;
+      return { total: listed.total, items: listed.tickets };
     });
-    return { tickets: items, ...page };
+    return { tickets: items, totalAtLeast, ...page };
   },
 });
 
