@@ -171,6 +171,10 @@ describe('migration from the shared unstemmed index', () => {
     expect(
       store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'tickets_fts'").get(),
     ).toBeUndefined();
+    expect(store.db.prepare('SELECT workspace, rows FROM search_indexes ORDER BY workspace').all()).toEqual([
+      { workspace: 'alpha', rows: 2 },
+      { workspace: 'beta', rows: 1 },
+    ]);
     expect(ids(store.search('alpha', 'leak', 10).hits)).toEqual(['T-1']);
     expect(ids(store.search('beta', 'leak', 10).hits)).toEqual(['T-1']);
     expect(store.get('beta', 'T-1').title).toBe('Leaking sockets');
@@ -182,5 +186,8 @@ describe('migration from the shared unstemmed index', () => {
     expect(ids(store.search('alpha', 'time out', 10).hits)).toEqual(['T-2']);
     const { kept, actual } = termCounts(store.db);
     expect(kept).toEqual(actual);
+    expect(store.db.prepare("SELECT rows FROM search_indexes WHERE workspace = 'alpha'").pluck().get()).toBe(
+      3,
+    );
   });
 });

@@ -76,6 +76,7 @@ export {
   serve,
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
+export { type Statement, statementCache } from './statement-cache.js';
 export { renderToolReference } from './tool-docs.js';
 export { errnoCode, errorMessage, ToolError } from './tool-error.js';
 export { toolListEntry } from './tool-schema.js';

@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './sqlite.js';
+import { type Statement, statementCache } from './statement-cache.js';
 
 /** One workspace's own table: its number in the registry, and its name. */
 export interface WorkspaceTable {
@@ -14,6 +15,8 @@ export interface WorkspaceTable {
  * queries, kept exact by counting in the transaction that writes the row.
  */
 export class WorkspaceTables {
+  private readonly sql: (sql: string) => Statement;
+
   constructor(
     private readonly db: SqliteDatabase,
     private readonly options: {
@@ -23,7 +26,9 @@ export class WorkspaceTables {
       /** Creates the empty table `name`. */
       create: (db: SqliteDatabase, name: string) => void;
     },
-  ) {}
+  ) {
+    this.sql = statementCache(db);
+  }
 
   /** The registry's definition, for the migration that introduces it. */
   static registrySql(registry: string): string {
@@ -36,8 +41,7 @@ export class WorkspaceTables {
 
   /** The workspace's table, or null while it has never had a row. */
   of(workspace: string): WorkspaceTable | null {
-    const id = this.db
-      .prepare(`SELECT id FROM ${this.options.registry} WHERE workspace = ?`)
+    const id = this.sql(`SELECT id FROM ${this.options.registry} WHERE workspace = ?`)
       .pluck()
       .get(workspace) as number | undefined;
     return id === undefined ? null : { id, name: this.nameOf(id) };
@@ -48,8 +52,7 @@ export class WorkspaceTables {
     const existing = this.of(workspace);
     if (existing) return existing;
     const id = Number(
-      this.db.prepare(`INSERT INTO ${this.options.registry} (workspace) VALUES (?)`).run(workspace)
-        .lastInsertRowid,
+      this.sql(`INSERT INTO ${this.options.registry} (workspace) VALUES (?)`).run(workspace).lastInsertRowid,
     );
     const table = { id, name: this.nameOf(id) };
     this.options.create(this.db, table.name);
@@ -58,14 +61,11 @@ export class WorkspaceTables {
 
   /** Counts rows added to (or, negative, removed from) a table, in the transaction that writes them. */
   counted(table: WorkspaceTable, change: number): void {
-    this.db.prepare(`UPDATE ${this.options.registry} SET rows = rows + ? WHERE id = ?`).run(change, table.id);
+    this.sql(`UPDATE ${this.options.registry} SET rows = rows + ? WHERE id = ?`).run(change, table.id);
   }
 
   /** The rows counted in a table. */
   rows(table: WorkspaceTable): number {
-    return this.db
-      .prepare(`SELECT rows FROM ${this.options.registry} WHERE id = ?`)
-      .pluck()
-      .get(table.id) as number;
+    return this.sql(`SELECT rows FROM ${this.options.registry} WHERE id = ?`).pluck().get(table.id) as number;
   }
 }

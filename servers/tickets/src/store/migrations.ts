@@ -1,5 +1,5 @@
 import type { Migration } from '@toolmesh/core';
-import { splitSearchIndexByWorkspace } from './search-index.js';
+import { countIndexedTickets, splitSearchIndexByWorkspace } from './search-index.js';
 import { countTermsOfEveryIndex } from './term-stats.js';
 
 /** Numbered schema versions for openDatabase; append only, never edit a shipped one. */
@@ -75,4 +75,5 @@ export const TICKET_MIGRATIONS: readonly Migration[] = [
   `,
   splitSearchIndexByWorkspace,
   countTermsOfEveryIndex,
+  countIndexedTickets,
 ];

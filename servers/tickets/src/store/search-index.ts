@@ -4,9 +4,11 @@ import {
   newestMatches,
   planFullText,
   type SqliteDatabase,
+  type Statement,
+  statementCache,
   ToolError,
+  WorkspaceTables,
 } from '@toolmesh/core';
-import { type Statement, statementCache } from './statements.js';
 import { TermStats } from './term-stats.js';
 
 /**
@@ -19,15 +21,16 @@ import { TermStats } from './term-stats.js';
 /** BM25 weights of the indexed columns: title, description, comments. */
 const WEIGHTS = '10.0, 3.0, 1.0';
 
-const tableName = (indexId: number) => `tickets_fts_${indexId}`;
-
-/** The current definition of a workspace's table; porter stemming, so "leak" finds "leaks". */
-function createTable(db: SqliteDatabase, id: number): string {
-  const table = tableName(id);
-  db.exec(
-    `CREATE VIRTUAL TABLE ${table} USING fts5(title, description, comments, tokenize = 'porter unicode61')`,
-  );
-  return table;
+/** Each workspace's table; porter stemming, so "leak" finds "leaks". */
+function searchTables(db: SqliteDatabase): WorkspaceTables {
+  return new WorkspaceTables(db, {
+    registry: 'search_indexes',
+    prefix: 'tickets_fts_',
+    create: (target, name) =>
+      target.exec(
+        `CREATE VIRTUAL TABLE ${name} USING fts5(title, description, comments, tokenize = 'porter unicode61')`,
+      ),
+  });
 }
 
 /** A ticket's comments as one indexed text, oldest first. */
@@ -40,18 +43,27 @@ const COMMENTS_TEXT = `COALESCE((SELECT group_concat(body, char(10)) FROM
  */
 export function splitSearchIndexByWorkspace(db: SqliteDatabase): void {
   db.exec('CREATE TABLE search_indexes (id INTEGER PRIMARY KEY, workspace TEXT NOT NULL UNIQUE)');
+  const tables = searchTables(db);
   const workspaces = db.prepare('SELECT DISTINCT workspace FROM tickets').pluck().all() as string[];
   for (const workspace of workspaces) {
-    const id = Number(
-      db.prepare('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
-    );
-    const table = createTable(db, id);
+    const table = tables.for(workspace);
     db.prepare(
-      `INSERT INTO ${table} (rowid, title, description, comments)
+      `INSERT INTO ${table.name} (rowid, title, description, comments)
        SELECT t.id, t.title, t.description, ${COMMENTS_TEXT} FROM tickets t WHERE t.workspace = ?`,
     ).run(workspace);
   }
   db.exec('DROP TABLE tickets_fts');
+}
+
+/** Migration: each workspace's ticket count kept in `search_indexes`, where a search reads it at no cost. */
+export function countIndexedTickets(db: SqliteDatabase): void {
+  db.exec('ALTER TABLE search_indexes ADD COLUMN rows INTEGER NOT NULL DEFAULT 0');
+  const ids = db.prepare('SELECT id FROM search_indexes').pluck().all() as number[];
+  for (const id of ids) {
+    db.prepare(
+      `UPDATE search_indexes SET rows = (SELECT count(*) FROM tickets_fts_${id}_docsize) WHERE id = ?`,
+    ).run(id);
+  }
 }
 
 /** The words of `text`, each of which a match must hold; FTS5 syntax in it is never run. */
@@ -73,30 +85,13 @@ const WEIGHTLESS_SHARE = 0.5;
 
 export class SearchIndex {
   private readonly terms: TermStats;
-  private readonly sql: ReturnType<typeof statementCache>;
+  private readonly sql: (sql: string) => Statement;
+  private readonly tables: WorkspaceTables;
 
   constructor(private readonly db: SqliteDatabase) {
     this.terms = new TermStats(db);
     this.sql = statementCache(db);
-  }
-
-  /** The workspace's index number, or null while it has never had a ticket. */
-  private indexOf(workspace: string): number | null {
-    const id = this.sql('SELECT id FROM search_indexes WHERE workspace = ?').pluck().get(workspace) as
-      | number
-      | undefined;
-    return id ?? null;
-  }
-
-  /** Call inside the write transaction, so a rolled-back first ticket takes its table with it. */
-  private indexFor(workspace: string): number {
-    const existing = this.indexOf(workspace);
-    if (existing !== null) return existing;
-    const id = Number(
-      this.sql('INSERT INTO search_indexes (workspace) VALUES (?)').run(workspace).lastInsertRowid,
-    );
-    createTable(this.db, id);
-    return id;
+    this.tables = searchTables(db);
   }
 
   /** (Re)indexes one ticket from its row and comments, and keeps the term counts in step. */
@@ -104,14 +99,16 @@ export class SearchIndex {
     const ticket = this.sql(
       `SELECT t.workspace, t.title, t.description, ${COMMENTS_TEXT} AS comments FROM tickets t WHERE t.id = ?`,
     ).get(ticketId) as { workspace: string; title: string; description: string; comments: string };
-    const indexId = this.indexFor(ticket.workspace);
-    const table = tableName(indexId);
+    const index = this.tables.for(ticket.workspace);
+    const table = index.name;
     const previous = this.sql(`SELECT title, description, comments FROM ${table} WHERE rowid = ?`).get(
       ticketId,
     ) as { title: string; description: string; comments: string } | undefined;
     if (previous) {
-      this.terms.remove(indexId, indexedText(previous));
+      this.terms.remove(index.id, indexedText(previous));
       this.sql(`DELETE FROM ${table} WHERE rowid = ?`).run(ticketId);
+    } else {
+      this.tables.counted(index, 1);
     }
     this.sql(`INSERT INTO ${table} (rowid, title, description, comments) VALUES (?, ?, ?, ?)`).run(
       ticketId,
@@ -119,7 +116,7 @@ export class SearchIndex {
       ticket.description,
       ticket.comments,
     );
-    this.terms.add(indexId, indexedText(ticket));
+    this.terms.add(index.id, indexedText(ticket));
   }
 
   /**
@@ -137,13 +134,13 @@ export class SearchIndex {
     limit: number,
   ): { order: 'ranked' | 'newest'; hits: { id: number; score: number }[] } {
     const words = wordsOf(query, 'query');
-    const indexId = this.indexOf(workspace);
-    if (indexId === null) return { order: 'ranked', hits: [] };
-    const table = tableName(indexId);
-    const tickets = this.sql(`SELECT count(*) FROM ${table}_docsize`).pluck().get() as number;
+    const index = this.tables.of(workspace);
+    if (index === null) return { order: 'ranked', hits: [] };
+    const table = index.name;
+    const tickets = this.tables.rows(index);
     const plan = planFullText(
       words,
-      (word) => this.terms.ticketsWith(indexId, word),
+      (word) => this.terms.ticketsWith(index.id, word),
       tickets,
       WEIGHTLESS_SHARE,
     );
@@ -210,9 +207,9 @@ export class SearchIndex {
    */
   titleOrDescriptionHas(workspace: string, text: string): { sql: string; param: string } | null {
     const words = wordsOf(text, 'text');
-    const indexId = this.indexOf(workspace);
-    if (indexId === null) return null;
-    const table = tableName(indexId);
+    const index = this.tables.of(workspace);
+    if (index === null) return null;
+    const table = index.name;
     return {
       sql: `t.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`,
       param: `{title description}: (${ftsPhrases(words)})`,

@@ -1,10 +1,15 @@
-import { NEWEST_FIRST_NOTE, openDatabase, type SqliteDatabase, ToolError } from '@toolmesh/core';
+import {
+  NEWEST_FIRST_NOTE,
+  openDatabase,
+  type SqliteDatabase,
+  statementCache,
+  ToolError,
+} from '@toolmesh/core';
 import { parseExport } from './import-format.js';
 import { TICKET_MIGRATIONS } from './migrations.js';
 import { formatRef, notFound, parsePr, parseRef } from './refs.js';
 import { edgeOf, kindSeenFrom, type RelationKind, type StoredKind } from './relations.js';
 import { SearchIndex } from './search-index.js';
-import { statementCache } from './statements.js';
 import { type Priority, RESOLVED_STATUSES, type Status, TERMINAL_STATUSES } from './statuses.js';
 import type { Actor, TicketStore } from './store.js';
 import {

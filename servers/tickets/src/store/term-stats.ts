@@ -1,5 +1,4 @@
-import type { SqliteDatabase } from '@toolmesh/core';
-import { statementCache } from './statements.js';
+import { type SqliteDatabase, statementCache } from '@toolmesh/core';
 
 /**
  * How many tickets of each workspace hold each indexed term, kept beside its FTS5 table.
