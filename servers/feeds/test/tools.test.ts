@@ -392,6 +392,21 @@ describe('OPML', () => {
     expect(blocked.minimumRequiredBytes).toBeGreaterThan(256);
   });
 
+  it('refuses to continue an export whose subscriptions changed since its first part', async () => {
+    const outline = (title: string) =>
+      `<outline text="${title}" xmlUrl="https://${title.toLowerCase()}.example/${'path/'.repeat(8)}rss.xml"/>`;
+    const opml = (titles: string[]) =>
+      `<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>${titles.map(outline).join('')}</body></opml>`;
+    await f.ok('import_opml', { opml: opml(Array.from({ length: 40 }, (_, n) => `Feed${n}`)) });
+    const first = await f.ok<{ nextCursor?: string }>('export_opml', { maxTokens: 1000 });
+    expect(first.nextCursor).toBeDefined();
+    // Sorted by title, the new feed comes first: the rest of the old document moved along.
+    await f.ok('import_opml', { opml: opml(['Aardvark']) });
+    expect(await f.fails('export_opml', { maxTokens: 1000, cursor: first.nextCursor })).toMatch(
+      /subscriptions changed.*without cursor/,
+    );
+  });
+
   it('imports nested folders, reports bad addresses, and refuses what is not OPML', async () => {
     const opml = `<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
       <outline text="Tech"><outline text="A" xmlUrl="https://a.example/feed"/><outline text="B" xmlUrl="ftp://b.example/feed"/></outline>

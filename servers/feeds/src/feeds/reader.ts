@@ -140,9 +140,11 @@ export class FeedReader {
     return { added, existing, invalid };
   }
 
-  exportOpml(): { opml: string; feeds: number } {
+  /** The subscriptions as OPML, and what the document is made of (it also carries the time it was made). */
+  exportOpml(): { opml: string; feeds: number; madeOf: string } {
     const feeds = this.store.listFeeds();
-    return { opml: renderOpml(feeds), feeds: feeds.length };
+    const madeOf = JSON.stringify(feeds.map((feed) => [feed.url, feed.title, feed.siteUrl]));
+    return { opml: renderOpml(feeds), feeds: feeds.length, madeOf };
   }
 
   private validUrl(address: string): string {

@@ -131,7 +131,8 @@ export const getArticle = defineTool({
   async handle(args, { engine }) {
     const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
     const source = article.link ?? `feed ${article.feedTitle}`;
-    return textWindow(args, content, (part) => ({
+    const changed = `article ${args.article_id} changed since the part that cursor continues: call again without cursor to read it from the start.`;
+    return textWindow(args, { text: content, changed }, (part) => ({
       article: { ...article, excerpt: '' },
       contentChars: content.length,
       content: frameUntrusted(part, source),

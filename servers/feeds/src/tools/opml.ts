@@ -59,7 +59,13 @@ export const exportOpml = defineTool({
   actions: ['read'],
   render: (out) => [out.opml, ...more(out)].join('\n'),
   async handle(args, { engine }) {
-    const { opml, feeds } = engine.exportOpml();
-    return textWindow(args, opml, (part) => ({ opml: part, opmlChars: opml.length, feeds }));
+    const { opml, feeds, madeOf } = engine.exportOpml();
+    const changed =
+      'the subscriptions changed since the part that cursor continues: call again without cursor to export them afresh.';
+    return textWindow(args, { text: opml, madeOf, changed }, (part) => ({
+      opml: part,
+      opmlChars: opml.length,
+      feeds,
+    }));
   },
 });

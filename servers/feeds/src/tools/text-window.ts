@@ -1,4 +1,5 @@
-import { decodeCursor, encodePosition, requestKey, utf8Bytes } from '@toolmesh/core';
+import { createHash } from 'node:crypto';
+import { decodePosition, encodePosition, requestKey, ToolError, utf8Bytes } from '@toolmesh/core';
 
 /** The least room worth answering with: below it, the caller is told to raise maxTokens. */
 const LEAST_ROOM = 200;
@@ -31,21 +32,48 @@ function sliceWithinBytes(text: string, from: number, bytes: number): string {
   return at > cut.length / 2 ? cut.slice(0, at + 1) : cut;
 }
 
+/** A long text to answer in parts, and what a later part needs unchanged to continue an earlier one. */
+export interface PagedText {
+  text: string;
+  /** What the text is made of, when the text itself varies from call to call (a date in it); the text by default. */
+  madeOf?: string;
+  /** The error for a cursor issued before the text changed: what changed, and to start again without cursor. */
+  changed: string;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 12);
+
+/** Where the next part starts, in the text the cursor was issued for. */
+function startOf(cursor: string | undefined, key: string, revision: string, changed: string): number {
+  if (cursor === undefined) return 0;
+  const position = decodePosition(cursor, key) as { at?: unknown; of?: unknown } | null;
+  const at = position?.at;
+  if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || typeof position?.of !== 'string') {
+    throw new ToolError('`cursor` is not a cursor this server issued: call again without it.', 'bad_cursor');
+  }
+  // A part of another text would not join the earlier parts: lines skipped or repeated.
+  if (position.of !== revision) throw new ToolError(changed, 'bad_cursor');
+  return at;
+}
+
 /**
  * The part of a long text that fits a budgeted answer, from the request's cursor on: `answer`
  * builds the whole answer around a part (so its fields and any frame are paid for first), and
- * nextCursor continues where the part ends.
+ * nextCursor continues where the part ends, in that same text only.
  */
 export function textWindow<T extends object>(
   args: { maxTokens: number; cursor?: string | undefined },
-  text: string,
+  paged: PagedText,
   answer: (part: string) => T,
 ):
   | (T & { truncated: boolean; nextCursor?: string })
   | (T & { truncated: true; blockedByBudget: true; minimumRequiredBytes: number }) {
+  const { text } = paged;
   const key = requestKey(args);
-  const from = decodeCursor(args.cursor, key);
-  const around = utf8Bytes({ ...answer(''), truncated: true, nextCursor: encodePosition(text.length, key) });
+  const revision = digest(paged.madeOf ?? text);
+  const from = startOf(args.cursor, key, revision, paged.changed);
+  const cursorAt = (at: number) => encodePosition({ at, of: revision }, key);
+  const around = utf8Bytes({ ...answer(''), truncated: true, nextCursor: cursorAt(text.length) });
   const room = args.maxTokens - around;
   if (room < LEAST_ROOM) {
     return {
@@ -60,6 +88,6 @@ export function textWindow<T extends object>(
   return {
     ...answer(part),
     truncated: end < text.length,
-    ...(end < text.length && { nextCursor: encodePosition(end, key) }),
+    ...(end < text.length && { nextCursor: cursorAt(end) }),
   };
 }
