@@ -261,7 +261,7 @@ export class MemoryEngine {
       if (!item.durable && item.recalls < this.promoteAfterRecalls) continue;
       const { outcome, fact } = this.store.promoteStatement(
         { workspace: actor.workspace, identity: item.identity },
-        { domain: item.domain, body: item.text, source: `hot:${item.id}`, notedAt: item.createdAt },
+        { domain: item.domain, body: item.text, source: `hot:${item.id}`, notedAt: item.notedAt },
       );
       outcomes[outcome].push({ item, fact });
       leaving.push(item);

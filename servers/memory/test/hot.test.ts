@@ -151,6 +151,33 @@ describe.each([
     ]);
   });
 
+  it('promotes a statement said again after it was superseded, though first noted before', async () => {
+    const { fact } = await m.ok<{ fact: { id: string } }>('propose_fact', {
+      statement: 'Deploys run on Fridays',
+      domain: 'ops',
+    });
+    await m.ok('remember', { text: 'Deploys run on Fridays', domain: 'ops' });
+    m.clock.advance(1_000);
+    await m.ok('supersede_fact', {
+      fact: fact.id,
+      statement: 'Deploys run on Tuesdays',
+      reason: 'Friday deploys broke the weekend',
+    });
+    m.clock.advance(1_000);
+    // Said again after the change (the held item counts the repeat): news, not an old note.
+    const again = await m.ok<Remembered>('remember', {
+      text: 'Deploys run on Fridays',
+      durable: true,
+      domain: 'ops',
+    });
+    expect(again.repeated).toBe(true);
+    const pass = await m.ok<{ promoted: { fact: { body: string } }[]; outdatedCount: number }>(
+      'consolidate_memory',
+    );
+    expect(pass.outdatedCount).toBe(0);
+    expect(pass.promoted.map((p) => p.fact.body)).toEqual(['Deploys run on Fridays']);
+  });
+
   it('consolidates: drops expired, promotes durable and recalled items once, never duplicating a fact', async () => {
     await m.ok('propose_fact', { statement: 'The API listens on port 8080', domain: 'api' });
     await m.ok('remember', { text: 'short lived', ttl_seconds: 5 });

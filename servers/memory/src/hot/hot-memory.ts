@@ -11,6 +11,8 @@ export interface HotItem {
   /** Asked to be kept: consolidate_memory promotes it to a fact. */
   durable: boolean;
   createdAt: string;
+  /** When it was last said: its creation, or the latest time it was remembered again. */
+  notedAt: string;
   expiresAt: string;
   /** How often it was recalled (found by search_memory, or remembered again). */
   recalls: number;

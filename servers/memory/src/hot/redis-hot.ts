@@ -20,6 +20,7 @@ end
 local same = redis.call('HGET', KEYS[4], ARGV[10])
 if same and redis.call('EXISTS', prefix .. same) == 1 then
   redis.call('HINCRBY', prefix .. same, 'recalls', 1)
+  redis.call('HSET', prefix .. same, 'noted', ARGV[5])
   if ARGV[4] == '1' then redis.call('HSET', prefix .. same, 'durable', '1') end
   return {tonumber(same), {}, 1, redis.call('HGETALL', prefix .. same)}
 end
@@ -68,6 +69,7 @@ function toItem(id: string, hash: Record<string, string>): HotItem {
     text: hash.text ?? '',
     durable: hash.durable === '1',
     createdAt: isoAt(Number(hash.created)),
+    notedAt: isoAt(Number(hash.noted ?? hash.created)),
     expiresAt: isoAt(Number(hash.expires)),
     recalls: Number(hash.recalls ?? 0),
   };
@@ -201,6 +203,7 @@ export class RedisHotMemory implements HotMemory {
         text: item.text,
         durable: item.durable,
         createdAt: isoAt(now),
+        notedAt: isoAt(now),
         expiresAt: isoAt(now + item.ttlMs),
         recalls: 0,
       },

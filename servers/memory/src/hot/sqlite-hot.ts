@@ -9,6 +9,8 @@ interface HotRow {
   text: string;
   durable: number;
   created_ms: number;
+  /** Null until the item is remembered again. */
+  noted_ms: number | null;
   expires_ms: number;
   recalls: number;
 }
@@ -21,6 +23,7 @@ function toItem(row: HotRow): HotItem {
     text: row.text,
     durable: row.durable === 1,
     createdAt: isoAt(row.created_ms),
+    notedAt: isoAt(row.noted_ms ?? row.created_ms),
     expiresAt: isoAt(row.expires_ms),
     recalls: row.recalls,
   };
@@ -54,10 +57,10 @@ export class SqliteHotMemory implements HotMemory {
           // A repeat marked durable makes the held item durable: the request to keep it is not lost.
           const durable = same.durable === 1 || item.durable ? 1 : 0;
           this.db
-            .prepare('UPDATE hot_items SET recalls = recalls + 1, durable = ? WHERE id = ?')
-            .run(durable, same.id);
+            .prepare('UPDATE hot_items SET recalls = recalls + 1, durable = ?, noted_ms = ? WHERE id = ?')
+            .run(durable, now, same.id);
           return {
-            item: toItem({ ...same, durable, recalls: same.recalls + 1 }),
+            item: toItem({ ...same, durable, recalls: same.recalls + 1, noted_ms: now }),
             evicted: [],
             repeated: true,
           };

@@ -96,4 +96,6 @@ export const MEMORY_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX conflicts_listing ON conflicts(workspace, status, id);
   `,
   splitKeywordIndexByWorkspace,
+  // When a hot item was last said: a repeat after its statement was superseded is news, not an old note.
+  'ALTER TABLE hot_items ADD COLUMN noted_ms INTEGER',
 ];

@@ -61,6 +61,9 @@ export const hotItemSchema = z.object({
   text: z.string(),
   durable: z.boolean(),
   createdAt: z.string(),
+  notedAt: z
+    .string()
+    .describe('When it was last said: its creation, or the latest time it was remembered again.'),
   expiresAt: z.string(),
   recalls: z.number().int(),
 });

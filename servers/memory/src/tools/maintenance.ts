@@ -22,7 +22,7 @@ export const consolidateMemory = defineTool({
   name: 'consolidate_memory',
   title: 'Consolidate memory',
   description:
-    'The "sleep" pass over the workspace\'s hot memory: drops expired items, and turns those marked durable or recalled repeatedly into facts (authored by whoever remembered them, in their domain). An item whose statement is already a current fact is merged into it instead of duplicating it; one whose statement was superseded after it was noted is out of date and is not brought back (the successor is linked). Promoted, merged and out-of-date items leave hot memory.',
+    'The "sleep" pass over the workspace\'s hot memory: drops expired items, and turns those marked durable or recalled repeatedly into facts (authored by whoever remembered them, in their domain). An item whose statement is already a current fact is merged into it instead of duplicating it; one whose statement was superseded after it was last remembered is out of date and is not brought back (the successor is linked). Promoted, merged and out-of-date items leave hot memory.',
   capability: 'write',
   input: z.object({}),
   output: z.object({
@@ -34,7 +34,7 @@ export const consolidateMemory = defineTool({
     outdated: z
       .array(promotion)
       .describe(
-        `Items whose statement was superseded after they were noted, with that superseded fact (at most ${LISTED}).`,
+        `Items whose statement was superseded after they were last remembered, with that superseded fact (at most ${LISTED}).`,
       ),
     outdatedCount: z.number().int(),
     kept: z.number().int().describe('Live items left in hot memory.'),
