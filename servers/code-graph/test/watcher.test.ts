@@ -88,6 +88,15 @@ for (const mode of ['events', 'polling'] as const) {
       expect(callsites(graph, 'Money.multiplyByRate')).toHaveLength(before);
     });
 
+    it('picks up a .gitignore edit: what it no longer ignores is indexed', async () => {
+      expect(graph.findSymbols('ignoredHelper')).toEqual([]);
+      copy.write('.gitignore', 'dist/\n');
+      await until(
+        'the formerly ignored file to be indexed',
+        () => graph.findSymbols('ignoredHelper').length === 1,
+      );
+    });
+
     it('indexes a burst of changes as a batch, not one run per file', async () => {
       const runs: number[] = [];
       const index = graph.roots[0]?.index;

@@ -101,8 +101,14 @@ export class TreeWatcher {
   }
 
   private async takeSnapshot(): Promise<Map<string, string>> {
-    // package.json and tsconfig.json change what imports resolve to: the events mode sees them too.
-    const files = await scanTree(this.options.root, this.options.rules, '', isPackageManifest);
+    // package.json and tsconfig.json change what imports resolve to, and a .gitignore which files
+    // are indexed: the events mode sees them too.
+    const files = await scanTree(
+      this.options.root,
+      this.options.rules,
+      '',
+      (name) => name === '.gitignore' || isPackageManifest(name),
+    );
     const stamps = new Map<string, string>();
     await Promise.all(
       files.map(async (file) => {
