@@ -357,7 +357,7 @@ describe('OPML', () => {
     await other.close();
   });
 
-  it('pages a long export within maxTokens, cut at lines, the parts joining into the whole', async () => {
+  it('pages a long export within maxTokens, cut at lines or spaces, the parts joining into the whole', async () => {
     const outlines = Array.from(
       { length: 80 },
       (_, n) => `<outline text="Feed ${n}" xmlUrl="https://feeds${n}.example/${'path/'.repeat(8)}rss.xml"/>`,

@@ -46,7 +46,7 @@ export const exportOpml = defineTool({
   name: 'export_opml',
   title: 'Export the subscriptions as OPML',
   description:
-    'Every subscribed feed as an OPML 2.0 document that other feed readers import. A long document is cut to maxTokens at a line: continue with nextCursor and join the parts.',
+    'Every subscribed feed as an OPML 2.0 document that other feed readers import. A long document comes in parts within maxTokens, each cut at a line or a space when one is near: continue with nextCursor and join the parts as they are.',
   capability: 'read',
   input: z.object({ maxTokens: maxTokensArg, cursor: cursorArg }),
   output: z.object({
