@@ -38,6 +38,17 @@ describe('list_tickets total', () => {
     expect(text).toMatch(new RegExp(`^at least ${TOTAL_COUNTED_UP_TO} ticket\\(s\\)`));
   });
 
+  it(`is exact, not "at least", when exactly ${TOTAL_COUNTED_UP_TO} match`, () => {
+    const tickets = Array.from({ length: TOTAL_COUNTED_UP_TO }, (_, n) => ({ title: `exact ${n}` }));
+    for (let first = 0; first < tickets.length; first += 50) {
+      fx.store.create({ workspace: 'exact', identity: 'tester' }, tickets.slice(first, first + 50));
+    }
+    const { total, totalAtLeast } = fx.store.list('exact', {}, { offset: 0, limit: 10 });
+    expect({ total, totalAtLeast }).toEqual({ total: TOTAL_COUNTED_UP_TO, totalAtLeast: false });
+    const past = fx.store.list('alpha', { sort: 'number' }, { offset: TICKETS - 11, limit: 10 });
+    expect(past).toMatchObject({ total: TICKETS, totalAtLeast: false });
+  });
+
   it('pages through every match past the count, each page saying how many it knows of', async () => {
     const pages = await everyPage((args) => fx.ok<Page>('list_tickets', args), {
       ...A,

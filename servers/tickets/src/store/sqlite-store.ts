@@ -328,9 +328,12 @@ export class SqliteTicketStore implements TicketStore {
     }
     // Counted no further than needed: past the window (so a caller can tell there are more) and
     // at least to TOTAL_COUNTED_UP_TO. An exact count of a large match read every one of them.
+    // One more is counted, so that a match of exactly countUpTo is told apart from a larger one.
     const countUpTo = Math.max(TOTAL_COUNTED_UP_TO, window.offset + Math.max(window.limit, 0) + 1);
-    const total = this.count(`${counted.sql}${rest}`, [...counted.params, ...params], countUpTo);
-    return { total, totalAtLeast: total === countUpTo, tickets };
+    const found = this.count(`${counted.sql}${rest}`, [...counted.params, ...params], countUpTo + 1);
+    return found > countUpTo
+      ? { total: countUpTo, totalAtLeast: true, tickets }
+      : { total: found, totalAtLeast: false, tickets };
   }
 
   private count(condition: string, params: unknown[], upTo: number): number {

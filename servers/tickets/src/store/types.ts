@@ -91,8 +91,8 @@ export interface RelationView {
 export const TOTAL_COUNTED_UP_TO = 1000;
 
 /**
- * A window of listed tickets and how many match: exactly, or, with `totalAtLeast`, a count that
- * stopped at `total` — at TOTAL_COUNTED_UP_TO, or just past the window when it lies further on.
+ * A window of listed tickets and how many match: exactly, or, with `totalAtLeast`, more than
+ * `total`, where counting stopped — at TOTAL_COUNTED_UP_TO, or just past the window when it lies further on.
  */
 export interface ListedTickets {
   total: number;

@@ -71,9 +71,7 @@ export const listTickets = defineTool({
       .describe(
         `How many tickets match, counted up to ${TOTAL_COUNTED_UP_TO} (or just past this page when it lies further on).`,
       ),
-    totalAtLeast: z
-      .boolean()
-      .describe('True when counting stopped at total: at least that many match, maybe more.'),
+    totalAtLeast: z.boolean().describe('True when more than total match: counting stopped there.'),
     tickets: z.array(summarySchema),
     ...budgetFields,
   }),
