@@ -95,6 +95,12 @@ for (const mode of ['events', 'polling'] as const) {
         'the formerly ignored file to be indexed',
         () => graph.findSymbols('ignoredHelper').length === 1,
       );
+      // Its folder is now watched like any other.
+      copy.write('generated/output.ts', 'export function regeneratedHelper() { return 2; }\n');
+      await until(
+        'an edit in the formerly ignored folder',
+        () => graph.findSymbols('regeneratedHelper').length === 1,
+      );
     });
 
     it('indexes a burst of changes as a batch, not one run per file', async () => {

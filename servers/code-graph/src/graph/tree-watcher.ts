@@ -135,10 +135,13 @@ export class TreeWatcher {
     const batch = new Set(this.pending);
     this.pending.clear();
     if (this.mode === 'events') {
-      // New folders need their own watchers, and their files count as changed.
-      for (const relative of batch) {
+      // New folders need their own watchers, and their files count as changed; so do the folders
+      // an edited .gitignore no longer ignores, wherever they are.
+      const ignoresEdited = [...batch].some((relative) => path.posix.basename(relative) === '.gitignore');
+      if (ignoresEdited) this.options.rules.forget();
+      for (const relative of ignoresEdited ? [''] : batch) {
         const stat = await fs.stat(path.join(this.options.root, relative)).catch(() => undefined);
-        if (!stat?.isDirectory() || this.options.rules.ignores(relative, true)) continue;
+        if (!stat?.isDirectory() || (relative !== '' && this.options.rules.ignores(relative, true))) continue;
         for (const folder of await scanFolders(this.options.root, this.options.rules, relative)) {
           if (!this.watchFolder(folder)) {
             await this.startPolling();
