@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../src/sqlite.js';
+import { statementCache } from '../src/statement-cache.js';
 
 const folder = mkdtempSync(path.join(os.tmpdir(), 'sqlite-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -87,5 +88,22 @@ describe('openDatabase', () => {
     const file = path.join(folder, 'd.sqlite');
     openDatabase(file, ['CREATE TABLE a (id INTEGER)', 'CREATE TABLE b (id INTEGER)']).close();
     expect(() => openDatabase(file, ['CREATE TABLE a (id INTEGER)'])).toThrow(/newer than this toolmesh/);
+  });
+});
+
+describe('statementCache', () => {
+  it('compiles a text once, and keeps only the most recently used texts', () => {
+    const db = openDatabase(path.join(folder, 'cache.sqlite'), []);
+    const sql = statementCache(db, 3);
+    const one = sql('SELECT 1');
+    expect(sql('SELECT 1')).toBe(one);
+    const two = sql('SELECT 2');
+    sql('SELECT 3');
+    sql('SELECT 1');
+    sql('SELECT 4');
+    // 2 was the least recently used when 4 came: it is compiled again; 1 was kept.
+    expect(sql('SELECT 1')).toBe(one);
+    expect(sql('SELECT 2')).not.toBe(two);
+    db.close();
   });
 });
