@@ -259,10 +259,19 @@ export class SqliteTicketStore implements TicketStore {
     return { ...this.ticket(row), comments: this.comments(row.id), relations };
   }
 
+  /** One read transaction: the rows and their count come from the same state of the file. */
   list(
     workspace: string,
     filter: TicketFilter,
     window: { offset: number; limit: number } = { offset: 0, limit: -1 },
+  ): ListedTickets {
+    return this.db.transaction(() => this.listInSnapshot(workspace, filter, window))();
+  }
+
+  private listInSnapshot(
+    workspace: string,
+    filter: TicketFilter,
+    window: { offset: number; limit: number },
   ): ListedTickets {
     const where: string[] = [];
     const params: unknown[] = [];
