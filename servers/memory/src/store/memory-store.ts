@@ -376,25 +376,30 @@ export class MemoryStore {
     return this.toMemory(this.rowById(actor.workspace, id) as MemoryRow);
   }
 
-  /** Rows that pass the filter, newest first, from `offset` (at most `limit`), and their count. */
+  /**
+   * Rows that pass the filter, newest first, from `offset` (at most `limit`), and their count,
+   * read in one transaction so that both come from the same state of the file.
+   */
   list(
     workspace: string,
     filter: MemoryFilter,
     window: { offset: number; limit: number },
   ): { total: number; memories: Memory[] } {
     const where = filterSql(filter);
-    const total = (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM ${MEMORY_FROM} WHERE m.workspace = ? AND ${where.sql}`)
-        .get(workspace, ...where.params) as { n: number }
-    ).n;
-    const rows = this.db
-      .prepare(
-        `SELECT ${MEMORY_COLUMNS} FROM ${MEMORY_FROM} WHERE m.workspace = ? AND ${where.sql}
-         ORDER BY m.id DESC LIMIT ? OFFSET ?`,
-      )
-      .all(workspace, ...where.params, window.limit, window.offset) as MemoryRow[];
-    return { total, memories: rows.map((row) => this.toMemory(row)) };
+    return this.db.transaction(() => {
+      const total = (
+        this.db
+          .prepare(`SELECT count(*) AS n FROM ${MEMORY_FROM} WHERE m.workspace = ? AND ${where.sql}`)
+          .get(workspace, ...where.params) as { n: number }
+      ).n;
+      const rows = this.db
+        .prepare(
+          `SELECT ${MEMORY_COLUMNS} FROM ${MEMORY_FROM} WHERE m.workspace = ? AND ${where.sql}
+           ORDER BY m.id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(workspace, ...where.params, window.limit, window.offset) as MemoryRow[];
+      return { total, memories: rows.map((row) => this.toMemory(row)) };
+    })();
   }
 
   /**
