@@ -40,6 +40,8 @@ export interface SearchHit extends LocatedSymbol {
   score: number;
 }
 
+export type IndexCounts = ReturnType<GraphQueries['count']>;
+
 type Row = Parameters<typeof toSymbol>[0] & { path: string };
 
 function located(row: Row): LocatedSymbol {
@@ -49,8 +51,10 @@ function located(row: Row): LocatedSymbol {
 /** Read-only questions asked of one root's store. */
 export class GraphQueries {
   private readonly statements;
+  /** The last counts and the store revision they were read at: a client polls them while indexing. */
+  private counted: { revision: string; counts: IndexCounts } | undefined;
 
-  constructor(store: GraphStore) {
+  constructor(private readonly store: GraphStore) {
     const db = store.db;
     const symbolColumns = 's.*, f.path AS path';
     this.statements = {
@@ -257,7 +261,14 @@ export class GraphQueries {
       .slice(0, limit);
   }
 
-  status() {
+  /** Counts of files, symbols and edges; read again only once the store has changed. */
+  status(): IndexCounts {
+    const revision = this.store.revision();
+    if (this.counted?.revision !== revision) this.counted = { revision, counts: this.count() };
+    return this.counted.counts;
+  }
+
+  private count() {
     const edges = this.statements.edgesByKind.all() as {
       kind: string;
       count: number;
@@ -303,6 +314,7 @@ export class GraphQueries {
       calls: calls?.count ?? 0,
       unresolvedCalls: calls?.unresolved ?? 0,
       externalCalls: calls?.external ?? 0,
+      edgesByResolution: this.store.edgeCountsByResolution(),
     };
   }
 

@@ -180,7 +180,7 @@ export const indexStatus = defineTool({
     return {
       roots: engine.roots.map((entry) => {
         const { progress } = entry.index;
-        const counts = entry.queries.status();
+        const { edgesByResolution, ...counts } = entry.queries.status();
         return {
           root: entry.root,
           database: entry.index.store.db.name,
@@ -196,7 +196,7 @@ export const indexStatus = defineTool({
           unresolvedCallRatio:
             counts.calls > 0 ? Math.round((counts.unresolvedCalls / counts.calls) * 1000) / 1000 : 0,
           precise: preciseView(entry.precise),
-          edgesByResolution: entry.index.store.edgeCountsByResolution(),
+          edgesByResolution,
           http: httpSummary(entry.index.store),
         };
       }),
