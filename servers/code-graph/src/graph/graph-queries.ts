@@ -51,8 +51,8 @@ function located(row: Row): LocatedSymbol {
 /** Read-only questions asked of one root's store. */
 export class GraphQueries {
   private readonly statements;
-  /** The last counts and the store revision they were read at: a client polls them while indexing. */
-  private counted: { revision: string; counts: IndexCounts } | undefined;
+  /** The last counts, the store revision they were read at and when: a client polls them while indexing. */
+  private counted: { revision: string; at: number; counts: IndexCounts } | undefined;
 
   constructor(private readonly store: GraphStore) {
     const db = store.db;
@@ -261,11 +261,18 @@ export class GraphQueries {
       .slice(0, limit);
   }
 
-  /** Counts of files, symbols and edges; read again only once the store has changed. */
-  status(): IndexCounts {
+  /**
+   * Counts of files, symbols and edges, read again once the store has changed. Each count scans
+   * every edge, so while the graph is being written (`maxAgeMs` given) counts that old are kept.
+   */
+  status(maxAgeMs = 0): IndexCounts {
     const revision = this.store.revision();
-    if (this.counted?.revision !== revision) this.counted = { revision, counts: this.count() };
-    return this.counted.counts;
+    const now = Date.now();
+    const counted = this.counted;
+    if (counted && (counted.revision === revision || now - counted.at < maxAgeMs)) return counted.counts;
+    const counts = this.count();
+    this.counted = { revision, at: now, counts };
+    return counts;
   }
 
   private count() {
