@@ -10,6 +10,9 @@ export interface CallTarget {
   outcome: CallOutcome;
 }
 
+/** Links of a call chain read from declared return types before the checker is asked instead. */
+const MAX_DECLARED_CHAIN = 12;
+
 /** Longest callee text kept for an edge the syntactic pass did not have. */
 const MAX_TEXT = 80;
 
@@ -35,7 +38,7 @@ export class CallTargets {
     const outside = this.outsideChain(inner);
     if (outside) return outside;
     const nameNode = calleeName(inner);
-    const symbol = nameNode ? this.symbolAt(nameNode) : undefined;
+    const symbol = nameNode ? (this.declaredMember(inner) ?? this.symbolAt(nameNode)) : undefined;
     const declarations = valueDeclarations(symbol?.declarations ?? []);
     const outcome = this.verdicts.outcome(declarations);
     // The callee's own symbol is the answer (what find-references would list it under) unless it
@@ -73,6 +76,81 @@ export class CallTargets {
     if (declarations.length === 0 || this.verdicts.outcome(declarations).kind !== 'external')
       return undefined;
     return { name: callee.name.text, text: calleeText(callee), outcome: { kind: 'external' } };
+  }
+
+  /**
+   * `schema.parse(x)` after `const schema = z.object({…})`, or `z.string().min(1)`: the member of
+   * what a call returns, found from the callee's declared return type when that is a class,
+   * interface or object type (or `this`) and the callee has one signature. Every instantiation
+   * of such a type has the same members, so the call's type arguments need not be inferred from
+   * its arguments, which is most of the checker's time on code like zod's tests. Undefined
+   * wherever the declarations do not settle it: the checker's own reading is asked then.
+   */
+  private declaredMember(callee: ts.Expression): ts.Symbol | undefined {
+    if (!ts.isPropertyAccessExpression(callee)) return undefined;
+    const receiver = this.returnedType(callee.expression, 0);
+    return receiver && this.checker.getPropertyOfType(receiver, callee.name.text);
+  }
+
+  /** The declared type of a call's result, or of a `const` holding one (see declaredMember). */
+  private returnedType(expression: ts.Expression, depth: number): ts.Type | undefined {
+    if (depth > MAX_DECLARED_CHAIN) return undefined;
+    const inner = withoutParentheses(expression);
+    if (ts.isIdentifier(inner)) {
+      const declaration = this.checker.getSymbolAtLocation(inner)?.valueDeclaration;
+      if (
+        !declaration ||
+        !ts.isVariableDeclaration(declaration) ||
+        declaration.type ||
+        !declaration.initializer ||
+        !(ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const)
+      )
+        return undefined;
+      const initializer = withoutParentheses(declaration.initializer);
+      return ts.isCallExpression(initializer) ? this.returnedType(initializer, depth + 1) : undefined;
+    }
+    if (!ts.isCallExpression(inner)) return undefined;
+    const callee = withoutParentheses(inner.expression);
+    let calleeType: ts.Type | undefined;
+    let receiver: ts.Type | undefined;
+    if (ts.isPropertyAccessExpression(callee)) {
+      receiver = this.returnedType(callee.expression, depth + 1) ?? this.plainType(callee.expression);
+      const member = receiver && this.checker.getPropertyOfType(receiver, callee.name.text);
+      calleeType = member && this.checker.getTypeOfSymbol(member);
+    } else {
+      calleeType = this.plainType(callee);
+    }
+    const signatures = calleeType?.getCallSignatures() ?? [];
+    const [signature] = signatures;
+    if (signatures.length !== 1 || !signature) return undefined;
+    const returned = this.checker.getReturnTypeOfSignature(signature);
+    if ((returned as { isThisType?: boolean }).isThisType) return receiver;
+    if (!(returned.flags & ts.TypeFlags.Object)) return undefined;
+    const objectFlags = (returned as ts.ObjectType).objectFlags;
+    return objectFlags & (ts.ObjectFlags.Mapped | ts.ObjectFlags.ReverseMapped) ? undefined : returned;
+  }
+
+  /**
+   * The type of a name that holds no inferred value: a namespace, an imported or declared
+   * function or class, `this`, or an annotated parameter or variable.
+   */
+  private plainType(expression: ts.Expression): ts.Type | undefined {
+    const inner = withoutParentheses(expression);
+    if (inner.kind === ts.SyntaxKind.ThisKeyword) return this.checker.getTypeAtLocation(inner);
+    if (!ts.isIdentifier(inner)) return undefined;
+    const declaration = this.symbolAt(inner)?.valueDeclaration;
+    if (
+      !declaration ||
+      !(
+        ts.isSourceFile(declaration) ||
+        ts.isModuleDeclaration(declaration) ||
+        ts.isFunctionDeclaration(declaration) ||
+        ts.isClassDeclaration(declaration) ||
+        ((ts.isParameter(declaration) || ts.isVariableDeclaration(declaration)) && declaration.type)
+      )
+    )
+      return undefined;
+    return this.checker.getTypeAtLocation(inner);
   }
 
   /** The symbol a name means, followed through imports and re-exports to its declaration. */
@@ -113,6 +191,13 @@ export class CallTargets {
     // A call signature or function type: the type of the value, declared apart from any value.
     return undefined;
   }
+}
+
+/** `(x)` and `x!`: the same value of the same type (unlike `x as T`, whose type is `T`). */
+function withoutParentheses(expression: ts.Expression): ts.Expression {
+  let inner = expression;
+  while (ts.isParenthesizedExpression(inner) || ts.isNonNullExpression(inner)) inner = inner.expression;
+  return inner;
 }
 
 /** `(f)`, `f!`, `f as F`, `f satisfies F` and `<F>f` all call `f`. */
