@@ -121,13 +121,27 @@ export class CallTargets {
       calleeType = this.plainType(callee);
     }
     const signatures = calleeType?.getCallSignatures() ?? [];
-    const [signature] = signatures;
-    if (signatures.length !== 1 || !signature) return undefined;
+    // Of overloads the checker picks one by the arguments: cheap to ask when they are literals.
+    const signature =
+      signatures.length === 1
+        ? signatures[0]
+        : signatures.length > 1 && inner.arguments.every(isLiteralArgument)
+          ? this.resolvedSignature(inner)
+          : undefined;
+    if (!signature) return undefined;
     const returned = this.checker.getReturnTypeOfSignature(signature);
     if ((returned as { isThisType?: boolean }).isThisType) return receiver;
     if (!(returned.flags & ts.TypeFlags.Object)) return undefined;
     const objectFlags = (returned as ts.ObjectType).objectFlags;
     return objectFlags & (ts.ObjectFlags.Mapped | ts.ObjectFlags.ReverseMapped) ? undefined : returned;
+  }
+
+  private resolvedSignature(call: ts.CallExpression): ts.Signature | undefined {
+    try {
+      return this.checker.getResolvedSignature(call);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -191,6 +205,25 @@ export class CallTargets {
     // A call signature or function type: the type of the value, declared apart from any value.
     return undefined;
   }
+}
+
+/** `"iso"`, `3`, `true`, `{ message: "too short", abort: true }`: arguments typed without inference. */
+function isLiteralArgument(argument: ts.Expression): boolean {
+  if (ts.isObjectLiteralExpression(argument))
+    return argument.properties.every(
+      (property) => ts.isPropertyAssignment(property) && isLiteralValue(property.initializer),
+    );
+  return isLiteralValue(argument);
+}
+
+function isLiteralValue(value: ts.Expression): boolean {
+  return (
+    ts.isStringLiteralLike(value) ||
+    ts.isNumericLiteral(value) ||
+    value.kind === ts.SyntaxKind.TrueKeyword ||
+    value.kind === ts.SyntaxKind.FalseKeyword ||
+    value.kind === ts.SyntaxKind.NullKeyword
+  );
 }
 
 /** `(x)` and `x!`: the same value of the same type (unlike `x as T`, whose type is `T`). */
