@@ -370,7 +370,7 @@ describe('calls on what code outside the root returns', () => {
 
 describe('members of what a call returns, read from declared return types', () => {
   it(
-    'follows one signature and `this`, and asks the checker for overloads, type parameters and assertions',
+    'follows one signature and `this`, and asks the checker for overloads, type parameters, casts and narrowed names',
     async () => {
       const copy = copyFixture('ts-precise');
       copy.write(
@@ -388,6 +388,7 @@ describe('members of what a call returns, read from declared return types', () =
           'export function adopt(kind: "cat"): Cat;',
           'export function adopt(kind: "dog"): Dog;',
           'export function adopt(kind: string): Pet { return kind === "cat" ? new Cat() : new Dog(); }',
+          'export class Puppy extends Dog { override speak(): string { return "yip"; } }',
           'export function kennel(): Dog { return new Dog(); }',
           'export function same<T>(value: T): T { return value; }',
           '',
@@ -400,6 +401,8 @@ describe('members of what a call returns, read from declared return types', () =
           '  kept.speak();',
           '  const loose = (kennel as unknown as () => Cat)();',
           '  loose.speak();',
+          '  const pup = kennel();',
+          '  if (pup instanceof Puppy) pup.speak();',
           '}',
           '',
         ].join('\n'),
@@ -413,16 +416,18 @@ describe('members of what a call returns, read from declared return types', () =
             .flatMap((group) => group.callsites.map((site) => `${site.line} ${group.callee?.qualifiedName}`))
             .sort(),
         ).toEqual([
-          '17 kennel',
-          '18 Dog.fetch',
-          '18 Pet.groomed',
-          '19 adopt',
-          '20 Cat.speak',
-          '21 Cat',
-          '21 same',
-          '22 Cat.speak',
-          '23 kennel',
-          '24 Cat.speak',
+          '18 kennel',
+          '19 Dog.fetch',
+          '19 Pet.groomed',
+          '20 adopt',
+          '21 Cat.speak',
+          '22 Cat',
+          '22 same',
+          '23 Cat.speak',
+          '24 kennel',
+          '25 Cat.speak',
+          '26 kennel',
+          '27 Puppy.speak',
         ]);
       } finally {
         await graph.close();

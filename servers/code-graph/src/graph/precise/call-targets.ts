@@ -23,6 +23,9 @@ const MAX_TEXT = 80;
  * to, when that is a named function or method and not the function type of some alias.
  */
 export class CallTargets {
+  /** Per file, the names a type guard may narrow (see narrowedIn). */
+  private readonly narrowed = new WeakMap<ts.SourceFile, Set<ts.Symbol>>();
+
   constructor(
     private readonly checker: ts.TypeChecker,
     private readonly verdicts: DeclarationVerdicts,
@@ -97,8 +100,11 @@ export class CallTargets {
     if (depth > MAX_DECLARED_CHAIN) return undefined;
     const inner = withoutParentheses(expression);
     if (ts.isIdentifier(inner)) {
-      const declaration = this.checker.getSymbolAtLocation(inner)?.valueDeclaration;
+      const symbol = this.checker.getSymbolAtLocation(inner);
+      const declaration = symbol?.valueDeclaration;
       if (
+        !symbol ||
+        this.narrowedIn(inner.getSourceFile()).has(symbol) ||
         !declaration ||
         !ts.isVariableDeclaration(declaration) ||
         declaration.type ||
@@ -142,6 +148,29 @@ export class CallTargets {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * The names of a file that may hold a subtype of their declared type somewhere: the left of an
+   * `instanceof`, or an argument of a call in a condition or standing alone (a type guard, an
+   * assertion function). Their members are left to the checker, which follows the narrowing.
+   */
+  private narrowedIn(file: ts.SourceFile): Set<ts.Symbol> {
+    let found = this.narrowed.get(file);
+    if (!found) {
+      const names = new Set<ts.Symbol>();
+      const visit = (node: ts.Node): void => {
+        if (ts.isIdentifier(node) && mayNarrow(node)) {
+          const symbol = this.checker.getSymbolAtLocation(node);
+          if (symbol) names.add(symbol);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(file);
+      found = names;
+      this.narrowed.set(file, found);
+    }
+    return found;
   }
 
   /**
@@ -205,6 +234,29 @@ export class CallTargets {
     // A call signature or function type: the type of the value, declared apart from any value.
     return undefined;
   }
+}
+
+/** Whether a name is used where a type guard could narrow it (see narrowedIn). */
+function mayNarrow(name: ts.Identifier): boolean {
+  const parent = name.parent;
+  if (ts.isBinaryExpression(parent))
+    return parent.left === name && parent.operatorToken.kind === ts.SyntaxKind.InstanceOfKeyword;
+  if (!ts.isCallExpression(parent) || !parent.arguments.some((argument) => argument === name)) return false;
+  let call: ts.Node = parent;
+  while (ts.isParenthesizedExpression(call.parent)) call = call.parent;
+  const holder = call.parent;
+  return (
+    ts.isExpressionStatement(holder) ||
+    ts.isIfStatement(holder) ||
+    ts.isWhileStatement(holder) ||
+    ts.isDoStatement(holder) ||
+    ts.isForStatement(holder) ||
+    (ts.isConditionalExpression(holder) && holder.condition === call) ||
+    (ts.isPrefixUnaryExpression(holder) && holder.operator === ts.SyntaxKind.ExclamationToken) ||
+    (ts.isBinaryExpression(holder) &&
+      (holder.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken ||
+        holder.operatorToken.kind === ts.SyntaxKind.BarBarToken))
+  );
 }
 
 /** `"iso"`, `3`, `true`, `{ message: "too short", abort: true }`: arguments typed without inference. */
