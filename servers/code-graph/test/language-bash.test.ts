@@ -34,8 +34,15 @@ describe('Bash fixture', () => {
   });
 
   it('binds a command to a function that a sourced file defines later', async () => {
+    const before = suite.graph.roots[0]?.queries.status();
     suite.copy.write('bin/report.sh', 'source "$(dirname "$0")/../lib/log.sh"\nlog_warn "start"\n');
     await suite.graph.roots[0]?.index.update(['bin/report.sh']);
+    // While the graph is being built, counts up to the age asked for are served; else read again.
+    expect(suite.graph.roots[0]?.queries.status(60_000)).toBe(before);
+    expect(suite.graph.roots[0]?.queries.status()).toMatchObject({
+      files: (before?.files ?? 0) + 1,
+      calls: (before?.calls ?? 0) + 1,
+    });
     expect(edgesOf(suite.graph, 'CALLS')).toContain('bin/report.sh -> ?');
     suite.copy.write(
       'lib/log.sh',

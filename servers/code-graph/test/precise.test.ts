@@ -368,6 +368,76 @@ describe('calls on what code outside the root returns', () => {
   );
 });
 
+describe('members of what a call returns, read from declared return types', () => {
+  it(
+    'follows one signature and `this`, and asks the checker for overloads, type parameters, casts and narrowed names',
+    async () => {
+      const copy = copyFixture('ts-precise');
+      copy.write(
+        'src/pets.ts',
+        [
+          'export class Pet {',
+          '  speak(): string { return "?"; }',
+          '  groomed(): this { return this; }',
+          '}',
+          'export class Cat extends Pet { override speak(): string { return "meow"; } }',
+          'export class Dog extends Pet {',
+          '  override speak(): string { return "woof"; }',
+          '  fetch(): void {}',
+          '}',
+          'export function adopt(kind: "cat"): Cat;',
+          'export function adopt(kind: "dog"): Dog;',
+          'export function adopt(kind: string): Pet { return kind === "cat" ? new Cat() : new Dog(); }',
+          'export class Puppy extends Dog { override speak(): string { return "yip"; } }',
+          'export function kennel(): Dog { return new Dog(); }',
+          'export function same<T>(value: T): T { return value; }',
+          '',
+          'export function walk() {',
+          '  const rex = kennel();',
+          '  rex.groomed().fetch();',
+          '  const tom = adopt("cat");',
+          '  tom.speak();',
+          '  const kept = same(new Cat());',
+          '  kept.speak();',
+          '  const loose = (kennel as unknown as () => Cat)();',
+          '  loose.speak();',
+          '  const pup = kennel();',
+          '  if (pup instanceof Puppy) pup.speak();',
+          '}',
+          '',
+        ].join('\n'),
+      );
+      const graph = await preciseGraph(copy);
+      try {
+        const walk = only(graph, 'walk');
+        expect(
+          walk.root.queries
+            .callees(walk.symbol.id)
+            .flatMap((group) => group.callsites.map((site) => `${site.line} ${group.callee?.qualifiedName}`))
+            .sort(),
+        ).toEqual([
+          '18 kennel',
+          '19 Dog.fetch',
+          '19 Pet.groomed',
+          '20 adopt',
+          '21 Cat.speak',
+          '22 Cat',
+          '22 same',
+          '23 Cat.speak',
+          '24 kennel',
+          '25 Cat.speak',
+          '26 kennel',
+          '27 Puppy.speak',
+        ]);
+      } finally {
+        await graph.close();
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
 describe('where precise mode applies, and turning it off', () => {
   it('is off without a tsconfig.json, jsconfig.json or package.json, and the syntactic answers stand', async () => {
     const copy = copyFixture('ts-shop');

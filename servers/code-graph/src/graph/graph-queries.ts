@@ -40,6 +40,8 @@ export interface SearchHit extends LocatedSymbol {
   score: number;
 }
 
+export type IndexCounts = ReturnType<GraphQueries['count']>;
+
 type Row = Parameters<typeof toSymbol>[0] & { path: string };
 
 function located(row: Row): LocatedSymbol {
@@ -49,8 +51,10 @@ function located(row: Row): LocatedSymbol {
 /** Read-only questions asked of one root's store. */
 export class GraphQueries {
   private readonly statements;
+  /** The last counts, the store revision they were read at and when: a client polls them while indexing. */
+  private counted: { revision: string; at: number; counts: IndexCounts } | undefined;
 
-  constructor(store: GraphStore) {
+  constructor(private readonly store: GraphStore) {
     const db = store.db;
     const symbolColumns = 's.*, f.path AS path';
     this.statements = {
@@ -257,7 +261,21 @@ export class GraphQueries {
       .slice(0, limit);
   }
 
-  status() {
+  /**
+   * Counts of files, symbols and edges, read again once the store has changed. Each count scans
+   * every edge, so while the graph is being written (`maxAgeMs` given) counts that old are kept.
+   */
+  status(maxAgeMs = 0): IndexCounts {
+    const revision = this.store.revision();
+    const now = Date.now();
+    const counted = this.counted;
+    if (counted && (counted.revision === revision || now - counted.at < maxAgeMs)) return counted.counts;
+    const counts = this.count();
+    this.counted = { revision, at: now, counts };
+    return counts;
+  }
+
+  private count() {
     const edges = this.statements.edgesByKind.all() as {
       kind: string;
       count: number;
@@ -303,6 +321,7 @@ export class GraphQueries {
       calls: calls?.count ?? 0,
       unresolvedCalls: calls?.unresolved ?? 0,
       externalCalls: calls?.external ?? 0,
+      edgesByResolution: this.store.edgeCountsByResolution(),
     };
   }
 

@@ -161,6 +161,10 @@ export class GraphStore {
         'SELECT DISTINCT file_id AS id FROM edges WHERE target_id IS NULL AND target_name = ?',
       ),
       symbolNames: db.prepare("SELECT DISTINCT name FROM symbols WHERE kind != 'file'"),
+      rowsChanged: db.prepare('SELECT total_changes()').pluck(),
+      edgeCountsByResolution: db.prepare(
+        "SELECT resolution, kind, count(*) AS count FROM edges WHERE kind != 'CONTAINS' GROUP BY resolution, kind ORDER BY resolution, kind",
+      ),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -394,6 +398,14 @@ export class GraphStore {
     return this.statements.symbolNames.pluck().all() as string[];
   }
 
+  /**
+   * Changes whenever the database may have: rows written through this connection (a
+   * transaction's rows count as they are written), or a commit by another connection.
+   */
+  revision(): string {
+    return `${this.db.pragma('data_version', { simple: true })}:${this.statements.rowsChanged.get()}`;
+  }
+
   meta(key: string): string | undefined {
     return (this.statements.getMeta.get(key) as { value: string } | undefined)?.value;
   }
@@ -480,11 +492,11 @@ export class GraphStore {
 
   /** How many edges of each kind (CONTAINS aside) each resolution produced: resolution → kind → count. */
   edgeCountsByResolution(): Record<string, Partial<Record<EdgeKind, number>>> {
-    const rows = this.db
-      .prepare(
-        "SELECT resolution, kind, count(*) AS count FROM edges WHERE kind != 'CONTAINS' GROUP BY resolution, kind ORDER BY resolution, kind",
-      )
-      .all() as { resolution: string; kind: EdgeKind; count: number }[];
+    const rows = this.statements.edgeCountsByResolution.all() as {
+      resolution: string;
+      kind: EdgeKind;
+      count: number;
+    }[];
     const counts: Record<string, Partial<Record<EdgeKind, number>>> = {};
     for (const row of rows) counts[row.resolution] = { ...counts[row.resolution], [row.kind]: row.count };
     return counts;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EDGE_KINDS } from '../graph/facts.js';
 import { languageSupport } from '../graph/languages.js';
 import { PRECISE_STATES, type PreciseUpgrader } from '../graph/precise/precise-upgrader.js';
+import type { IndexProgress } from '../graph/root-index.js';
 import { httpSummary } from '../graph/routes/link-http.js';
 import { defineTool, READ_ONLY } from './define.js';
 
@@ -34,6 +35,15 @@ const preciseStatus = z
     lastError: z.string().optional(),
   })
   .describe('Precise mode: TypeScript and JavaScript edges upgraded with the TypeScript checker.');
+
+/** While a root is being indexed or upgraded, its counts may be this old (exact once it is done). */
+const BUILDING_COUNTS_MAX_AGE_MS = 1000;
+
+function isBuilding(progress: IndexProgress, precise: PreciseUpgrader | undefined): boolean {
+  const indexing = progress.phase !== 'ready' && progress.phase !== 'failed' && progress.phase !== 'idle';
+  const upgrading = precise?.progress.state === 'building' || precise?.progress.state === 'checking';
+  return indexing || progress.pending > 0 || upgrading;
+}
 
 function preciseView(precise: PreciseUpgrader | undefined): z.infer<typeof preciseStatus> {
   if (!precise) return { state: 'off', reason: 'turned off (--no-precise)', progress: { done: 0, total: 0 } };
@@ -118,7 +128,7 @@ export const indexStatus = defineTool({
   name: 'index_status',
   title: 'Code index status',
   description:
-    'What is indexed per root: files, symbols and edges by kind and language, indexing phase and progress, last update, pending changes, whether files are watched, the share of calls left unresolved, the precise (TypeScript checker) phase and progress, how many edges each resolution produced, and the HTTP routes found with how many client call sites link to them.',
+    'What is indexed per root: files, symbols and edges by kind and language, indexing phase and progress, last update, pending changes, whether files are watched, the share of calls left unresolved, the precise (TypeScript checker) phase and progress, how many edges each resolution produced, and the HTTP routes found with how many client call sites link to them. While a root is being indexed or upgraded, its counts may be up to a second old; they are exact once it is done.',
   capability: 'read',
   input: z.object({}),
   output: z.object({
@@ -180,7 +190,9 @@ export const indexStatus = defineTool({
     return {
       roots: engine.roots.map((entry) => {
         const { progress } = entry.index;
-        const counts = entry.queries.status();
+        const { edgesByResolution, ...counts } = entry.queries.status(
+          isBuilding(entry.index.progress, entry.precise) ? BUILDING_COUNTS_MAX_AGE_MS : 0,
+        );
         return {
           root: entry.root,
           database: entry.index.store.db.name,
@@ -196,7 +208,7 @@ export const indexStatus = defineTool({
           unresolvedCallRatio:
             counts.calls > 0 ? Math.round((counts.unresolvedCalls / counts.calls) * 1000) / 1000 : 0,
           precise: preciseView(entry.precise),
-          edgesByResolution: entry.index.store.edgeCountsByResolution(),
+          edgesByResolution,
           http: httpSummary(entry.index.store),
         };
       }),

@@ -18,6 +18,13 @@ const SPLIT_FROM_FILES = 100;
 /** The memory free for a second worker's program: zod's 332 files take about 1 GB. */
 const HELPER_FREE_MEMORY_BYTES = 3 * 1024 ** 3;
 
+/** Whether a full upgrade of this many files is split between the worker and a helper. */
+function splitsFullUpgrade(files: number): boolean {
+  return (
+    files >= SPLIT_FROM_FILES && os.availableParallelism() > 1 && os.freemem() >= HELPER_FREE_MEMORY_BYTES
+  );
+}
+
 export const PRECISE_STATES = ['waiting', 'off', 'building', 'checking', 'ready', 'failed'] as const;
 export type PreciseState = (typeof PRECISE_STATES)[number];
 
@@ -66,8 +73,9 @@ export class PreciseUpgrader {
   private readonly helper: CheckerClient;
   private readonly upgrade: EdgeUpgrade;
   private pending: Work | undefined;
-  /** Whether the worker built programs ahead of the first run (see prepare). */
+  /** Whether the worker, and the helper, built programs ahead of the first run (see prepare). */
   private prepared: Promise<boolean> | undefined;
+  private helperPrepared: Promise<boolean> | undefined;
   private draining: Promise<void> | undefined;
   private started = false;
   private closing = false;
@@ -88,7 +96,8 @@ export class PreciseUpgrader {
   /**
    * While the first syntactic index resolves (on one thread, leaving a core to the checker): when
    * the store holds no upgrade that may still be good, the worker builds the programs over the
-   * files indexed, so the upgrade starts checking as soon as that index is done.
+   * files indexed, and so does the helper when the upgrade will be split, so that both start
+   * checking as soon as that index is done.
    */
   private prepare(paths: readonly string[]): void {
     if (this.started || this.closing || this.index.store.meta(PRECISE_DIGEST)) return;
@@ -96,10 +105,14 @@ export class PreciseUpgrader {
     if (files.length === 0) return;
     const markers = findProjectMarkers(this.index.root, files);
     if (markers.configs.length === 0 && markers.packages.length === 0) return;
-    this.prepared = this.client.send({ type: 'prepare', files }).then(
-      () => true,
-      () => false,
-    );
+    const built = (answer: Promise<unknown>) =>
+      answer.then(
+        () => true,
+        () => false,
+      );
+    this.prepared = built(this.client.send({ type: 'prepare', files }));
+    if (splitsFullUpgrade(files.length))
+      this.helperPrepared = built(this.helper.send({ type: 'prepare', files }));
   }
 
   onProgress(listener: (progress: PreciseProgress) => void): () => void {
@@ -232,8 +245,12 @@ export class PreciseUpgrader {
     if (targets.length === 0) return;
     this.report({ state: 'building', done: 0, total: targets.length, partition: undefined });
     // Programs built ahead serve the first run; texts read since then are checked by hash.
-    const prepared = (await this.prepared) ?? false;
+    const [prepared = false, helperPrepared = false] = await Promise.all([
+      this.prepared,
+      this.helperPrepared,
+    ]);
     this.prepared = undefined;
+    this.helperPrepared = undefined;
     const hashes = Object.fromEntries(this.index.store.allFiles().map((file) => [file.path, file.hash]));
     const request: CheckRequest = {
       type: 'check',
@@ -269,12 +286,13 @@ export class PreciseUpgrader {
         at === 0
           ? this.client.send({ ...request, targets: share }, onMessage(at))
           : this.helper.send(
-              { ...request, targets: share, refresh: true, keepPrograms: false },
+              { ...request, targets: share, refresh: work.refresh && !helperPrepared, keepPrograms: false },
               onMessage(at),
             ),
       );
       const [done] = await Promise.all(answers);
-      if (shares.length > 1) await this.helper.close();
+      // The helper serves one full upgrade (and may have built programs for one that was not split).
+      if (this.helper.running) await this.helper.close();
       const written = (await Promise.all(writes)).flat();
       if (work.targets === 'all') this.complete = true;
       await this.index.runExclusive(() => this.finish(files, written));
@@ -311,12 +329,7 @@ export class PreciseUpgrader {
    * whole (a busy machine's figures), so the check ends in about two thirds of the time.
    */
   private shares(work: Work, targets: string[]): string[][] {
-    const split =
-      work.targets === 'all' &&
-      targets.length >= SPLIT_FROM_FILES &&
-      os.availableParallelism() > 1 &&
-      os.freemem() >= HELPER_FREE_MEMORY_BYTES;
-    if (!split) return [targets];
+    if (work.targets !== 'all' || !splitsFullUpgrade(targets.length)) return [targets];
     // Alternate files, so that each half gets its share of every folder (tests sit together).
     return [targets.filter((_, at) => at % 2 === 0), targets.filter((_, at) => at % 2 === 1)];
   }
