@@ -35,6 +35,22 @@ export function scopedInput(tool: AnyToolDefinition): z.ZodObject {
   return input;
 }
 
+const strictInputs = new WeakMap<AnyToolDefinition, z.ZodObject>();
+
+/**
+ * What a call's arguments are checked against: the scoped input, refusing unknown keys. Built
+ * once per tool, since zod compiles a schema on its first parse, and a schema made per call
+ * paid that on every call.
+ */
+export function argumentsSchema(tool: AnyToolDefinition): z.ZodObject {
+  let strict = strictInputs.get(tool);
+  if (!strict) {
+    strict = scopedInput(tool).strict();
+    strictInputs.set(tool, strict);
+  }
+  return strict;
+}
+
 /** The workspace a call acts in; an id the server does not serve is refused with the ones it does. */
 export function pickWorkspace(given: unknown, served: readonly string[]): string {
   const listing = served.map((id) => `"${id}"`).join(', ');

@@ -12,6 +12,7 @@ import {
 import type { z } from 'zod';
 import { META_KEYS } from './actions.js';
 import {
+  argumentsSchema,
   type CallingScope,
   callingIdentity,
   pickWorkspace,
@@ -92,9 +93,7 @@ export async function runTool<Engine>(
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
   const { scope = DEFAULT_SCOPE, requestAgent, ...context } = callContext;
-  const parsed = scopedInput(tool)
-    .strict()
-    .safeParse(rawArgs ?? {});
+  const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
   try {
     const { [WORKSPACE_ARGUMENT]: asked, ...input } = parsed.data as Record<string, unknown>;
