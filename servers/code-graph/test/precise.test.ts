@@ -337,7 +337,10 @@ describe('a check split between workers', () => {
         );
     }
     // Both lean on the south cluster, so a split puts them with it, away from north/uses.ts.
-    write('src/south/legacy.ts', '/// <reference path="./leg0.ts" />\nfunction legacyRoute() {\n  return 1;\n}\n');
+    write(
+      'src/south/legacy.ts',
+      '/// <reference path="./leg0.ts" />\nfunction legacyRoute() {\n  return 1;\n}\n',
+    );
     write(
       'src/south/detour.ts',
       `import { Route } from '../north/route';\nimport './leg1';\n\ndeclare module '../north/route' {\n  interface Route {\n    detour(): Route;\n  }\n}\n`,

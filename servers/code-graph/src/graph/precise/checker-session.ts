@@ -36,7 +36,8 @@ export class CheckerSession {
   prepare(request: PrepareRequest, post: (message: WorkerMessage) => void): void {
     this.forgetAll();
     const partitions = this.partitionsFor(request.files, request.share);
-    for (const shared of partitions) this.programs.set(shared.checked.id, this.buildProgram(shared, undefined));
+    for (const shared of partitions)
+      this.programs.set(shared.checked.id, this.buildProgram(shared, undefined));
     post({ type: 'done', partitions: partitions.length, checked: 0 });
   }
 
@@ -168,7 +169,10 @@ export class CheckerSession {
     shared.globalsAdded = true;
     const globals = shared.whole.owned
       .map((file) => this.absolute(file))
-      .filter((name) => !program.getSourceFile(name) && mayDeclareGlobals(name, this.sources.text(name)?.text ?? ''));
+      .filter(
+        (name) =>
+          !program.getSourceFile(name) && mayDeclareGlobals(name, this.sources.text(name)?.text ?? ''),
+      );
     if (globals.length === 0) return program;
     shared.checked.rootNames = [...shared.checked.rootNames, ...globals];
     return this.createProgram(shared.checked, program);

@@ -121,7 +121,8 @@ function growGroups(
     // What the file adds here beyond what it would add to the group it fits best otherwise.
     const file = pick(
       (candidate) =>
-        (lightest.added[candidate] as number) - Math.min(...others.map((other) => other.added[candidate] as number)),
+        (lightest.added[candidate] as number) -
+        Math.min(...others.map((other) => other.added[candidate] as number)),
     );
     if (file < 0) break;
     place(lightest, file);
@@ -146,7 +147,11 @@ const SEED_CANDIDATES = 16;
  * the one and the partner maximizing the smaller of the two differences. Two seeds of the same
  * import cluster, or a seed importing everything, would make the groups share most of their work.
  */
-function mostApartPair(closures: readonly number[][], sizes: readonly number[], nodes: number): [number, number] {
+function mostApartPair(
+  closures: readonly number[][],
+  sizes: readonly number[],
+  nodes: number,
+): [number, number] {
   const weight = (members: readonly number[], skip: Uint8Array) =>
     members.reduce((sum, id) => sum + (skip[id] ? 0 : (sizes[id] ?? 0)), 0);
   const none = new Uint8Array(nodes);
@@ -216,6 +221,7 @@ export function importedFiles(
     const resolved = ts.resolveModuleName(imported.fileName, containing, options, host, cache).resolvedModule;
     if (resolved && !resolved.isExternalLibraryImport) add(resolved.resolvedFileName);
   }
-  for (const referenced of scanned.referencedFiles) add(path.resolve(path.dirname(containing), referenced.fileName));
+  for (const referenced of scanned.referencedFiles)
+    add(path.resolve(path.dirname(containing), referenced.fileName));
   return found;
 }
