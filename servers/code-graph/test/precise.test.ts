@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectInMemory } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
-import type { CheckedFile, WorkerMessage } from '../src/graph/precise/checker-protocol.js';
+import type { CheckedFile, CheckRequest, WorkerMessage } from '../src/graph/precise/checker-protocol.js';
 import { CheckerSession } from '../src/graph/precise/checker-session.js';
 import { createCodeGraphServer } from '../src/server.js';
 import { copyFixture, type FixtureCopy, indexedGraph, quietLog, until } from './fixture-graph.js';
@@ -315,6 +315,94 @@ describe('a large first upgrade', () => {
     },
     PRECISE_TIMEOUT,
   );
+});
+
+describe('a check split between workers', () => {
+  /** Two import clusters, a script declaring a global and a module augmenting another's class. */
+  function writeClusters(copy: FixtureCopy): string[] {
+    const written: string[] = [];
+    const write = (file: string, text: string) => {
+      copy.write(file, text);
+      written.push(file);
+    };
+    for (const cluster of ['north', 'south']) {
+      write(
+        `src/${cluster}/route.ts`,
+        `export class Route {\n  next(): Route {\n    return this;\n  }\n}\nexport function start() {\n  return new Route();\n}\n`,
+      );
+      for (let n = 0; n < 4; n++)
+        write(
+          `src/${cluster}/leg${n}.ts`,
+          `import { start } from './route';\n\nexport function leg${n}() {\n  return start().next().next();\n}\n`,
+        );
+    }
+    // Both lean on the south cluster, so a split puts them with it, away from north/uses.ts.
+    write(
+      'src/south/legacy.ts',
+      '/// <reference path="./leg0.ts" />\nfunction legacyRoute() {\n  return 1;\n}\n',
+    );
+    write(
+      'src/south/detour.ts',
+      `import { Route } from '../north/route';\nimport './leg1';\n\ndeclare module '../north/route' {\n  interface Route {\n    detour(): Route;\n  }\n}\n`,
+    );
+    write(
+      'src/north/uses.ts',
+      `import { start } from './route';\n\nexport function uses() {\n  legacyRoute();\n  return start().detour();\n}\n`,
+    );
+    return written;
+  }
+
+  function check(session: CheckerSession, files: string[], extra: Partial<CheckRequest>): CheckedFile[] {
+    const checked: CheckedFile[] = [];
+    session.run(
+      {
+        type: 'check',
+        files,
+        targets: files,
+        changed: [],
+        hashes: {},
+        refresh: true,
+        keepPrograms: false,
+        storedNames: [],
+        ...extra,
+      },
+      (message) => {
+        if (message.type === 'files') checked.push(...message.files);
+      },
+    );
+    return checked.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  it('checks every file once, each in a program holding its whole closure, with the answers of one program', () => {
+    const copy = copyFixture('ts-precise');
+    try {
+      const files = writeClusters(copy).sort();
+      const whole = check(new CheckerSession(copy.root), files, {});
+      expect(whole.map((file) => file.path)).toEqual(files);
+      const uses = whole.find((file) => file.path === 'src/north/uses.ts');
+      expect(uses?.calls.map((call) => [call.name, call.outcome.kind])).toEqual(
+        expect.arrayContaining([
+          ['legacyRoute', 'symbols'],
+          ['detour', 'symbols'],
+        ]),
+      );
+      // Alone, each worker checks its group; with shared claims, the first one done also takes the
+      // other's files its program holds, and the second checks only what is left.
+      const alone = [0, 1].map((index) =>
+        check(new CheckerSession(copy.root), files, { share: { index, count: 2 } }),
+      );
+      expect(alone.every((group) => group.length > 0)).toBe(true);
+      expect(alone.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+      const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * files.length);
+      const claimed = [0, 1].map((index) =>
+        check(new CheckerSession(copy.root), files, { share: { index, count: 2 }, claims }),
+      );
+      expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+      expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
+    } finally {
+      copy.remove();
+    }
+  });
 });
 
 describe('calls on what code outside the root returns', () => {

@@ -82,6 +82,25 @@ export interface CheckRequest {
    * it is answered external without the type inference its receiver would need.
    */
   storedNames: string[];
+  /** This worker's part of a check split between workers (see Share). */
+  share?: Share;
+  /**
+   * With `share`: one flag per target, shared by the workers, set (Atomics) by the one that
+   * checks it, so that a worker done with its group takes the others' last files its program
+   * holds and each file is checked once.
+   */
+  claims?: SharedArrayBuffer;
+}
+
+/**
+ * One of `count` workers' part of a split check: each worker splits the targets of every program
+ * the same way (splitByClosure, from the same file texts), checks its group, and builds its
+ * programs over that group's files only, so that each loads its group's import closures and
+ * little of the others'.
+ */
+export interface Share {
+  index: number;
+  count: number;
 }
 
 /**
@@ -91,6 +110,8 @@ export interface CheckRequest {
 export interface PrepareRequest {
   type: 'prepare';
   files: string[];
+  /** The part of the check to come this worker will do: only its programs are built. */
+  share?: Share;
 }
 
 export type WorkerRequest = CheckRequest | PrepareRequest;

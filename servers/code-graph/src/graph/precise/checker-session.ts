@@ -1,10 +1,21 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import ts from 'typescript';
-import type { CheckedFile, CheckRequest, PrepareRequest, WorkerMessage } from './checker-protocol.js';
+import type { CheckedFile, CheckRequest, PrepareRequest, Share, WorkerMessage } from './checker-protocol.js';
+import { importedFiles, mayDeclareGlobals, splitByClosure } from './closure-shares.js';
 import { FileChecker } from './file-checker.js';
 import { type Partition, planPartitions } from './program-partitions.js';
 import { SourceCache } from './source-cache.js';
+
+/** A program of the root, and the part of it this worker builds and checks (all of it, unshared). */
+interface SharedPartition {
+  whole: Partition;
+  checked: Partition;
+  /** The other workers' files, last first: those this worker's program holds it may take. */
+  others: string[];
+  /** The files that may declare globals were added to a share's root files (see buildProgram). */
+  globalsAdded?: boolean;
+}
 
 /** Files sent to the main thread per message, so it writes and reports progress as results come. */
 const FILES_PER_MESSAGE = 20;
@@ -15,7 +26,7 @@ const FILES_PER_MESSAGE = 20;
  */
 export class CheckerSession {
   private sources = new SourceCache();
-  private plan: { key: string; partitions: Partition[] } | undefined;
+  private plan: { key: string; partitions: Partition[]; shares: Map<string, SharedPartition[]> } | undefined;
   private readonly programs = new Map<string, ts.Program>();
   private readonly hosts = new Map<string, ts.CompilerHost>();
 
@@ -24,9 +35,9 @@ export class CheckerSession {
   /** Reads the configuration and every file afresh and builds each partition's program. */
   prepare(request: PrepareRequest, post: (message: WorkerMessage) => void): void {
     this.forgetAll();
-    const partitions = this.partitionsFor(request.files);
-    for (const partition of partitions)
-      this.programs.set(partition.id, this.createProgram(partition, undefined));
+    const partitions = this.partitionsFor(request.files, request.share);
+    for (const shared of partitions)
+      this.programs.set(shared.checked.id, this.buildProgram(shared, undefined));
     post({ type: 'done', partitions: partitions.length, checked: 0 });
   }
 
@@ -38,28 +49,39 @@ export class CheckerSession {
       const read = this.sources.cachedHash(absolute);
       if (read !== undefined && read !== request.hashes[file]) this.sources.forget(absolute);
     }
-    const partitions = this.partitionsFor(request.files);
+    const partitions = this.partitionsFor(request.files, request.share);
     const targets = new Set(request.targets);
+    const claims = request.share && request.claims && new Int32Array(request.claims);
     const work = partitions
-      .map((partition) => ({ partition, files: partition.owned.filter((file) => targets.has(file)) }))
+      .map((shared) => ({
+        shared,
+        files: shared.checked.owned.filter((file) => targets.has(file)),
+        takeable: claims ? shared.others.filter((file) => targets.has(file)) : [],
+      }))
       .filter(({ files }) => files.length > 0);
+    const targetAt = new Map(request.targets.map((file, at) => [file, at]));
+    const claim = (file: string) =>
+      !claims || Atomics.compareExchange(claims, targetAt.get(file) as number, 0, 1) === 0;
     const total = work.reduce((sum, { files }) => sum + files.length, 0);
     const storedNames = new Set(request.storedNames);
     let kept: { partition: Partition; program: ts.Program } | undefined;
     let checked = 0;
-    for (const { partition, files } of work) {
+    for (const { shared, files, takeable } of work) {
+      const partition = shared.checked;
       if (kept) this.keep(kept);
       kept = undefined;
       post({ type: 'progress', phase: 'building', partition: partition.label, done: checked, total });
-      const program = this.programFor(partition);
+      const program = this.buildProgram(shared, this.programs.get(partition.id));
       const checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
       let batch: CheckedFile[] = [];
-      for (const file of files) {
+      for (const file of [...files, ...takeable]) {
         const absolute = this.absolute(file);
         const source = program.getSourceFile(absolute);
+        // Another worker's file is taken only when this program holds it (with its closure).
+        if (!source || !claim(file)) continue;
         const hash = this.sources.text(absolute)?.hash;
         checked++;
-        if (!source || !hash) continue;
+        if (!hash) continue;
         batch.push(checker.check(source, file, hash));
         if (batch.length >= FILES_PER_MESSAGE) {
           post({ type: 'files', files: batch });
@@ -71,8 +93,9 @@ export class CheckerSession {
       post({ type: 'progress', phase: 'checking', partition: partition.label, done: checked, total });
       this.programs.delete(partition.id);
       // The same files in a program whose checker was never asked for: the checker's types go.
-      // The last one is made after the answer is sent, which need not wait for it.
-      if (request.keepPrograms) kept = { partition, program };
+      // The last one is made after the answer is sent, which need not wait for it. A share's
+      // program is kept as its whole project's, which later checks use.
+      if (request.keepPrograms) kept = { partition: shared.whole, program };
     }
     post({ type: 'done', partitions: work.length, checked });
     if (kept) this.keep(kept);
@@ -93,7 +116,69 @@ export class CheckerSession {
     return path.join(this.root, file);
   }
 
-  private partitionsFor(files: readonly string[]): Partition[] {
+  /** Each program of `files`, and what of it this worker builds and checks for `share`. */
+  private partitionsFor(files: readonly string[], share: Share | undefined): SharedPartition[] {
+    const partitions = this.wholePartitionsFor(files);
+    const plan = this.plan as NonNullable<typeof this.plan>;
+    if (!share) return partitions.map((whole) => ({ whole, checked: whole, others: [] }));
+    const key = `${share.index}/${share.count}`;
+    let shared = plan.shares.get(key);
+    if (!shared) {
+      shared = partitions.map((whole) => ({ whole, ...this.shareOf(whole, share) }));
+      plan.shares.set(key, shared);
+    }
+    return shared;
+  }
+
+  /**
+   * The worker's group of a partition's files (splitByClosure over their imports), as a program
+   * whose root files are that group and the declaration files: it loads their import closures,
+   * and buildProgram adds the files that may declare globals, as the whole program has them.
+   */
+  private shareOf(whole: Partition, share: Share): { checked: Partition; others: string[] } {
+    const host = this.hostOf(whole);
+    const cache = ts.createModuleResolutionCache(this.root, (name) => name, whole.options);
+    const textOf = (file: string) => this.sources.text(this.absolute(file))?.text ?? '';
+    const groups = splitByClosure(
+      whole.owned,
+      (file) => importedFiles(this.root, file, textOf(file), whole.options, host, cache),
+      (file) => textOf(file).length,
+      share.count,
+    );
+    const mine = groups[share.index] ?? [];
+    const chosen = new Set(mine);
+    const left = new Set(whole.owned.filter((file) => !chosen.has(file)).map((file) => this.absolute(file)));
+    return {
+      checked: {
+        ...whole,
+        id: `${whole.id}#${share.index + 1}/${share.count}`,
+        rootNames: whole.rootNames.filter((name) => !left.has(name)),
+        owned: mine,
+      },
+      others: groups.flatMap((group, at) => (at === share.index ? [] : group.slice().reverse())),
+    };
+  }
+
+  /**
+   * A share's program gets, as more root files, every file of its project it did not load that
+   * may declare globals, so that its files are typed as in the whole program.
+   */
+  private buildProgram(shared: SharedPartition, oldProgram: ts.Program | undefined): ts.Program {
+    const program = this.createProgram(shared.checked, oldProgram);
+    if (shared.checked === shared.whole || shared.globalsAdded) return program;
+    shared.globalsAdded = true;
+    const globals = shared.whole.owned
+      .map((file) => this.absolute(file))
+      .filter(
+        (name) =>
+          !program.getSourceFile(name) && mayDeclareGlobals(name, this.sources.text(name)?.text ?? ''),
+      );
+    if (globals.length === 0) return program;
+    shared.checked.rootNames = [...shared.checked.rootNames, ...globals];
+    return this.createProgram(shared.checked, program);
+  }
+
+  private wholePartitionsFor(files: readonly string[]): Partition[] {
     const key = createHash('sha1').update(files.join('\n')).digest('hex');
     if (this.plan?.key !== key) {
       if (this.plan) {
@@ -107,25 +192,25 @@ export class CheckerSession {
             !fileName.includes(`${path.sep}node_modules${path.sep}`),
         );
       }
-      this.plan = { key, partitions: planPartitions(this.root, files) };
+      this.plan = { key, partitions: planPartitions(this.root, files), shares: new Map() };
     }
     return this.plan.partitions;
   }
 
-  private programFor(partition: Partition): ts.Program {
-    return this.createProgram(partition, this.programs.get(partition.id));
-  }
-
-  private createProgram(partition: Partition, oldProgram: ts.Program | undefined): ts.Program {
+  private hostOf(partition: Partition): ts.CompilerHost {
     let host = this.hosts.get(partition.id);
     if (!host) {
       host = this.sources.hostFor(partition.options);
       this.hosts.set(partition.id, host);
     }
+    return host;
+  }
+
+  private createProgram(partition: Partition, oldProgram: ts.Program | undefined): ts.Program {
     return ts.createProgram({
       rootNames: partition.rootNames,
       options: partition.options,
-      host,
+      host: this.hostOf(partition),
       ...(oldProgram && { oldProgram }),
       ...(partition.projectReferences && { projectReferences: partition.projectReferences }),
     });

@@ -32,7 +32,7 @@ export interface PreciseRun {
   /** Files checked and written. */
   files: number;
   partitions: number;
-  /** Checker workers the run used (see shares). */
+  /** Checker workers the run used: two split a first full upgrade of a large root (see Share). */
   workers: number;
   milliseconds: number;
   /** The process's peak resident memory so far, which includes the checker worker's. */
@@ -69,7 +69,7 @@ export class PreciseUpgrader {
   readonly progress: PreciseProgress = { state: 'waiting', done: 0, total: 0 };
   private readonly listeners = new Set<(progress: PreciseProgress) => void>();
   private readonly client: CheckerClient;
-  /** A second worker for the first full upgrade of a large root (see shares). */
+  /** A second worker for the first full upgrade of a large root (see Share). */
   private readonly helper: CheckerClient;
   private readonly upgrade: EdgeUpgrade;
   private pending: Work | undefined;
@@ -110,9 +110,12 @@ export class PreciseUpgrader {
         () => true,
         () => false,
       );
-    this.prepared = built(this.client.send({ type: 'prepare', files }));
-    if (splitsFullUpgrade(files.length))
-      this.helperPrepared = built(this.helper.send({ type: 'prepare', files }));
+    if (!splitsFullUpgrade(files.length)) {
+      this.prepared = built(this.client.send({ type: 'prepare', files }));
+      return;
+    }
+    this.prepared = built(this.client.send({ type: 'prepare', files, share: { index: 0, count: 2 } }));
+    this.helperPrepared = built(this.helper.send({ type: 'prepare', files, share: { index: 1, count: 2 } }));
   }
 
   onProgress(listener: (progress: PreciseProgress) => void): () => void {
@@ -245,6 +248,7 @@ export class PreciseUpgrader {
     if (targets.length === 0) return;
     this.report({ state: 'building', done: 0, total: targets.length, partition: undefined });
     // Programs built ahead serve the first run; texts read since then are checked by hash.
+    const preparedSplit = this.helperPrepared !== undefined;
     const [prepared = false, helperPrepared = false] = await Promise.all([
       this.prepared,
       this.helperPrepared,
@@ -263,8 +267,9 @@ export class PreciseUpgrader {
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
-    const shares = this.shares(work, targets);
-    const progress = shares.map(() => 0);
+    const workers = work.targets === 'all' && (preparedSplit || splitsFullUpgrade(targets.length)) ? 2 : 1;
+    const progress = Array.from({ length: workers }, () => 0);
+    const checked = new Set<string>();
     const onMessage = (share: number) => (message: WorkerMessage) => {
       if (message.type === 'progress') {
         progress[share] = message.done;
@@ -275,25 +280,39 @@ export class PreciseUpgrader {
           total: targets.length,
         });
       } else if (message.type === 'files') {
-        const checked = message.files;
+        const files = message.files;
+        for (const file of files) checked.add(file.path);
         writes.push(
-          this.index.runExclusive(() => this.index.store.transaction(() => this.upgrade.apply(checked))),
+          this.index.runExclusive(() => this.index.store.transaction(() => this.upgrade.apply(files))),
         );
       }
     };
     try {
-      const answers = shares.map((share, at) =>
-        at === 0
-          ? this.client.send({ ...request, targets: share }, onMessage(at))
-          : this.helper.send(
-              { ...request, targets: share, refresh: work.refresh && !helperPrepared, keepPrograms: false },
-              onMessage(at),
-            ),
-      );
+      const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * targets.length);
+      const answers =
+        workers === 1
+          ? [this.client.send(request, onMessage(0))]
+          : [
+              this.client.send({ ...request, share: { index: 0, count: 2 }, claims }, onMessage(0)),
+              this.helper.send(
+                {
+                  ...request,
+                  share: { index: 1, count: 2 },
+                  claims,
+                  refresh: work.refresh && !helperPrepared,
+                  keepPrograms: false,
+                },
+                onMessage(1),
+              ),
+            ];
       const [done] = await Promise.all(answers);
       // The helper serves one full upgrade (and may have built programs for one that was not split).
       if (this.helper.running) await this.helper.close();
       const written = (await Promise.all(writes)).flat();
+      // Each worker split the targets from the texts it read: a file edited between their reads
+      // may have been left to the other, so it is checked once more, by one worker.
+      const missed = workers > 1 ? targets.filter((file) => !checked.has(file)) : [];
+      if (missed.length > 0) this.schedule({ targets: new Set(missed), changed: new Set(), refresh: false });
       if (work.targets === 'all') this.complete = true;
       await this.index.runExclusive(() => this.finish(files, written));
       this.report({
@@ -302,7 +321,7 @@ export class PreciseUpgrader {
         lastRun: {
           files: written.length,
           partitions: done?.partitions ?? 0,
-          workers: shares.length,
+          workers,
           milliseconds: Date.now() - started,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         },
@@ -319,19 +338,6 @@ export class PreciseUpgrader {
       this.report({ state: 'failed', partition: undefined, lastError: message });
       await this.client.close();
     }
-  }
-
-  /**
-   * The targets each worker checks: a full upgrade of a large root is split between the kept
-   * worker and a helper that ends with the run, when the machine has a core and the memory for a
-   * second program. Each builds the whole program but checks half the files, so the shared types
-   * are worked out twice: on zod the halves took 14.5 s and 12.4 s of CPU against 22.1 s for the
-   * whole (a busy machine's figures), so the check ends in about two thirds of the time.
-   */
-  private shares(work: Work, targets: string[]): string[][] {
-    if (work.targets !== 'all' || !splitsFullUpgrade(targets.length)) return [targets];
-    // Alternate files, so that each half gets its share of every folder (tests sit together).
-    return [targets.filter((_, at) => at % 2 === 0), targets.filter((_, at) => at % 2 === 1)];
   }
 
   /** After a run's writes: what derives from the whole graph, and the digest once all is precise. */
