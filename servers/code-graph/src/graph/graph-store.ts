@@ -2,7 +2,7 @@ import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { EdgeKind, FileFacts, SymbolKind } from './facts.js';
 import { SymbolRanker } from './importance.js';
 import { splitIdentifierWords } from './name-words.js';
-import { GRAPH_MIGRATIONS } from './schema.js';
+import { DEFERRED_INDEXES, type DeferredIndexGroup, GRAPH_MIGRATIONS } from './schema.js';
 
 export interface StoredFile {
   id: number;
@@ -97,8 +97,11 @@ export class GraphStore {
     // The graph is derived from the files and rebuilt from them at will: a commit need not wait
     // for the disk (in WAL mode this risks the last commits on power loss, never corruption).
     db.pragma('synchronous = NORMAL');
+    this.buildDeferredIndexes('beforeResolving');
+    this.buildDeferredIndexes('afterResolving');
     this.ranker = new SymbolRanker(db);
     this.statements = {
+      anyFile: db.prepare('SELECT 1 FROM files LIMIT 1').pluck(),
       fileByPath: db.prepare('SELECT id, path, language, hash FROM files WHERE path = ?'),
       allFiles: db.prepare('SELECT id, path, language, hash FROM files'),
       insertFile: db.prepare(
@@ -178,6 +181,23 @@ export class GraphStore {
 
   transaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /** True when no file is stored yet: the next full index writes every row. */
+  isEmpty(): boolean {
+    return this.statements.anyFile.get() === undefined;
+  }
+
+  /** Drops the indexes a bulk first index builds after its writes (schema.ts). */
+  dropDeferredIndexes(): void {
+    for (const indexes of Object.values(DEFERRED_INDEXES))
+      for (const name of Object.keys(indexes)) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }
+
+  /** Builds the group's deferred indexes the store lacks; those present are left alone. */
+  buildDeferredIndexes(group: DeferredIndexGroup): void {
+    for (const [name, definition] of Object.entries(DEFERRED_INDEXES[group]))
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${definition}`);
   }
 
   fileByPath(path: string): StoredFile | undefined {
