@@ -165,9 +165,6 @@ export class GraphStore {
       ),
       symbolNames: db.prepare("SELECT DISTINCT name FROM symbols WHERE kind != 'file'"),
       rowsChanged: db.prepare('SELECT total_changes()').pluck(),
-      edgeCountsByResolution: db.prepare(
-        "SELECT resolution, kind, count(*) AS count FROM edges WHERE kind != 'CONTAINS' GROUP BY resolution, kind ORDER BY resolution, kind",
-      ),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -508,17 +505,5 @@ export class GraphStore {
     this.http.rename.run({ id, name });
     this.statements.deleteSearch.run(id);
     this.indexForSearch(id, { qualifiedName: name, signature: symbol.signature, doc: symbol.doc });
-  }
-
-  /** How many edges of each kind (CONTAINS aside) each resolution produced: resolution → kind → count. */
-  edgeCountsByResolution(): Record<string, Partial<Record<EdgeKind, number>>> {
-    const rows = this.statements.edgeCountsByResolution.all() as {
-      resolution: string;
-      kind: EdgeKind;
-      count: number;
-    }[];
-    const counts: Record<string, Partial<Record<EdgeKind, number>>> = {};
-    for (const row of rows) counts[row.resolution] = { ...counts[row.resolution], [row.kind]: row.count };
-    return counts;
   }
 }
