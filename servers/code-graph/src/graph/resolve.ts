@@ -160,7 +160,20 @@ class ResolutionContext {
   }
 
   /** What `name` means to a file that imports it from `fileId`, following re-exports. */
-  lookupExport(fileId: number, name: string, seen = new Set<string>()): Target | undefined {
+  lookupExport(fileId: number, name: string, seen?: Set<string>): Target | undefined {
+    if (seen) return this.followExport(fileId, name, seen);
+    // A walk from nothing seen has one answer for the whole batch (symbols and facts stay as they
+    // are while it resolves): a namespace's member called from hundreds of files is walked once.
+    const key = `${fileId}:${name}`;
+    if (this.exportCache.has(key)) return this.exportCache.get(key);
+    const found = this.followExport(fileId, name, new Set());
+    this.exportCache.set(key, found);
+    return found;
+  }
+
+  private readonly exportCache = new Map<string, Target | undefined>();
+
+  private followExport(fileId: number, name: string, seen: Set<string>): Target | undefined {
     const key = `${fileId}:${name}`;
     if (seen.has(key) || seen.size > 16) return undefined;
     seen.add(key);
