@@ -85,6 +85,16 @@ export function toSymbol(row: SymbolRow): StoredSymbol {
   };
 }
 
+/** The JSON http_facts keeps of a file's facts (see syncHttpFacts); undefined when it has no HTTP part. */
+function httpPartOf(facts: FileFacts): string | undefined {
+  if (!facts.http) return undefined;
+  return JSON.stringify({
+    http: facts.http,
+    imports: facts.imports,
+    ...(facts.defaultExport !== undefined && { defaultExport: facts.defaultExport }),
+  });
+}
+
 /** The SQLite file of one root's graph: files, symbols, edges and the search index. */
 export class GraphStore {
   readonly db: SqliteDatabase;
@@ -437,10 +447,6 @@ export class GraphStore {
   private prepareHttp() {
     const db = this.db;
     return {
-      httpPartOf: db.prepare(
-        `SELECT json_extract(facts, '$.http') AS http, json_extract(facts, '$.imports') AS imports,
-                json_extract(facts, '$.defaultExport') AS default_export FROM files WHERE id = ?`,
-      ),
       putHttp: db.prepare(
         'INSERT INTO http_facts (file_id, facts) VALUES (?, ?) ON CONFLICT(file_id) DO UPDATE SET facts = excluded.facts',
       ),
@@ -468,18 +474,11 @@ export class GraphStore {
    * Copies the HTTP part of these files' facts (with the imports and default export that mounts
    * are resolved through) to http_facts, where the linker reads it without parsing whole facts.
    */
-  syncHttpFacts(fileIds: Iterable<number>): void {
-    for (const fileId of fileIds) {
-      const row = this.http.httpPartOf.get(fileId) as
-        | { http: string | null; imports: string | null; default_export: string | null }
-        | undefined;
-      if (!row?.http) {
-        this.http.dropHttp.run(fileId);
-        continue;
-      }
-      const defaultExport =
-        row.default_export !== null ? `,"defaultExport":${JSON.stringify(row.default_export)}` : '';
-      this.http.putHttp.run(fileId, `{"http":${row.http},"imports":${row.imports ?? '[]'}${defaultExport}}`);
+  syncHttpFacts(parsed: Iterable<[number, FileFacts]>): void {
+    for (const [fileId, facts] of parsed) {
+      const part = httpPartOf(facts);
+      if (part === undefined) this.http.dropHttp.run(fileId);
+      else this.http.putHttp.run(fileId, part);
     }
   }
 

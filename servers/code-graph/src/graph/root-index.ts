@@ -285,7 +285,7 @@ export class RootIndex {
         resolveFiles(this.store, affected, { root: this.root, parsedFacts });
         // What follows reads edges by file and by target.
         if (bulk) this.store.buildDeferredIndexes('afterResolving');
-        const httpLinked = linkHttp(this.store, changedIds);
+        const httpLinked = linkHttp(this.store, parsedFacts);
         // Both derive from the whole resolved graph, so they follow every batch.
         const relinked = linkImplementations(this.store);
         this.store.refreshImportance([...affected, ...relinked, ...httpLinked]);
