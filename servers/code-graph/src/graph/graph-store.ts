@@ -2,7 +2,7 @@ import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { EdgeKind, FileFacts, SymbolKind } from './facts.js';
 import { SymbolRanker } from './importance.js';
 import { splitIdentifierWords } from './name-words.js';
-import { GRAPH_MIGRATIONS } from './schema.js';
+import { DEFERRED_INDEXES, type DeferredIndexGroup, GRAPH_MIGRATIONS } from './schema.js';
 
 export interface StoredFile {
   id: number;
@@ -85,6 +85,16 @@ export function toSymbol(row: SymbolRow): StoredSymbol {
   };
 }
 
+/** The JSON http_facts keeps of a file's facts (see syncHttpFacts); undefined when it has no HTTP part. */
+function httpPartOf(facts: FileFacts): string | undefined {
+  if (!facts.http) return undefined;
+  return JSON.stringify({
+    http: facts.http,
+    imports: facts.imports,
+    ...(facts.defaultExport !== undefined && { defaultExport: facts.defaultExport }),
+  });
+}
+
 /** The SQLite file of one root's graph: files, symbols, edges and the search index. */
 export class GraphStore {
   readonly db: SqliteDatabase;
@@ -97,8 +107,11 @@ export class GraphStore {
     // The graph is derived from the files and rebuilt from them at will: a commit need not wait
     // for the disk (in WAL mode this risks the last commits on power loss, never corruption).
     db.pragma('synchronous = NORMAL');
+    this.buildDeferredIndexes('beforeResolving');
+    this.buildDeferredIndexes('afterResolving');
     this.ranker = new SymbolRanker(db);
     this.statements = {
+      anyFile: db.prepare('SELECT 1 FROM files LIMIT 1').pluck(),
       fileByPath: db.prepare('SELECT id, path, language, hash FROM files WHERE path = ?'),
       allFiles: db.prepare('SELECT id, path, language, hash FROM files'),
       insertFile: db.prepare(
@@ -162,9 +175,6 @@ export class GraphStore {
       ),
       symbolNames: db.prepare("SELECT DISTINCT name FROM symbols WHERE kind != 'file'"),
       rowsChanged: db.prepare('SELECT total_changes()').pluck(),
-      edgeCountsByResolution: db.prepare(
-        "SELECT resolution, kind, count(*) AS count FROM edges WHERE kind != 'CONTAINS' GROUP BY resolution, kind ORDER BY resolution, kind",
-      ),
       getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
@@ -178,6 +188,23 @@ export class GraphStore {
 
   transaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /** True when no file is stored yet: the next full index writes every row. */
+  isEmpty(): boolean {
+    return this.statements.anyFile.get() === undefined;
+  }
+
+  /** Drops the indexes a bulk first index builds after its writes (schema.ts). */
+  dropDeferredIndexes(): void {
+    for (const indexes of Object.values(DEFERRED_INDEXES))
+      for (const name of Object.keys(indexes)) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+  }
+
+  /** Builds the group's deferred indexes the store lacks; those present are left alone. */
+  buildDeferredIndexes(group: DeferredIndexGroup): void {
+    for (const [name, definition] of Object.entries(DEFERRED_INDEXES[group]))
+      this.db.exec(`CREATE INDEX IF NOT EXISTS ${name} ON ${definition}`);
   }
 
   fileByPath(path: string): StoredFile | undefined {
@@ -420,10 +447,6 @@ export class GraphStore {
   private prepareHttp() {
     const db = this.db;
     return {
-      httpPartOf: db.prepare(
-        `SELECT json_extract(facts, '$.http') AS http, json_extract(facts, '$.imports') AS imports,
-                json_extract(facts, '$.defaultExport') AS default_export FROM files WHERE id = ?`,
-      ),
       putHttp: db.prepare(
         'INSERT INTO http_facts (file_id, facts) VALUES (?, ?) ON CONFLICT(file_id) DO UPDATE SET facts = excluded.facts',
       ),
@@ -451,18 +474,11 @@ export class GraphStore {
    * Copies the HTTP part of these files' facts (with the imports and default export that mounts
    * are resolved through) to http_facts, where the linker reads it without parsing whole facts.
    */
-  syncHttpFacts(fileIds: Iterable<number>): void {
-    for (const fileId of fileIds) {
-      const row = this.http.httpPartOf.get(fileId) as
-        | { http: string | null; imports: string | null; default_export: string | null }
-        | undefined;
-      if (!row?.http) {
-        this.http.dropHttp.run(fileId);
-        continue;
-      }
-      const defaultExport =
-        row.default_export !== null ? `,"defaultExport":${JSON.stringify(row.default_export)}` : '';
-      this.http.putHttp.run(fileId, `{"http":${row.http},"imports":${row.imports ?? '[]'}${defaultExport}}`);
+  syncHttpFacts(parsed: Iterable<[number, FileFacts]>): void {
+    for (const [fileId, facts] of parsed) {
+      const part = httpPartOf(facts);
+      if (part === undefined) this.http.dropHttp.run(fileId);
+      else this.http.putHttp.run(fileId, part);
     }
   }
 
@@ -488,17 +504,5 @@ export class GraphStore {
     this.http.rename.run({ id, name });
     this.statements.deleteSearch.run(id);
     this.indexForSearch(id, { qualifiedName: name, signature: symbol.signature, doc: symbol.doc });
-  }
-
-  /** How many edges of each kind (CONTAINS aside) each resolution produced: resolution → kind → count. */
-  edgeCountsByResolution(): Record<string, Partial<Record<EdgeKind, number>>> {
-    const rows = this.statements.edgeCountsByResolution.all() as {
-      resolution: string;
-      kind: EdgeKind;
-      count: number;
-    }[];
-    const counts: Record<string, Partial<Record<EdgeKind, number>>> = {};
-    for (const row of rows) counts[row.resolution] = { ...counts[row.resolution], [row.kind]: row.count };
-    return counts;
   }
 }

@@ -243,13 +243,22 @@ function grammarInstalled(language: LanguageSpec): boolean {
   }
 }
 
-/** Every language the engine knows, and whether it can read it here: optional grammars may not be installed. */
-export function languageSupport(): { language: string; extensions: readonly string[]; installed: boolean }[] {
-  return LANGUAGES.map((language) => ({
+type LanguageSupport = { language: string; extensions: readonly string[]; installed: boolean }[];
+let support: LanguageSupport | undefined;
+
+/**
+ * Every language the engine knows, and whether it can read it here: optional grammars may not be
+ * installed. Looked at once, as the table the files are read with is (byExtension): a grammar
+ * installed later is read after a restart, and index_status, asked often while a root indexes,
+ * no longer searches node_modules for the missing packages on every call.
+ */
+export function languageSupport(): LanguageSupport {
+  support ??= LANGUAGES.map((language) => ({
     language: language.id,
     extensions: language.extensions,
     installed: language.installed?.() ?? true,
   }));
+  return support;
 }
 
 /** Which language reads each extension. A language whose grammar is missing claims no files, so they are skipped like any unknown file. */

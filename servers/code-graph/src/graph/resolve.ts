@@ -1,8 +1,9 @@
 import type { CallFact, CallShape, FileFacts, ImportFact, Receiver } from './facts.js';
 import { type GraphStore, type NewEdge, type StoredSymbol, toSymbol } from './graph-store.js';
-import { languageOf, type NameRules } from './languages.js';
+import { type LanguageSpec, languageOf, type NameRules } from './languages.js';
 import { autoloadSpecifier, moduleCandidates, moduleSuffixes, submoduleSpecifier } from './module-paths.js';
 import { PackageManifests } from './package-manifests.js';
+import { PairCache } from './pair-cache.js';
 import { bindsNoName, isPackageStyle, PackageResolver } from './resolve-packages.js';
 
 /**
@@ -80,7 +81,7 @@ const TYPE_KINDS = new Set(['class', 'interface', 'enum', 'struct', 'type']);
 class ResolutionContext {
   readonly fileIds: Map<string, number>;
   private readonly facts: Map<number, FileFacts>;
-  private readonly importTargets = new Map<string, number | undefined>();
+  private readonly importTargets = new PairCache<string, string, number | undefined>();
   private readonly paths = new Map<number, string>();
   /** Go packages, Java packages, C# namespaces and Rust module paths: modules that are not one file. */
   readonly packages: PackageResolver;
@@ -126,22 +127,25 @@ class ResolutionContext {
 
   /** The file an import in `fromFile` means, if it is under the root. */
   importTarget(fromFile: string, specifier: string): number | undefined {
-    const key = `${fromFile}\0${specifier}`;
-    if (this.importTargets.has(key)) return this.importTargets.get(key);
-    const style = languageOf(fromFile)?.moduleStyle ?? 'ecmascript';
-    if (isPackageStyle(style)) {
-      const [first] = this.packages.moduleFiles(fromFile, specifier);
-      this.importTargets.set(key, first);
-      return first;
-    }
-    const found =
-      this.firstIndexed(moduleCandidates(style, fromFile, specifier)) ??
-      this.nearestBySuffix(fromFile, moduleSuffixes(style, specifier)) ??
-      (style === 'ecmascript'
-        ? this.firstIndexed(this.manifests.candidates(fromFile, specifier))
-        : undefined);
-    this.importTargets.set(key, found);
-    return found;
+    return this.importTargets.get(fromFile, specifier, () => {
+      const style = this.moduleStyleOf(fromFile) ?? 'ecmascript';
+      if (isPackageStyle(style)) return this.packages.moduleFiles(fromFile, specifier)[0];
+      return (
+        this.firstIndexed(moduleCandidates(style, fromFile, specifier)) ??
+        this.nearestBySuffix(fromFile, moduleSuffixes(style, specifier)) ??
+        (style === 'ecmascript'
+          ? this.firstIndexed(this.manifests.candidates(fromFile, specifier))
+          : undefined)
+      );
+    });
+  }
+
+  private readonly moduleStyles = new Map<string, LanguageSpec['moduleStyle'] | undefined>();
+
+  /** How the file's language names modules; asked per import and per call, so read once per path. */
+  moduleStyleOf(path: string): LanguageSpec['moduleStyle'] | undefined {
+    if (!this.moduleStyles.has(path)) this.moduleStyles.set(path, languageOf(path)?.moduleStyle);
+    return this.moduleStyles.get(path);
   }
 
   private firstIndexed(candidates: readonly string[]): number | undefined {
@@ -154,13 +158,22 @@ class ResolutionContext {
 
   /** Every file an import means: one for most languages, a whole package for Go, Java and C#. */
   importedFiles(fromFile: string, fact: ImportFact): number[] {
-    if (isPackageStyle(languageOf(fromFile)?.moduleStyle)) return this.packages.importFiles(fromFile, fact);
+    if (isPackageStyle(this.moduleStyleOf(fromFile))) return this.packages.importFiles(fromFile, fact);
     const target = this.importTarget(fromFile, fact.specifier);
     return target !== undefined ? [target] : [];
   }
 
   /** What `name` means to a file that imports it from `fileId`, following re-exports. */
-  lookupExport(fileId: number, name: string, seen = new Set<string>()): Target | undefined {
+  lookupExport(fileId: number, name: string, seen?: Set<string>): Target | undefined {
+    if (seen) return this.followExport(fileId, name, seen);
+    // A walk from nothing seen has one answer for the whole batch (symbols and facts stay as they
+    // are while it resolves): a namespace's member called from hundreds of files is walked once.
+    return this.exports.get(fileId, name, () => this.followExport(fileId, name, new Set()));
+  }
+
+  private readonly exports = new PairCache<number, string, Target | undefined>();
+
+  private followExport(fileId: number, name: string, seen: Set<string>): Target | undefined {
     const key = `${fileId}:${name}`;
     if (seen.has(key) || seen.size > 16) return undefined;
     seen.add(key);
@@ -173,7 +186,7 @@ class ResolutionContext {
     if (peer) return { symbol: peer };
     const path = this.pathOf(fileId);
     // Python re-exports by importing: any name a module binds can be imported from it.
-    const python = languageOf(path)?.moduleStyle === 'python';
+    const python = this.moduleStyleOf(path) === 'python';
     for (const fact of facts.imports) {
       if (!fact.reexport && !python) continue;
       const binding = fact.bindings.find((candidate) => candidate.local === wanted);
@@ -194,14 +207,14 @@ class ResolutionContext {
     imported: string | undefined,
     seen = new Set<string>(),
   ): Target | undefined {
-    if (isPackageStyle(languageOf(fromFile)?.moduleStyle)) {
+    if (isPackageStyle(this.moduleStyleOf(fromFile))) {
       return this.packages.bindingTarget(fromFile, fact, imported, seen);
     }
     const moduleId = this.importTarget(fromFile, fact.specifier);
     if (imported === undefined) return moduleId !== undefined ? { module: moduleId } : undefined;
     const found = moduleId !== undefined ? this.lookupExport(moduleId, imported, seen) : undefined;
     if (found) return found;
-    const style = languageOf(fromFile)?.moduleStyle ?? 'ecmascript';
+    const style = this.moduleStyleOf(fromFile) ?? 'ecmascript';
     const submodule = submoduleSpecifier(style, fact.specifier, imported);
     const submoduleId = submodule !== undefined ? this.importTarget(fromFile, submodule) : undefined;
     return submoduleId !== undefined ? { module: submoduleId } : undefined;
@@ -210,7 +223,7 @@ class ResolutionContext {
   private readonly resolvers = new Map<number, FileResolver>();
   // Lookups repeat across thousands of calls in a batch; each is asked of SQLite once.
   private readonly topLevelCache = new Map<number, Map<string, StoredSymbol[]>>();
-  private readonly memberCache = new Map<string, StoredSymbol | undefined>();
+  private readonly memberCache = new PairCache<number, string, StoredSymbol | undefined>();
   private readonly basesCache = new Map<number, number[]>();
   private readonly symbolCache = new Map<number, StoredSymbol | undefined>();
   private readonly callablesCache = new Map<string, StoredSymbol[]>();
@@ -231,9 +244,7 @@ class ResolutionContext {
   }
 
   memberNamed(parentId: number, name: string): StoredSymbol | undefined {
-    const key = `${parentId}:${name}`;
-    if (!this.memberCache.has(key)) this.memberCache.set(key, this.store.memberNamed(parentId, name));
-    return this.memberCache.get(key);
+    return this.memberCache.get(parentId, name, () => this.store.memberNamed(parentId, name));
   }
 
   /** What a class extends and implements; only read once the structure pass is done. */
@@ -426,7 +437,7 @@ class ResolutionContext {
 
   /** The class a qualified name names in the file its language's autoloading convention gives (PSR-4, Zeitwerk). */
   autoloaded(fromFile: string, qualifiedName: string): StoredSymbol | undefined {
-    const style = languageOf(fromFile)?.moduleStyle;
+    const style = this.moduleStyleOf(fromFile);
     const specifier = style && autoloadSpecifier(style, qualifiedName);
     const fileId = specifier ? this.importTarget(fromFile, specifier) : undefined;
     return fileId !== undefined ? this.qualifiedIn(fileId, qualifiedName)[0] : undefined;

@@ -173,6 +173,24 @@ export class RootIndex {
     started: number,
     beforeResolving?: () => void,
   ): Promise<IndexProgress> {
+    // An empty store gets every row now: its deferred indexes are built once, after their rows.
+    const bulk = this.store.isEmpty();
+    if (!bulk) return this.writeChanges(paths, started, false, beforeResolving);
+    this.store.dropDeferredIndexes();
+    try {
+      return await this.writeChanges(paths, started, true, beforeResolving);
+    } finally {
+      this.store.buildDeferredIndexes('beforeResolving');
+      this.store.buildDeferredIndexes('afterResolving');
+    }
+  }
+
+  private async writeChanges(
+    paths: string[],
+    started: number,
+    bulk: boolean,
+    beforeResolving?: () => void,
+  ): Promise<IndexProgress> {
     this.report({ phase: 'parsing', done: 0, total: paths.length });
     const changedIds = new Set<number>();
     const parsedFacts = new Map<number, FileFacts>();
@@ -255,6 +273,7 @@ export class RootIndex {
     if (changedIds.size > 0 || removed > 0 || manifestsChanged) {
       this.report({ phase: 'resolving' });
       this.store.transaction(() => {
+        if (bulk) this.store.buildDeferredIndexes('beforeResolving');
         const affected = new Set([...changedIds, ...dependents]);
         if (manifestsChanged) for (const id of this.store.filesWithPackageImports()) affected.add(id);
         if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
@@ -264,7 +283,9 @@ export class RootIndex {
           affected.add(id);
         for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
         resolveFiles(this.store, affected, { root: this.root, parsedFacts });
-        const httpLinked = linkHttp(this.store, changedIds);
+        // What follows reads edges by file and by target.
+        if (bulk) this.store.buildDeferredIndexes('afterResolving');
+        const httpLinked = linkHttp(this.store, parsedFacts);
         // Both derive from the whole resolved graph, so they follow every batch.
         const relinked = linkImplementations(this.store);
         this.store.refreshImportance([...affected, ...relinked, ...httpLinked]);

@@ -74,3 +74,24 @@ export const GRAPH_MIGRATIONS: readonly string[] = [
   UPDATE files SET hash = '';
   `,
 ];
+
+/**
+ * Indexes a first index of an empty store builds once over its finished rows (a sort) instead
+ * of updating them row by row (root-index.ts): the symbol lookups of the resolver before it
+ * resolves, the edge indexes it does not read after it has written the edges. Every store is
+ * given back those it lacks when opened, so a process stopped in between leaves none without.
+ */
+export const DEFERRED_INDEXES = {
+  beforeResolving: {
+    symbols_name: 'symbols(name)',
+    symbols_qualified_name: 'symbols(qualified_name)',
+    symbols_parent: 'symbols(parent_id, name)',
+  },
+  afterResolving: {
+    edges_target: 'edges(target_id, kind)',
+    edges_file: 'edges(file_id)',
+    edges_unresolved_name: 'edges(target_name) WHERE target_id IS NULL',
+  },
+} as const satisfies Record<string, Record<string, string>>;
+
+export type DeferredIndexGroup = keyof typeof DEFERRED_INDEXES;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { HttpClientFact, HttpFacts, HttpMountFact, ImportFact, UrlPiece } from '../facts.js';
+import type { FileFacts, HttpClientFact, HttpFacts, HttpMountFact, ImportFact, UrlPiece } from '../facts.js';
 import type { GraphStore, StoredSymbol } from '../graph-store.js';
 import { languageOf } from '../languages.js';
 import { moduleCandidates, submoduleSpecifier } from '../module-paths.js';
@@ -42,10 +42,11 @@ const EMPTY_SUMMARY: HttpSummary = {
  * The cross-service step, after resolution: gives each route its full path through the mounts
  * that prefix it (in any file), labels its handler calls, and links every client call site to the
  * route(s) it hits by method and path pattern. It reads only the files with HTTP facts, so it is
- * cheap enough to redo whole on every batch. Returns the files whose links it rewrote.
+ * cheap enough to redo whole on every batch. `parsed` are the files the batch parsed, with their
+ * facts (whose HTTP part is kept apart first). Returns the files whose links it rewrote.
  */
-export function linkHttp(store: GraphStore, changedFileIds: Iterable<number>): number[] {
-  store.syncHttpFacts(changedFileIds);
+export function linkHttp(store: GraphStore, parsed: Iterable<[number, FileFacts]>): number[] {
+  store.syncHttpFacts(parsed);
   const files = store.httpFiles().map((row) => ({
     ...(JSON.parse(row.facts) as HttpRecordFacts),
     fileId: row.fileId,
