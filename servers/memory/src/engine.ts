@@ -252,8 +252,8 @@ export class MemoryEngine {
     kept: number;
   }> {
     const { live, expired } = await this.hot.sweep(actor.workspace);
-    const outcomes = { promoted: [], known: [], outdated: [] } as Record<
-      'promoted' | 'known' | 'outdated',
+    const outcomes = { promoted: [], alreadyKnown: [], outdated: [] } as Record<
+      'promoted' | 'alreadyKnown' | 'outdated',
       { item: HotItem; fact: Memory }[]
     >;
     const leaving: HotItem[] = [];
@@ -270,9 +270,7 @@ export class MemoryEngine {
     await this.hot.remove(actor.workspace, leaving);
     return {
       expired,
-      promoted: outcomes.promoted,
-      alreadyKnown: outcomes.known,
-      outdated: outcomes.outdated,
+      ...outcomes,
       kept: live.length - leaving.length,
     };
   }

@@ -422,7 +422,7 @@ export class MemoryStore {
   }
 
   /**
-   * Makes a statement noted at `notedAt` a fact, unless a current fact already states it (`known`)
+   * Makes a statement noted at `notedAt` a fact, unless a current fact already states it (`alreadyKnown`)
    * or a fact stating it was superseded after it was noted (`outdated`: the note predates the
    * change, so promoting it would bring back what was replaced). The check and the write are one
    * immediate transaction, so two processes consolidating the same hot items at once add it once.
@@ -430,11 +430,11 @@ export class MemoryStore {
   promoteStatement(
     actor: Actor,
     statement: { domain: string; body: string; source: string; notedAt: string },
-  ): { outcome: 'promoted' | 'known' | 'outdated'; fact: Memory } {
+  ): { outcome: 'promoted' | 'alreadyKnown' | 'outdated'; fact: Memory } {
     return this.db
       .transaction(() => {
         const known = this.findCurrentFact(actor.workspace, statement.domain, statement.body);
-        if (known) return { outcome: 'known' as const, fact: known };
+        if (known) return { outcome: 'alreadyKnown' as const, fact: known };
         const replaced = this.db
           .prepare(
             `SELECT ${MEMORY_COLUMNS} FROM ${MEMORY_FROM}
@@ -446,17 +446,13 @@ export class MemoryStore {
           | MemoryRow
           | undefined;
         if (replaced) return { outcome: 'outdated' as const, fact: this.toMemory(replaced) };
-        const domain = this.ensureDomain(actor, statement.domain);
-        const id = this.insert(
-          actor,
-          domain,
-          { kind: 'fact', domain: statement.domain, body: statement.body, source: statement.source },
-          this.nowIso(),
-        );
-        return {
-          outcome: 'promoted' as const,
-          fact: this.toMemory(this.rowById(actor.workspace, id) as MemoryRow),
-        };
+        const fact = this.propose(actor, {
+          kind: 'fact',
+          domain: statement.domain,
+          body: statement.body,
+          source: statement.source,
+        });
+        return { outcome: 'promoted' as const, fact };
       })
       .immediate();
   }
