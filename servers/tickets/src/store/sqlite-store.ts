@@ -142,7 +142,7 @@ export class SqliteTicketStore implements TicketStore {
       output: row.output,
       error: row.error,
       prs: (
-        this.sql('SELECT pr FROM pr_links WHERE ticket_id = ? ORDER BY created_at, pr').all(row.id) as {
+        this.sql('SELECT pr FROM pr_links WHERE ticket_id = ? ORDER BY created_at, rowid').all(row.id) as {
           pr: string;
         }[]
       ).map((r) => r.pr),
