@@ -20,6 +20,18 @@ describe('tool search quality on the development set', () => {
     return queryMetrics(scores, query.relevant);
   };
   const perQuery = queries.map(measure);
+  // A second author's requests, written without seeing the search, over the 38 catalogues and
+  // 21 more that nothing was ever tuned on (1,339 tools): how it does on other catalogues.
+  const merged = evalRegistry(['catalogs', 'catalogs-extra']);
+  const mergedIndex = new ToolIndex();
+  for (const entry of merged) mergedIndex.upsert(entry);
+  const measureMerged = (query: EvalQuery) => {
+    const scores = new Map(merged.map(({ name }) => [name, 0]));
+    for (const hit of mergedIndex.search(query.q, merged.length)) scores.set(hit.name, hit.score);
+    return queryMetrics(scores, query.relevant);
+  };
+  const blind2 = meanMetrics(evalQueries('queries-blind2.jsonl').map(measureMerged));
+  const devMerged = meanMetrics(queries.map(measureMerged));
   const overall = meanMetrics(perQuery);
   // Written after the tuning, without looking at any ranking, and never tuned on: how the
   // search does on requests phrased by someone else.
@@ -39,10 +51,14 @@ describe('tool search quality on the development set', () => {
         line('all', overall, perQuery.length),
         ...Object.entries(halves).map(([half, metrics]) => line(half, metrics, perQuery.length / 2)),
         line('blind set', blind, 80),
+        `over ${merged.length} tools (the 38 catalogues and 21 more):`,
+        line('development', devMerged, perQuery.length),
+        line('blind set 2', blind2, 100),
       ].join('\n'),
     );
     expect(registry).toHaveLength(737);
     expect(queries).toHaveLength(80);
+    expect(merged).toHaveLength(1339);
   });
 
   it('holds the level it has reached', () => {
@@ -53,6 +69,8 @@ describe('tool search quality on the development set', () => {
     expect(halves['odd lines'].recallAt5).toBeGreaterThanOrEqual(0.8);
     expect(blind.recallAt1).toBeGreaterThanOrEqual(0.55);
     expect(blind.recallAt5).toBeGreaterThanOrEqual(0.83);
+    expect(blind2.recallAt1).toBeGreaterThanOrEqual(0.7);
+    expect(blind2.recallAt5).toBeGreaterThanOrEqual(0.85);
   });
 
   // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70. The tuned (even) half meets both;

@@ -29,12 +29,17 @@ export function exposedName(server: string, tool: string): string {
   return `${server.replace(/[^A-Za-z0-9_-]/g, '_')}__${tool}`;
 }
 
-/** The real catalogues, merged into one registry. */
-export function evalRegistry(): IndexedTool[] {
-  const catalogs = readdirSync(path.join(EVAL_DIR, 'catalogs'))
-    .filter((file) => file.endsWith('.json'))
-    .sort()
-    .map((file) => JSON.parse(readFileSync(path.join(EVAL_DIR, 'catalogs', file), 'utf8')) as Catalog);
+/**
+ * The real catalogues of the given folders, merged into one registry: `catalogs` (38 servers,
+ * the development set's registry) by default; `catalogs-extra` adds 21 servers harvested later.
+ */
+export function evalRegistry(folders: readonly string[] = ['catalogs']): IndexedTool[] {
+  const catalogs = folders.flatMap((folder) =>
+    readdirSync(path.join(EVAL_DIR, folder))
+      .filter((file) => file.endsWith('.json'))
+      .sort()
+      .map((file) => JSON.parse(readFileSync(path.join(EVAL_DIR, folder, file), 'utf8')) as Catalog),
+  );
   return catalogs.flatMap(({ server, tools }) =>
     tools.map(({ name, title, description, inputSchema, annotations }) => ({
       name: exposedName(server, name),
