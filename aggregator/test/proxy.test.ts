@@ -128,7 +128,7 @@ describe('discovery', () => {
   it('explains unknown names and servers with suggestions', async () => {
     const { call } = await harness.connect();
     expect(resultText(await call('call_tool', { name: 'fixture__ech', arguments: {} }))).toMatch(
-      /No tool named fixture__ech\. Did you mean .*fixture__echo/,
+      /No tool named fixture__ech\. Did you mean .*fixture__echo.*\? Find tools with search_tool_bm25\./,
     );
     expect(resultText(await call('list_my_tools', { server: 'nope' }))).toMatch(
       /No server named nope\. Servers: fs, fixture, other/,
