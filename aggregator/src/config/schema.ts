@@ -224,7 +224,9 @@ export const configSchema = z.looseObject({
     .int()
     .min(1024)
     .default(256_000)
-    .describe('Largest tool result passed to a client; bigger ones are cut and marked truncated.'),
+    .describe(
+      'Largest tool result passed to a client, in bytes of its JSON form; bigger ones are cut to fit and marked truncated.',
+    ),
   modes: z
     .record(
       z
