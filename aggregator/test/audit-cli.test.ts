@@ -120,7 +120,7 @@ describe('toolmesh audit', () => {
   it.each([
     [['--since', 'yesterday'], /--since takes a duration such as 30m, 2h or 7d .*not "yesterday"/],
     [['--since=-5m'], /--since takes a duration such as 30m, 2h or 7d .*not "-5m"/],
-    [['--limit', '0'], /--limit takes a whole number of records, at least 1, not "0"/],
+    [['--limit', '0'], /--limit takes a whole number, at least 1, not "0"/],
     [['--frobnicate'], /Unknown option '--frobnicate'/],
     [['everything'], /audit takes flags only, not "everything"/],
   ])('answers misuse %j with exit code 2, the error and the usage', async (args, message) => {

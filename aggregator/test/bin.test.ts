@@ -106,6 +106,23 @@ describe('toolmesh serve over HTTP', () => {
     expect(serving.stderr()).toContain('claude mcp add --transport http toolmesh');
   });
 
+  it("prints VS Code's snippet under servers with type http, and Cursor's under mcpServers", async () => {
+    const url = await serving.url;
+    const headers = { Authorization: `Bearer ${await serving.token}` };
+    const snippet = (label: string) =>
+      JSON.parse(
+        new RegExp(`${label.replace(/[().]/g, '\\$&')}\n(\\{[\\s\\S]*?\\n\\})\n`).exec(
+          serving.stderr(),
+        )?.[1] ?? 'null',
+      );
+    expect(snippet('VS Code (.vscode/mcp.json):')).toEqual({
+      servers: { toolmesh: { type: 'http', url, headers } },
+    });
+    expect(snippet('Cursor (~/.cursor/mcp.json) and other clients that read mcpServers:')).toEqual({
+      mcpServers: { toolmesh: { url, headers } },
+    });
+  });
+
   it('serves only the discovery tools on /mcp/discovery', async () => {
     const client = await serving.connect('/discovery');
     expect((await client.client.listTools()).tools.map((tool) => tool.name)).toEqual([

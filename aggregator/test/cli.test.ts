@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -57,6 +59,32 @@ describe('the toolmesh CLI', () => {
     expect(await toolmesh('frobnicate')).toMatchObject({ code: 2 });
   });
 
+  it('checks arguments and numeric flags itself, naming the flag, the value and the range', async () => {
+    const array = await toolmesh('call', 'fs__read_file', '[1,2]');
+    expect(array).toMatchObject({ code: 2 });
+    expect(array.stderr).toMatch(/the arguments must be a JSON object of named arguments.*not an array/);
+    expect(array.stderr).not.toMatch(/call_tool|expected record/);
+    const text = await toolmesh('call', 'fs__read_file', '"hello.txt"');
+    expect(text).toMatchObject({ code: 2 });
+    expect(text.stderr).toMatch(/not a string/);
+    const letters = await toolmesh('search', 'read', 'file', '--limit', 'abc');
+    expect(letters).toMatchObject({ code: 2 });
+    expect(letters.stderr).toMatch(/--limit takes a whole number from 1 to 25, not "abc"/);
+    expect((await toolmesh('search', 'read', 'file', '--limit', '26')).stderr).toMatch(/not "26"/);
+    expect((await toolmesh('serve', '--port', '70000')).stderr).toMatch(
+      /--port takes a whole number from 0 to 65535, not "70000"/,
+    );
+  });
+
+  it('points a mistyped tool name to the nearest names and to toolmesh search', async () => {
+    const typo = await toolmesh('call', 'fs__raed_file', '{"path":"hello.txt"}');
+    expect(typo).toMatchObject({ code: 2 });
+    expect(typo.stderr).toMatch(
+      /No tool named fs__raed_file\. Did you mean fs__read_file.*\? Find tools with toolmesh search "<words>"\./,
+    );
+    expect(typo.stderr).not.toMatch(/search_tool_bm25/);
+  });
+
   it('doctor names the failing server, the renamed collision, and exits 1', async () => {
     const doctor = await toolmesh('doctor');
     expect(doctor).toMatchObject({ code: 1 });
@@ -65,6 +93,39 @@ describe('the toolmesh CLI', () => {
     expect(doctor.stdout).toMatch(
       /renamed my_tools\/echo to my_tools__echo_[0-9a-f]{6}: my_tools__echo was taken by my\.tools\/echo/,
     );
+  });
+
+  it('doctor says what to check for a URL server, a command not on PATH, and a mistyped key', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const config = path.join(folder, 'doctor.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        exposre: 'discovery',
+        inputs: [],
+        mcpServers: {
+          absent: { command: 'toolmesh-no-such-program' },
+          remote: { url: `http://127.0.0.1:${port}/mcp` },
+        },
+      }),
+    );
+    const doctor = await toolmesh('doctor', '--config', config);
+    expect(doctor).toMatchObject({ code: 1 });
+    expect(doctor.stdout).toMatch(/^warning .*doctor\.json: exposre: .*did you mean exposure\?$/m);
+    expect(doctor.stdout).not.toMatch(/inputs/);
+    expect(doctor.stdout).toMatch(
+      /^FAILED\s+absent: .*\n\s+toolmesh-no-such-program was not found on PATH: install it, or give its full path as "command"/m,
+    );
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^FAILED\\s+remote: .*\\n\\s+check that the URL http://127\\.0\\.0\\.1:${port}/mcp is right, that the server there is running, and that its headers \\(auth\\)`,
+        'm',
+      ),
+    );
+    expect(doctor.stdout).not.toMatch(/env and args/);
   });
 
   it('init writes a starter config and will not overwrite one', async () => {

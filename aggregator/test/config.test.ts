@@ -55,6 +55,51 @@ describe('config', () => {
     ).toThrow(/mcpServers\.gh\.env\.T: \$\{env:MISSING_VAR\} is not set/);
   });
 
+  it('expands ${env:VAR} before validating, so a url may come from the environment', () => {
+    const file = path.join(folder, 'env-url.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          remote: { url: '${env:MY_URL}', headers: { Authorization: 'Bearer ${env:MY_TOKEN}' } },
+          off: { command: 'x', env: { KEY: '${env:UNSET_ON_THIS_MACHINE}' }, disabled: true },
+        },
+      }),
+    );
+    const loaded = loadConfigFile(file, { env: { MY_URL: 'http://127.0.0.1:8080/mcp', MY_TOKEN: 't' } });
+    expect(loaded.servers.get('remote')).toMatchObject({
+      url: 'http://127.0.0.1:8080/mcp',
+      headers: { Authorization: 'Bearer t' },
+    });
+    expect(() => loadConfigFile(file, { env: {} })).toThrow(
+      /env-url\.json: mcpServers\.remote\.url: \$\{env:MY_URL\} is not set; set MY_URL/,
+    );
+    expect(() => loadConfigFile(file, { env: { MY_URL: 'ftp://example.com', MY_TOKEN: 't' } })).toThrow(
+      /mcpServers\.remote\.url: expected an http:\/\/ or https:\/\/ URL, e\.g\. http:\/\/127\.0\.0\.1:8080\/mcp/,
+    );
+  });
+
+  it("warns of unknown top-level keys, suggesting the key meant, but not of other clients' keys", () => {
+    const file = path.join(folder, 'typo.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        exposre: 'discovery',
+        frobnicate: true,
+        inputs: [{ type: 'promptString', id: 'api-key' }],
+        globalShortcut: 'Ctrl+Space',
+        servers: { local: { type: 'stdio', command: 'node' } },
+      }),
+    );
+    const loaded = loadConfigFile(file, { env: {} });
+    expect(loaded.config.exposure).toBe('all');
+    expect(loaded.warnings).toEqual([
+      `${file}: exposre: not a toolmesh key, so it is ignored; did you mean exposure?`,
+      `${file}: frobnicate: not a toolmesh key, so it is ignored`,
+    ]);
+    expect(parseConfig({ mcpServers: {}, $schema: 'x' }, { env: {} }).warnings).toEqual([]);
+  });
+
   it('names the key and what is expected for every error', () => {
     const error = (raw: unknown) => {
       try {
@@ -70,7 +115,7 @@ describe('config', () => {
     );
     expect(error({ exposure: 'some' })).toMatch(/exposure: .*"all".*"discovery"/);
     expect(error({ mcpServers: { remote: { url: 'not a url' } } })).toMatch(
-      /mcpServers\.remote\.url: Invalid URL/,
+      /mcpServers\.remote\.url: expected an http:\/\/ or https:\/\/ URL/,
     );
     expect(error({ mcpServers: { local: { command: 'node', args: 'server.js' } } })).toMatch(
       /mcpServers\.local\.args: .*array/,

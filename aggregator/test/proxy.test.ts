@@ -128,7 +128,7 @@ describe('discovery', () => {
   it('explains unknown names and servers with suggestions', async () => {
     const { call } = await harness.connect();
     expect(resultText(await call('call_tool', { name: 'fixture__ech', arguments: {} }))).toMatch(
-      /No tool named fixture__ech\. Did you mean .*fixture__echo/,
+      /No tool named fixture__ech\. Did you mean .*fixture__echo.*\? Find tools with search_tool_bm25\./,
     );
     expect(resultText(await call('list_my_tools', { server: 'nope' }))).toMatch(
       /No server named nope\. Servers: fs, fixture, other/,
@@ -171,6 +171,65 @@ describe('calls in flight', () => {
     expect(JSON.stringify(result).length).toBeLessThan(5000);
     expect(result._meta).toMatchObject({ truncated: true });
     expect(resultText(result)).toMatch(/toolmesh cut this result/);
+  });
+
+  const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+  const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  it('cuts text by its JSON size: control characters, six bytes each there, stay within the budget', async () => {
+    const { call } = await harness.connect();
+    const result = await call('fixture__big', { n: 20_000, kind: 'control' });
+    expect(jsonBytes(result)).toBeLessThanOrEqual(4000);
+    const [kept] = result.content as { type: string; text: string }[];
+    // Most of the budget goes to the text (6 bytes a character), the rest to the note and _meta.
+    expect(kept?.text).toMatch(/^\u0001{400,}$/);
+    expect(result._meta).toMatchObject({ truncated: true });
+    expect((result._meta as { minimumRequiredBytes: number }).minimumRequiredBytes).toBeGreaterThan(100_000);
+  });
+
+  it('cuts multi-byte text between characters, never inside a surrogate pair', async () => {
+    const { call } = await harness.connect();
+    const result = await call('fixture__big', { n: 5000, kind: 'multibyte' });
+    expect(jsonBytes(result)).toBeLessThanOrEqual(4000);
+    const [kept, note] = result.content as { type: string; text: string }[];
+    expect('😀é'.repeat(5000).startsWith(kept?.text ?? '')).toBe(true);
+    expect(kept?.text.length).toBeGreaterThan(1000);
+    expect(kept?.text).not.toMatch(LONE_SURROGATE);
+    expect(note?.text).toMatch(/cut text block 1 after \d+ of 15000 characters/);
+  });
+
+  it('says which blocks it left out of a mixed result, and keeps their order', async () => {
+    const { call } = await harness.connect();
+    const imageTooBig = await call('fixture__big', { n: 6000, kind: 'mixed' });
+    expect(jsonBytes(imageTooBig)).toBeLessThanOrEqual(4000);
+    expect(imageTooBig.content.map((block) => block.type)).toEqual(['text', 'text']);
+    expect(resultText(imageTooBig)).toMatch(
+      /kept 1 of 4 content blocks whole; left out 1 image block, 1 text block, 1 resource block\./,
+    );
+    const textCut = await call('fixture__big', { n: 1500, kind: 'mixed' });
+    expect(jsonBytes(textCut)).toBeLessThanOrEqual(4000);
+    expect(textCut.content.map((block) => block.type)).toEqual(['text', 'image', 'text', 'text']);
+    expect(resultText(textCut)).toMatch(
+      /kept 2 of 4 content blocks whole; cut text block 3 after \d+ of 1500 characters; left out 1 resource block\./,
+    );
+    expect(textCut._meta).toMatchObject({ truncated: true });
+    expect(textCut._meta).not.toHaveProperty('blockedByBudget');
+  });
+
+  it('keeps structured content whole when it fits, else leaves it out and says so in an error', async () => {
+    const { call } = await harness.connect();
+    const fits = await call('fixture__big', { n: 80, kind: 'structured' });
+    expect(jsonBytes(fits)).toBeLessThanOrEqual(4000);
+    expect((fits.structuredContent as { items: unknown[] }).items).toHaveLength(80);
+    expect(fits.isError).toBeUndefined();
+    expect(resultText(fits)).toMatch(/cut text block 1 after/);
+    const tooBig = await call('fixture__big', { n: 1000, kind: 'structured' });
+    expect(jsonBytes(tooBig)).toBeLessThanOrEqual(4000);
+    expect(tooBig.structuredContent).toBeUndefined();
+    expect(tooBig.isError).toBe(true);
+    expect(resultText(tooBig)).toMatch(/^\{"items":\[\{"index":0/);
+    expect(resultText(tooBig)).toMatch(/left out structuredContent \(\d+ bytes\)\. Ask the tool for less/);
+    expect(tooBig._meta).toMatchObject({ truncated: true });
   });
 });
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { AuditRecord } from '../audit/audit-record.js';
 import type { AggregatorState } from '../state/state.js';
+import { UsageError, wholeNumberOption } from './usage-error.js';
 
 export interface AuditCommandOptions {
   state: AggregatorState;
@@ -20,23 +21,14 @@ const UNIT_MS: Record<string, number> = {
   w: 604_800_000,
 };
 
-class AuditUsageError extends Error {}
-
 /** `30m`, `2h`, `7d`: a whole number and a unit (s, m, h, d, w), in milliseconds. */
 export function parseDuration(text: string): number {
   const match = /^(\d+)([smhdw])$/.exec(text.trim());
   if (!match)
-    throw new AuditUsageError(
+    throw new UsageError(
       `--since takes a duration such as 30m, 2h or 7d (a whole number, then s, m, h, d or w), not "${text}"`,
     );
   return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
-}
-
-function parseLimit(text: string): number {
-  const limit = Number(text);
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new AuditUsageError(`--limit takes a whole number of records, at least 1, not "${text}"`);
-  return limit;
 }
 
 function decisionOf(record: AuditRecord): string {
@@ -110,19 +102,17 @@ export async function auditCommand(
       },
     });
     if (positionals.length > 0)
-      throw new AuditUsageError(`audit takes flags only, not "${positionals.join(' ')}"`);
+      throw new UsageError(`audit takes flags only, not "${positionals.join(' ')}"`);
     json = values.json;
     query = {
-      limit: values.limit === undefined ? DEFAULT_LIMIT : parseLimit(values.limit),
+      limit:
+        values.limit === undefined ? DEFAULT_LIMIT : wholeNumberOption('--limit', values.limit, { min: 1 }),
       ...(values.since !== undefined && { since: now() - parseDuration(values.since) }),
       ...(values.tool !== undefined && { tool: values.tool }),
       ...(values.identity !== undefined && { identity: values.identity }),
     };
   } catch (error) {
-    if (
-      !(error instanceof AuditUsageError) &&
-      !(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    )
+    if (!(error instanceof UsageError) && !(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       throw error;
     printError(
       `toolmesh audit: ${(error as Error).message}. Usage: toolmesh audit [--since DURATION] [--tool GLOB] [--identity NAME] [--limit N] [--json]`,

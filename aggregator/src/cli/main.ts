@@ -7,14 +7,19 @@ import { connectInMemory, resultText } from '@toolmesh/core/testing';
 import { Aggregator } from '../aggregator.js';
 import { tokenStoreFile } from '../auth/token-store.js';
 import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
-import { isStdioServer } from '../config/schema.js';
+import { isStdioServer, type ServerConfig } from '../config/schema.js';
+import { findOnPath } from '../sandbox/find-bwrap.js';
 import { openState } from '../state/open-state.js';
+import { SEARCH_LIMIT_MAX } from '../tools/discovery.js';
+import { unknownToolMessage } from '../tools/unknown-tool-message.js';
 import { approvalsCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
+import { callArguments } from './call-arguments.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
 import { sandboxCommand } from './sandbox.js';
 import { serveAggregator } from './serve.js';
 import { tokenCommand } from './token.js';
+import { UsageError, wholeNumberOption } from './usage-error.js';
 import { watchConfig } from './watch-config.js';
 
 const USAGE = `toolmesh — one MCP endpoint over many MCP servers
@@ -52,8 +57,6 @@ const STARTER_CONFIG = {
     fs: { command: 'npx', args: ['-y', '@toolmesh/server-fs', '--root', '.'] },
   },
 };
-
-class UsageError extends Error {}
 
 function print(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -156,9 +159,8 @@ export async function main(argv: string[]): Promise<number> {
     const transport = values.transport;
     if (transport !== 'stdio' && transport !== 'http')
       throw new UsageError('--transport must be stdio or http');
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
-      throw new UsageError('--port must be a whole number from 0 to 65535');
+    const port = wholeNumberOption('--port', values.port as string, { min: 0, max: 65535 });
+    for (const warning of loaded.warnings) log.warning(warning);
     if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
     let started: Aggregator | undefined;
@@ -194,6 +196,7 @@ export async function main(argv: string[]): Promise<number> {
           log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
           return;
         }
+        for (const warning of next.warnings) log.warning(warning);
         warnOfRestartOnlyChanges(aggregator.config, next.config, log);
         aggregator.reload(next).catch(() => undefined);
       });
@@ -201,6 +204,9 @@ export async function main(argv: string[]): Promise<number> {
     return -1;
   }
 
+  // Arguments are checked before any server starts, so a typo costs no start-up.
+  const search = command === 'search' ? searchArguments(rest, values.limit as string) : undefined;
+  const call = command === 'call' ? callArguments(rest) : undefined;
   const aggregator = await Aggregator.start({
     config: loaded.config,
     servers: loaded.servers,
@@ -210,7 +216,7 @@ export async function main(argv: string[]): Promise<number> {
     upstream: { pingIntervalMs: 0 },
   });
   try {
-    if (command === 'doctor') return doctor(aggregator);
+    if (command === 'doctor') return doctor(aggregator, loaded.warnings);
     checkMode(aggregator, values.mode);
     checkWorkspace(aggregator, values.workspace);
     const connected = await connectInMemory(
@@ -230,22 +236,16 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       if (command === 'search') {
-        const query = rest.join(' ');
-        if (!query) throw new UsageError('search needs a query: toolmesh search "create issue"');
-        const result = await connected.call('search_tool_bm25', { query, limit: Number(values.limit) });
+        const result = await connected.call('search_tool_bm25', search as { query: string; limit: number });
         print(values.json ? JSON.stringify(result.structuredContent, null, 2) : resultText(result));
         return result.isError ? 1 : 0;
       }
-      const [tool, json = '{}'] = rest;
-      if (!tool)
-        throw new UsageError(`call needs a tool name: toolmesh call fs__read_file '{"path":"README.md"}'`);
-      let args: unknown;
-      try {
-        args = JSON.parse(json);
-      } catch (error) {
-        throw new UsageError(
-          `the arguments are not JSON (${(error as Error).message}): quote them, e.g. '{"path":"a.txt"}'`,
+      const { tool, args } = call as ReturnType<typeof callArguments>;
+      if (!aggregator.registry.tool(tool)) {
+        process.stderr.write(
+          `toolmesh: ${unknownToolMessage(aggregator, tool, 'toolmesh search "<words>"')}\n`,
         );
+        return 2;
       }
       const result = (await connected.call('call_tool', { name: tool, arguments: args })) as CallToolResult;
       print(values.json ? JSON.stringify(result, null, 2) : resultText(result));
@@ -257,6 +257,12 @@ export async function main(argv: string[]): Promise<number> {
     await aggregator.stop();
     await aggregator.state.close();
   }
+}
+
+function searchArguments(rest: readonly string[], limit: string): { query: string; limit: number } {
+  const query = rest.join(' ');
+  if (!query) throw new UsageError('search needs a query: toolmesh search "create issue"');
+  return { query, limit: wholeNumberOption('--limit', limit, { min: 1, max: SEARCH_LIMIT_MAX }) };
 }
 
 function checkWorkspace(aggregator: Aggregator, workspace: string | undefined): void {
@@ -273,7 +279,8 @@ function checkMode(aggregator: Aggregator, mode: string | undefined): void {
     );
 }
 
-function doctor(aggregator: Aggregator): number {
+function doctor(aggregator: Aggregator, configWarnings: readonly string[]): number {
+  for (const warning of configWarnings) print(`warning ${warning}`);
   let failed = 0;
   for (const upstream of aggregator.upstreams.list()) {
     if (upstream.state === 'ready') {
@@ -282,10 +289,8 @@ function doctor(aggregator: Aggregator): number {
       continue;
     }
     failed++;
-    const { config } = upstream;
-    const command = isStdioServer(config) ? `${config.command} ${config.args.join(' ')}` : config.url;
     print(`FAILED  ${upstream.name}: ${upstream.lastError ?? upstream.state}`);
-    print(`        check that \`${command}\` runs on its own, and its env and args in the config`);
+    print(`        ${howToFix(upstream.config)}`);
   }
   for (const collision of aggregator.registry.collisions) {
     print(
@@ -298,6 +303,21 @@ function doctor(aggregator: Aggregator): number {
   if (aggregator.upstreams.list().length === 0)
     print('no server configured: run toolmesh init, or install @toolmesh/server-* packages');
   return failed > 0 ? 1 : 0;
+}
+
+/** What to check for a server that did not start, by how it is reached. */
+function howToFix(config: ServerConfig): string {
+  if (!isStdioServer(config))
+    return `check that the URL ${config.url} is right, that the server there is running, and that its headers (auth) in the config are accepted`;
+  const { command } = config;
+  const found = command.includes(path.sep)
+    ? existsSync(path.resolve(config.cwd ?? '.', command))
+    : findOnPath(command, config.env.PATH ?? process.env.PATH) !== undefined;
+  if (!found)
+    return command.includes(path.sep)
+      ? `${command} does not exist: correct "command" in the config`
+      : `${command} was not found on PATH: install it, or give its full path as "command" in the config`;
+  return `check that \`${[command, ...config.args].join(' ')}\` runs on its own, and its env and args in the config`;
 }
 
 /** Settings the HTTP listener takes once, at start: a reload cannot change them, so say so. */

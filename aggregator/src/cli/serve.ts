@@ -28,8 +28,10 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
     ...tokenNote,
     '',
     `Claude Code:  claude mcp add --transport http toolmesh ${url}${headers ? ` --header "Authorization: Bearer ${token}"` : ''}`,
-    'Cursor, VS Code and other clients (mcpServers):',
-    JSON.stringify({ mcpServers: { toolmesh: { type: 'http', url, ...(headers && { headers }) } } }, null, 2),
+    'Cursor (~/.cursor/mcp.json) and other clients that read mcpServers:',
+    JSON.stringify({ mcpServers: { toolmesh: { url, ...(headers && { headers }) } } }, null, 2),
+    'VS Code (.vscode/mcp.json):',
+    JSON.stringify({ servers: { toolmesh: { type: 'http', url, ...(headers && { headers }) } } }, null, 2),
     '',
   ].join('\n');
 }

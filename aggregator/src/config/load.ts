@@ -4,11 +4,12 @@ import type { z } from 'zod';
 import { BUILT_IN_MODES } from '../policy/modes.js';
 import { upstreamConfigs } from '../workspaces/instances.js';
 import { defaultWorkspace, type Workspace } from '../workspaces/workspace.js';
+import { ConfigError } from './config-error.js';
+import { expandServerEntries } from './expand-env.js';
 import { type AggregatorConfig, configSchema, isStdioServer, type ServerConfig } from './schema.js';
+import { unknownKeyWarnings } from './unknown-keys.js';
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Where a config error is: `mcpServers.github.command`. */
 function keyPath(parts: readonly PropertyKey[]): string {
@@ -47,30 +48,6 @@ function describeIssues(file: string, error: z.ZodError, raw: unknown): string {
           : [`${keyPath(issue.path)}: ${issue.message}`],
     );
   return `${file} is not a valid toolmesh config:\n  ${lines.join('\n  ')}`;
-}
-
-const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** Replaces `${env:NAME}` in every string of a server entry; a missing variable is an error naming the key. */
-function expandEnv(value: unknown, where: string, env: NodeJS.ProcessEnv): unknown {
-  if (typeof value === 'string') {
-    return value.replace(ENV_REFERENCE, (_, name: string) => {
-      const found = env[name];
-      if (found === undefined) {
-        throw new ConfigError(
-          `${where}: \${env:${name}} is not set; set ${name} in the environment or write the value`,
-        );
-      }
-      return found;
-    });
-  }
-  if (Array.isArray(value)) return value.map((item, index) => expandEnv(item, `${where}.${index}`, env));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, expandEnv(item, `${where}.${key}`, env)]),
-    );
-  }
-  return value;
 }
 
 /** Mode references must name a mode: the built-ins plus the config's own. */
@@ -120,6 +97,8 @@ export interface LoadedConfig {
    */
   servers: Map<string, ServerConfig>;
   workspaces: Workspace[];
+  /** What is wrong but not fatal (unknown top-level keys), each naming its key. */
+  warnings: string[];
   file?: string;
 }
 
@@ -132,8 +111,9 @@ export function parseConfig(
   options: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; defaultRoot?: string } = {},
 ): LoadedConfig {
   const file = options.file ?? 'config';
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(describeIssues(file, parsed.error, raw));
+  const expanded = expandServerEntries(raw, options.env ?? process.env, file);
+  const parsed = configSchema.safeParse(expanded);
+  if (!parsed.success) throw new ConfigError(describeIssues(file, parsed.error, expanded));
   const config = parsed.data;
   checkModeReferences(file, config);
   const servers = new Map<string, ServerConfig>();
@@ -150,15 +130,15 @@ export function parseConfig(
       );
     }
     if (server.disabled) continue;
-    const expanded = expandEnv(server, `${section}.${name}`, options.env ?? process.env) as ServerConfig;
-    if (isStdioServer(expanded) && expanded.cwd && options.baseDir) {
-      expanded.cwd = path.resolve(options.baseDir, expanded.cwd);
+    const resolved = { ...server };
+    if (isStdioServer(resolved) && resolved.cwd && options.baseDir) {
+      resolved.cwd = path.resolve(options.baseDir, resolved.cwd);
     }
-    if (isStdioServer(expanded) && expanded.roots && options.baseDir) {
+    if (isStdioServer(resolved) && resolved.roots && options.baseDir) {
       const baseDir = options.baseDir;
-      expanded.roots = expanded.roots.map((root) => path.resolve(baseDir, root));
+      resolved.roots = resolved.roots.map((root) => path.resolve(baseDir, root));
     }
-    servers.set(name, expanded);
+    servers.set(name, resolved);
   }
   const configured = new Set(entries.map(([, name]) => name));
   const workspaces = workspacesOf(file, config, configured, options);
@@ -166,6 +146,9 @@ export function parseConfig(
     config,
     servers: upstreamConfigs(servers, workspaces),
     workspaces,
+    warnings: unknownKeyWarnings(raw, Object.keys(configSchema.shape)).map(
+      (warning) => `${file}: ${warning}`,
+    ),
     ...(options.file && { file: options.file }),
   };
 }

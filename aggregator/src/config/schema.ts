@@ -70,7 +70,12 @@ export const remoteServerSchema = z.looseObject({
     .enum(['http', 'streamable-http', 'sse'])
     .optional()
     .describe('http tries Streamable HTTP, then legacy SSE.'),
-  url: z.url().describe('The server endpoint, e.g. https://example.com/mcp.'),
+  url: z
+    .url({
+      protocol: /^https?$/,
+      error: 'expected an http:// or https:// URL, e.g. http://127.0.0.1:8080/mcp',
+    })
+    .describe('The server endpoint, e.g. https://example.com/mcp.'),
   headers: z.record(z.string(), z.string()).default({}),
   ...serverCommon,
 });
@@ -219,7 +224,9 @@ export const configSchema = z.looseObject({
     .int()
     .min(1024)
     .default(256_000)
-    .describe('Largest tool result passed to a client; bigger ones are cut and marked truncated.'),
+    .describe(
+      'Largest tool result passed to a client, in bytes of its JSON form; bigger ones are cut to fit and marked truncated.',
+    ),
   modes: z
     .record(
       z

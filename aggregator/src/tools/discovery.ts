@@ -1,9 +1,9 @@
 import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { forwardToolCall } from '../front/forward.js';
-import { closestNames } from '../registry/closest-names.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { defineTool } from './define.js';
+import { unknownToolMessage } from './unknown-tool-message.js';
 
 const READS_REGISTRY = {
   readOnlyHint: true,
@@ -11,6 +11,9 @@ const READS_REGISTRY = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+
+/** The most hits one search returns: each carries a whole input schema. */
+export const SEARCH_LIMIT_MAX = 25;
 
 export const searchToolBm25 = defineTool({
   name: OWN_TOOL_NAMES.search,
@@ -20,7 +23,7 @@ export const searchToolBm25 = defineTool({
   capability: 'discovery',
   input: z.object({
     query: z.string().min(1).max(500).describe('Keywords: service, verb, object. Not a whole sentence.'),
-    limit: z.number().int().min(1).max(25).default(5),
+    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).default(5),
   }),
   output: z.object({
     results: z.array(
@@ -156,15 +159,8 @@ export const callTool = defineTool({
   actions: ['read'],
   async handle({ name, arguments: args }, { engine }) {
     const { aggregator, session, extra, audit } = engine;
-    if (!aggregator.registry.tool(name)) {
-      const names = aggregator.registry.tools().map((entry) => entry.exposed);
-      const close = closestNames(name, names, 3);
-      const suggestions = close.length > 0 ? close : aggregator.index.search(name, 3).map((hit) => hit.name);
-      throw new ToolError(
-        `No tool named ${name}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''} Find tools with search_tool_bm25.`,
-        'not_found',
-      );
-    }
+    if (!aggregator.registry.tool(name))
+      throw new ToolError(unknownToolMessage(aggregator, name, OWN_TOOL_NAMES.search), 'not_found');
     try {
       return rawResult(await forwardToolCall(aggregator, session, name, args, extra, audit));
     } catch (error) {

@@ -1,0 +1,23 @@
+import { UsageError } from './usage-error.js';
+
+/** `toolmesh call <tool> '<json>'`: the tool and its arguments, which must be a JSON object. */
+export function callArguments(rest: readonly string[]): { tool: string; args: Record<string, unknown> } {
+  const [tool, json = '{}'] = rest;
+  if (!tool)
+    throw new UsageError(`call needs a tool name: toolmesh call fs__read_file '{"path":"README.md"}'`);
+  let args: unknown;
+  try {
+    args = JSON.parse(json);
+  } catch (error) {
+    throw new UsageError(
+      `the arguments are not JSON (${(error as Error).message}): quote them, e.g. '{"path":"a.txt"}'`,
+    );
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    const given = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`;
+    throw new UsageError(
+      `the arguments must be a JSON object of named arguments, e.g. '{"path":"a.txt"}', not ${given}`,
+    );
+  }
+  return { tool, args: args as Record<string, unknown> };
+}

@@ -1,0 +1,14 @@
+import type { Aggregator } from '../aggregator.js';
+import { closestNames } from '../registry/closest-names.js';
+
+/**
+ * "No tool named X", with the names nearest to a typo (or, when none is near, the best search
+ * hits for it) and how to search: MCP clients search with search_tool_bm25, a person at the
+ * shell with `toolmesh search`.
+ */
+export function unknownToolMessage(aggregator: Aggregator, name: string, searchWith: string): string {
+  const names = aggregator.registry.tools().map((entry) => entry.exposed);
+  const close = closestNames(name, names, 3);
+  const suggestions = close.length > 0 ? close : aggregator.index.search(name, 3).map((hit) => hit.name);
+  return `No tool named ${name}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''} Find tools with ${searchWith}.`;
+}
