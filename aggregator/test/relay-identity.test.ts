@@ -143,7 +143,9 @@ describe("a downstream server's requests to its client", () => {
     stop.abort();
     await bobsCall;
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/cannot tell whose call to server fixture .*(alice, bob|bob, alice) are calling it at once/);
+    expect(resultText(result)).toMatch(
+      /cannot tell whose call to server fixture .*(alice, bob|bob, alice) are calling it at once/,
+    );
     expect(asked).toBe(0);
   });
 
