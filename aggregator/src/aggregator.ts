@@ -267,8 +267,8 @@ export class Aggregator {
   }
 
   /**
-   * Rebuilds the registry and tells every client when the tool list changed, or when a server
-   * went down or came back (what is callable changed, and a client may want to list again).
+   * Rebuilds the registry and tells every client which lists changed: the tool list also when a
+   * server went down or came back (what is callable changed, and a client may want to list again).
    */
   private refresh(): void {
     const change = this.registry.rebuild(this.upstreams.list());
@@ -281,12 +281,12 @@ export class Aggregator {
       .join('\0');
     const readinessChanged = ready !== this.lastReady;
     this.lastReady = ready;
-    if (change.added.length + change.removed.length + change.updated.length === 0 && !readinessChanged)
-      return;
+    const toolsChanged =
+      change.added.length + change.removed.length + change.updated.length > 0 || readinessChanged;
     for (const session of this.sessions) {
-      void session.server.sendToolListChanged().catch(() => undefined);
-      void session.server.sendPromptListChanged().catch(() => undefined);
-      void session.server.sendResourceListChanged().catch(() => undefined);
+      if (toolsChanged) void session.server.sendToolListChanged().catch(() => undefined);
+      if (change.promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
+      if (change.resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
     }
   }
 
