@@ -39,14 +39,14 @@ export function relayTarget(
 ): FrontSession {
   const capability = RELAY_CAPABILITY[method];
   const calling = sessions.filter((session) => session.isCalling(upstream));
-  if (calling.length > 0) {
+  const caller = mostRecentlyActive(calling);
+  if (caller) {
     const identities = identitiesOf(calling);
     if (identities.length > 1) {
       throw refused(
         `toolmesh cannot tell whose call to server ${upstream} this ${method} request belongs to: ${identities.join(', ')} are calling it at once, so it is not relayed.`,
       );
     }
-    const caller = mostRecentlyActive(calling) as FrontSession;
     if (!supports(caller, method))
       throw refused(`The client calling server ${upstream} through toolmesh does not support ${capability}.`);
     return caller;
