@@ -1,7 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
@@ -10,6 +9,7 @@ import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { createFrontServer } from './front/front-server.js';
+import { relayTarget } from './front/relay-target.js';
 import type { Exposure, FrontSession } from './front/session.js';
 import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
@@ -31,12 +31,6 @@ export interface AggregatorOptions {
   /** Health-check and restart timing, mostly for tests. */
   upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
 }
-
-const RELAY_CAPABILITY: Record<RelayedMethod, 'sampling' | 'elicitation' | 'roots'> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
 
 const PASSTHROUGH = z.looseObject({});
 
@@ -273,8 +267,8 @@ export class Aggregator {
   }
 
   /**
-   * Rebuilds the registry and tells every client when the tool list changed, or when a server
-   * went down or came back (what is callable changed, and a client may want to list again).
+   * Rebuilds the registry and tells every client which lists changed: the tool list also when a
+   * server went down or came back (what is callable changed, and a client may want to list again).
    */
   private refresh(): void {
     const change = this.registry.rebuild(this.upstreams.list());
@@ -287,19 +281,18 @@ export class Aggregator {
       .join('\0');
     const readinessChanged = ready !== this.lastReady;
     this.lastReady = ready;
-    if (change.added.length + change.removed.length + change.updated.length === 0 && !readinessChanged)
-      return;
+    const toolsChanged =
+      change.added.length + change.removed.length + change.updated.length > 0 || readinessChanged;
     for (const session of this.sessions) {
-      void session.server.sendToolListChanged().catch(() => undefined);
-      void session.server.sendPromptListChanged().catch(() => undefined);
-      void session.server.sendResourceListChanged().catch(() => undefined);
+      if (toolsChanged) void session.server.sendToolListChanged().catch(() => undefined);
+      if (change.promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
+      if (change.resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
     }
   }
 
   /**
    * A downstream server asks its client for sampling, elicitation or roots: the request goes to
-   * the session calling that server now (the most recent such), else to the most recently
-   * active session, provided that client supports it.
+   * the client of the call it belongs to (see relayTarget), never to another person's client.
    */
   private async relay(
     upstream: string,
@@ -310,18 +303,7 @@ export class Aggregator {
     const { workspace } = instanceOf(upstream);
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
-    const capability = RELAY_CAPABILITY[method];
-    const capable = [...this.sessions]
-      .filter((session) => session.server.getClientCapabilities()?.[capability])
-      .sort(
-        (a, b) =>
-          Number(b.isCalling(upstream)) - Number(a.isCalling(upstream)) || b.lastActive - a.lastActive,
-      );
-    const target = capable[0];
-    if (!target) {
-      // For roots this keeps the downstream server on its own configured roots.
-      throw new McpError(ErrorCode.MethodNotFound, `No client connected to toolmesh supports ${capability}.`);
-    }
+    const target = relayTarget([...this.sessions], upstream, method);
     return target.server.request({ method, ...(params && { params }) } as never, PASSTHROUGH, {
       signal,
     }) as Promise<Record<string, unknown>>;

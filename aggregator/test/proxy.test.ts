@@ -98,7 +98,9 @@ describe('the merged registry', () => {
     expect(prompt.messages[0]?.content).toMatchObject({ text: 'Hello, Ada' });
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
       'fixture://readme',
+      'fixture://roots-seen',
       'other://readme',
+      'other://roots-seen',
     ]);
     expect((await client.readResource({ uri: 'other://readme' })).contents[0]).toMatchObject({
       text: 'readme of other',

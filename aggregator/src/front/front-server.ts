@@ -148,7 +148,7 @@ export function createFrontServer(
   });
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: aggregator.registry.prompts().map((entry) => ({ ...entry.prompt, name: entry.exposed })),
+    prompts: aggregator.registry.listedPrompts(),
   }));
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
     const entry = aggregator.registry.prompt(request.params.name);

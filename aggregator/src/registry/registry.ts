@@ -61,6 +61,10 @@ export interface RegistryChange {
   removed: string[];
   /** Tools whose definition changed under the same name. */
   updated: ToolEntry[];
+  /** Whether the prompt list clients see changed. */
+  promptsChanged: boolean;
+  /** Whether the resource list or the resource template list clients see changed. */
+  resourcesChanged: boolean;
 }
 
 function fingerprint(tool: Tool): string {
@@ -84,8 +88,10 @@ export class Registry {
 
   constructor(public maxNameLength: number) {}
 
-  /** Rebuilds from the upstreams (in config order) and says what changed in the tool list. */
+  /** Rebuilds from the upstreams (in config order) and says what changed in the lists clients see. */
   rebuild(upstreams: readonly Upstream[]): RegistryChange {
+    const promptsBefore = JSON.stringify(this.listedPrompts());
+    const resourcesBefore = JSON.stringify([this.resources(), this.resourceTemplates()]);
     const ownName = (upstream: Upstream) => upstream.config.prefix === false;
     const servers = listedServers(upstreams);
     const tools = servers.flatMap(({ server, upstream, instances }) =>
@@ -143,7 +149,13 @@ export class Registry {
       upstream.catalog.resourceTemplates.map((template) => ({ server: upstream.name, template })),
     );
 
-    const change: RegistryChange = { added: [], removed: [], updated: [] };
+    const change: RegistryChange = {
+      added: [],
+      removed: [],
+      updated: [],
+      promptsChanged: JSON.stringify(this.listedPrompts()) !== promptsBefore,
+      resourcesChanged: JSON.stringify([this.resources(), this.resourceTemplates()]) !== resourcesBefore,
+    };
     for (const [exposed, entry] of next) {
       const before = this.toolsByName.get(exposed);
       if (!before) change.added.push(entry);
@@ -173,8 +185,9 @@ export class Registry {
     };
   }
 
-  prompts(): PromptEntry[] {
-    return [...this.promptsByName.values()];
+  /** The prompts as clients see them: under their exposed names. */
+  listedPrompts(): Prompt[] {
+    return [...this.promptsByName.values()].map((entry) => ({ ...entry.prompt, name: entry.exposed }));
   }
 
   prompt(exposed: string): PromptEntry | undefined {
