@@ -11,6 +11,7 @@ import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/front/session.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
+import type { UpstreamOptions } from '../src/upstream/upstream.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
 export const FS_BIN = path.join(
@@ -82,8 +83,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A real aggregator over real child processes, with a temp folder and captured logs. */
-export async function startHarness(raw: Record<string, unknown>): Promise<Harness> {
+/**
+ * A real aggregator over real child processes, with a temp folder and captured logs. Servers are
+ * not pinged and restart after 100 ms doubling to 400 ms, unless `upstream` says otherwise.
+ */
+export async function startHarness(
+  raw: Record<string, unknown>,
+  upstream: Omit<UpstreamOptions, 'log' | 'relay'> = {},
+): Promise<Harness> {
   const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-agg-')));
   const logs: string[] = [];
   const loaded = parseConfig(raw);
@@ -94,7 +101,7 @@ export async function startHarness(raw: Record<string, unknown>): Promise<Harnes
     workspaces: loaded.workspaces,
     state,
     log: createLogger({ level: 'debug', sink: (line) => logs.push(line) }),
-    upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400 },
+    upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400, ...upstream },
   });
   const clients: ConnectedClient[] = [];
   return {
