@@ -69,6 +69,27 @@ export function serveToolmesh(args: string[], cwd: string, env: NodeJS.ProcessEn
   };
 }
 
+/** The fixture server as a remote one (`--http`: Streamable HTTP; `--sse`: legacy SSE only), once it listens. */
+export async function serveFixtureOverHttp(
+  name: string,
+  transport: '--http' | '--sse',
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [FIXTURE_SERVER, transport], {
+    env: { ...process.env, FIXTURE_NAME: name },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /listening on (\S+)/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', () => reject(new Error(`the fixture server exited:\n${stderr}`)));
+  });
+  return { child, url };
+}
+
 export function fixture(name: string, extra: Record<string, unknown> = {}) {
   return { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: name }, ...extra };
 }
