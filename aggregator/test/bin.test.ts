@@ -12,6 +12,7 @@ import {
   fixture,
   type Harness,
   processesTagged,
+  serveFixtureOverHttp,
   serveToolmesh,
   startHarness,
   until,
@@ -76,15 +77,9 @@ describe('toolmesh serve over HTTP', () => {
     };
 
   beforeAll(async () => {
-    remote = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
-      env: { ...process.env, FIXTURE_NAME: 'remote' },
-    });
-    const remoteUrl = await new Promise<string>((resolve) => {
-      remote.stderr?.on('data', (chunk: Buffer) => {
-        const found = /listening on (\S+)/.exec(chunk.toString());
-        if (found) resolve(found[1] as string);
-      });
-    });
+    const served = await serveFixtureOverHttp('remote', '--http');
+    remote = served.child;
+    const remoteUrl = served.url;
     remoteUrl_ = remoteUrl;
     configFile = writeConfig('http.json', {
       remote: { url: remoteUrl },

@@ -11,6 +11,7 @@ import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/front/session.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
+import type { UpstreamOptions } from '../src/upstream/upstream.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
 export const FS_BIN = path.join(
@@ -68,6 +69,27 @@ export function serveToolmesh(args: string[], cwd: string, env: NodeJS.ProcessEn
   };
 }
 
+/** The fixture server as a remote one (`--http`: Streamable HTTP; `--sse`: legacy SSE only), once it listens. */
+export async function serveFixtureOverHttp(
+  name: string,
+  transport: '--http' | '--sse',
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [FIXTURE_SERVER, transport], {
+    env: { ...process.env, FIXTURE_NAME: name },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /listening on (\S+)/.exec(stderr);
+      if (found) resolve(found[1] as string);
+    });
+    child.once('exit', () => reject(new Error(`the fixture server exited:\n${stderr}`)));
+  });
+  return { child, url };
+}
+
 export function fixture(name: string, extra: Record<string, unknown> = {}) {
   return { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: name }, ...extra };
 }
@@ -82,8 +104,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A real aggregator over real child processes, with a temp folder and captured logs. */
-export async function startHarness(raw: Record<string, unknown>): Promise<Harness> {
+/**
+ * A real aggregator over real child processes, with a temp folder and captured logs. Servers are
+ * not pinged and restart after 100 ms doubling to 400 ms, unless `upstream` says otherwise.
+ */
+export async function startHarness(
+  raw: Record<string, unknown>,
+  upstream: Omit<UpstreamOptions, 'log' | 'relay'> = {},
+): Promise<Harness> {
   const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-agg-')));
   const logs: string[] = [];
   const loaded = parseConfig(raw);
@@ -94,7 +122,7 @@ export async function startHarness(raw: Record<string, unknown>): Promise<Harnes
     workspaces: loaded.workspaces,
     state,
     log: createLogger({ level: 'debug', sink: (line) => logs.push(line) }),
-    upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400 },
+    upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400, ...upstream },
   });
   const clients: ConnectedClient[] = [];
   return {

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type ConnectedClient, resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_SERVER, serveToolmesh } from './harness.js';
+import { serveFixtureOverHttp, serveToolmesh } from './harness.js';
 
 // Enough calls in flight over one downstream connection that anything added per request to a
 // long-lived signal or emitter passes Node's listener limits (the old client reached 1,500).
@@ -15,27 +15,15 @@ let folder: string;
 let downstream: ChildProcess;
 let toolmesh: ReturnType<typeof serveToolmesh>;
 
-function startDownstream(): Promise<string> {
-  downstream = spawn(process.execPath, [FIXTURE_SERVER, '--http'], {
-    env: { ...process.env, FIXTURE_NAME: 'remote' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    downstream.stderr?.on('data', (chunk: Buffer) => {
-      const found = /listening on (\S+)/.exec(chunk.toString());
-      if (found) resolve(found[1] as string);
-    });
-    downstream.once('exit', () => reject(new Error('the fixture server exited')));
-  });
-}
-
 beforeAll(async () => {
   folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-http-load-'));
   const config = path.join(folder, 'config.json');
+  const served = await serveFixtureOverHttp('remote', '--http');
+  downstream = served.child;
   writeFileSync(
     config,
     JSON.stringify({
-      mcpServers: { remote: { url: await startDownstream() } },
+      mcpServers: { remote: { url: served.url } },
       // One token makes every call here; the default allowance is for one agent, not fifty.
       auth: { requestsPerMinute: 1_000_000 },
     }),

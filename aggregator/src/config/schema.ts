@@ -1,6 +1,7 @@
 import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
 import { tokenNameProblem } from '../auth/token-name.js';
+import { PROGRESS_STRETCH } from '../front/call-deadline.js';
 
 const serverCommon = {
   disabled: z.boolean().default(false).describe('Keep the entry but do not start the server.'),
@@ -10,7 +11,9 @@ const serverCommon = {
     .int()
     .positive()
     .optional()
-    .describe('Per-call timeout for this server, in milliseconds (default: callTimeoutMs).'),
+    .describe(
+      'Per-call timeout for this server, in milliseconds (default: callTimeoutMs). Progress extends it as it does callTimeoutMs.',
+    ),
   prefix: z
     .boolean()
     .default(true)
@@ -218,7 +221,9 @@ export const configSchema = z.looseObject({
     .int()
     .positive()
     .default(300_000)
-    .describe('Default per-call timeout (5 minutes).'),
+    .describe(
+      `Default per-call timeout, in milliseconds (5 minutes). Progress extends it: when the client asked for progress, each progress notification restarts the timeout, up to ${PROGRESS_STRETCH} times the timeout in all.`,
+    ),
   resultMaxBytes: z
     .number()
     .int()

@@ -12,6 +12,7 @@ import type { AuditedCall } from '../audit/audited-call.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
 import { auditedTool, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
+import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { capResult } from './result-budget.js';
 import type { FrontSession } from './session.js';
 
@@ -100,17 +101,19 @@ export async function forwardToolCall(
   const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
+  const withProgress = onprogress !== undefined;
   const relayLog = logRelay(session, upstream, extra, notifications);
   session.begin(upstream.name, extra);
   upstream.on('log', relayLog);
+  const started = performance.now();
   try {
     const result = await upstream.callTool(
       entry.tool.name,
       route.arguments,
       {
         signal: extra.signal,
-        timeout,
-        ...(onprogress && { onprogress, resetTimeoutOnProgress: true, maxTotalTimeout: timeout * 4 }),
+        ...deadlineOptions(timeout, withProgress),
+        ...(onprogress && { onprogress }),
       },
       { [META_KEYS.agent]: session.identity },
     );
@@ -123,7 +126,7 @@ export async function forwardToolCall(
       return endedWith(
         audit,
         'timeout',
-        `${exposed} did not answer within ${Math.round(timeout / 1000)} s, so the call was cancelled. Retry, or ask for less.`,
+        deadlineMessage(exposed, timeout, performance.now() - started, withProgress),
       );
     }
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {

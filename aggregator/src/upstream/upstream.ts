@@ -26,6 +26,7 @@ import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
+import { type Clock, systemClock } from './clock.js';
 import { deliverInOrder } from './ordered-transport.js';
 import { transportsFor } from './transport.js';
 
@@ -65,6 +66,12 @@ export interface UpstreamOptions {
   pingTimeoutMs?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /**
+   * How long a server must stay ready before its backoff starts again from the base delay
+   * (default 60 s): one that crashes soon after each start is restarted ever more slowly.
+   */
+  stableAfterMs?: number;
+  clock?: Clock;
 }
 
 /** Follows `nextCursor` until the server has sent every page of a list. */
@@ -88,6 +95,8 @@ export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) =>
 /**
  * One downstream MCP server: connects (spawning it for stdio), keeps its catalogue current,
  * pings it, and restarts it with capped exponential backoff when it exits or stops answering.
+ * The backoff starts over only after the server has stayed ready for `stableAfterMs`, so one that
+ * crashes soon after every start is not restarted at the base rate forever.
  * Emits `changed` when its catalogue or state changes, and `log` with each log message it sends.
  */
 export class Upstream extends EventEmitter {
@@ -96,12 +105,12 @@ export class Upstream extends EventEmitter {
   lastError: string | undefined;
   /** Why it runs without the sandbox its config prefers, when it does (`toolmesh doctor` shows it). */
   sandboxWarning: string | undefined;
-  /** When the next restart attempt is due (epoch ms), while restarting. */
-  retryAt: number | undefined;
+  private retryAt: number | undefined;
+  private readySince: number | undefined;
   private client: Client | undefined;
   private attempt = 0;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private pingTimer: NodeJS.Timeout | undefined;
+  private cancelRestart: () => void = () => undefined;
+  private cancelPing: () => void = () => undefined;
   /** Who is told when a resource changes, by URI; the server is subscribed once per URI. */
   private readonly subscribers = new Map<string, Set<ResourceUpdated>>();
 
@@ -117,6 +126,15 @@ export class Upstream extends EventEmitter {
 
   get log(): Logger {
     return this.options.log;
+  }
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
+  /** Whole seconds until the next restart attempt, at least 1. */
+  secondsUntilRetry(): number {
+    return this.retryAt ? Math.max(1, Math.ceil((this.retryAt - this.clock.now()) / 1000)) : 1;
   }
 
   /** Connects; a failure is not thrown but leads to a scheduled restart. */
@@ -141,7 +159,7 @@ export class Upstream extends EventEmitter {
         await this.refresh();
         await this.resubscribe(client);
         if (this.stopped()) return;
-        this.attempt = 0;
+        this.readySince = this.clock.now();
         this.retryAt = undefined;
         this.lastError = undefined;
         this.state = 'ready';
@@ -172,8 +190,8 @@ export class Upstream extends EventEmitter {
 
   async stop(): Promise<void> {
     this.state = 'stopped';
-    clearTimeout(this.restartTimer);
-    clearTimeout(this.pingTimer);
+    this.cancelRestart();
+    this.cancelPing();
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
@@ -246,30 +264,38 @@ export class Upstream extends EventEmitter {
 
   private lost(reason: string): void {
     if (this.state === 'stopped') return;
-    clearTimeout(this.pingTimer);
+    this.cancelPing();
     const client = this.client;
     this.client = undefined;
     if (client) {
       client.onclose = undefined;
       void client.close().catch(() => undefined);
     }
+    if (this.wasStable()) this.attempt = 0;
+    this.readySince = undefined;
     const delay = backoffDelay(this.attempt++, this.options.backoffBaseMs, this.options.backoffMaxMs);
     this.lastError = reason;
     this.state = 'restarting';
-    this.retryAt = Date.now() + delay;
+    this.retryAt = this.clock.now() + delay;
     this.catalog = { ...this.catalog };
     this.log.warning(`unavailable (${reason}); restarting in ${Math.round(delay / 100) / 10} s`);
     this.emit('changed');
-    clearTimeout(this.restartTimer);
-    this.restartTimer = setTimeout(() => void this.start(), delay);
-    this.restartTimer.unref();
+    this.cancelRestart();
+    this.cancelRestart = this.clock.after(delay, () => void this.start());
+  }
+
+  private wasStable(): boolean {
+    return (
+      this.readySince !== undefined &&
+      this.clock.now() - this.readySince >= (this.options.stableAfterMs ?? 60_000)
+    );
   }
 
   private schedulePing(): void {
     const interval = this.options.pingIntervalMs ?? 30_000;
     if (interval <= 0) return;
-    clearTimeout(this.pingTimer);
-    this.pingTimer = setTimeout(async () => {
+    this.cancelPing();
+    this.cancelPing = this.clock.after(interval, async () => {
       const client = this.client;
       if (!client || this.state !== 'ready') return;
       try {
@@ -278,8 +304,7 @@ export class Upstream extends EventEmitter {
       } catch (error) {
         if (this.client === client) this.lost(`ping failed: ${(error as Error).message}`);
       }
-    }, interval);
-    this.pingTimer.unref();
+    });
   }
 
   private connected(): Client {
@@ -358,7 +383,7 @@ const PASSTHROUGH = z.looseObject({});
 
 export class UpstreamUnavailable extends Error {
   constructor(readonly upstream: Upstream) {
-    const seconds = upstream.retryAt ? Math.max(1, Math.ceil((upstream.retryAt - Date.now()) / 1000)) : 1;
+    const seconds = upstream.secondsUntilRetry();
     super(
       upstream.state === 'stopped'
         ? `server ${upstream.name} is stopped`
