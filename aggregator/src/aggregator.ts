@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
@@ -225,6 +226,18 @@ export class Aggregator {
   detach(session: FrontSession): void {
     this.sessions.delete(session);
     void this.state.endSession(session.id, Date.now()).catch(() => undefined);
+  }
+
+  /**
+   * A session's client can now be reached outside its own calls (it opened its event stream):
+   * roots it announced at initialization are asked for now, since before this the request
+   * for them would have been lost.
+   */
+  sessionReachable(server: Server): void {
+    const session = [...this.sessions].find((candidate) => candidate.server === server);
+    if (!session || session.reachable) return;
+    session.reachable = true;
+    if (server.getClientCapabilities()?.roots) this.rootsChanged();
   }
 
   /** A client's roots appeared or changed: downstream servers ask again (and reach that client). */

@@ -156,11 +156,9 @@ describe("a downstream server's requests to its client", () => {
         asked.push(person);
         return { roots: [{ uri: `file:///home/${person}` }] };
       });
+    // Asked for as soon as the client can be reached, with no nudge: over HTTP only once its
+    // event stream is open, else the request for them would be lost.
     const alice = await connectAs('alice', ROOTS, offering('alice'));
-    // toolmesh tells the servers when a client's roots appear, at its initialization; over HTTP
-    // that request can come before the client's event stream is open, so it is told again.
-    await alice.listTools();
-    await alice.sendRootsListChanged();
     await until(async () => (await rootsSeen(alice)) === 'roots: file:///home/alice');
     await connectAs('bob', ROOTS, offering('bob'));
     await until(async () => (await rootsSeen(alice)).startsWith('refused'));

@@ -114,6 +114,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     };
     const front = await startHttpFront({
       createServer: session(),
+      onEventStream: (server) => aggregator.sessionReachable(server),
       endpoints: {
         '/mcp/all': session('all'),
         '/mcp/discovery': session('discovery'),

@@ -80,8 +80,9 @@ export function createFrontServer(
     aggregator.detach(session);
     void session.unsubscribeAll();
   };
+  session.reachable = transport === 'stdio';
   server.oninitialized = () => {
-    if (server.getClientCapabilities()?.roots) aggregator.rootsChanged();
+    if (session.reachable && server.getClientCapabilities()?.roots) aggregator.rootsChanged();
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, async () => aggregator.rootsChanged());
   // Downstream log messages are filtered here, per session: the servers are shared by every client.

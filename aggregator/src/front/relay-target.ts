@@ -62,7 +62,9 @@ export function relayTarget(
       `toolmesh relays roots outside a tool call only while every connected client is the same identity; ${identities.join(', ')} are connected.`,
     );
   }
-  const target = mostRecentlyActive(sessions.filter((session) => supports(session, method)));
+  const target = mostRecentlyActive(
+    sessions.filter((session) => session.reachable && supports(session, method)),
+  );
   if (!target) throw refused('No client connected to toolmesh supports roots.');
   return target;
 }

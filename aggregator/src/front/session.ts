@@ -14,6 +14,11 @@ export class FrontSession {
   lastActive = Date.now();
   /** Set by the client's `logging/setLevel`; downstream log messages below it are dropped. */
   logLevel: LoggingLevel | undefined;
+  /**
+   * Whether a request outside the client's own calls can reach it: over stdio always, over
+   * Streamable HTTP only once the client has opened its event stream.
+   */
+  reachable = false;
   /** Calls in flight, oldest first, by upstream name. */
   private readonly activeCalls = new Map<string, object[]>();
   private readonly subscriptions = new Map<string, Upstream>();

@@ -7,6 +7,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { onEventStreamOpened } from './event-stream-opened.js';
 import { SessionTable } from './http-sessions.js';
 import type { Logger } from './logger.js';
 
@@ -77,6 +78,12 @@ export interface HttpFrontOptions {
   sessionIdleMs?: number;
   /** Largest request body accepted (a big `apply_patch`, say); a bigger one gets 413 before it is read. */
   maxBodyBytes?: number;
+  /**
+   * A session's client can now be reached outside its own requests: on Streamable HTTP once it
+   * opens its event stream (GET), on the legacy transport as soon as it connects. Before that a
+   * server-to-client request outside a call is lost.
+   */
+  onEventStream?: (server: Server) => void;
 }
 
 export interface HttpFront {
@@ -189,6 +196,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     // Sessions belong to the endpoint that opened them.
     const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
     tables.push(sessions);
+    const serverOf = new WeakMap<StreamableHTTPServerTransport, Server>();
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string' && sessions.isForeign(sessionId, ownerOf(req)))
@@ -205,6 +213,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
             : 'No Mcp-Session-Id header: send an initialize request first.';
         return jsonRpcError(res, typeof sessionId === 'string' ? 404 : 400, message);
       }
+      const server = serverOf.get(transport);
+      const { onEventStream } = options;
+      if (req.method === 'GET' && server && onEventStream)
+        onEventStreamOpened(res, () => onEventStream(server));
       await transport.handleRequest(req, res, req.body);
     };
     app.post(endpoint, async (req, res) => {
@@ -229,6 +241,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         if (transport.sessionId) sessions.delete(transport.sessionId);
         void server.close();
       };
+      serverOf.set(transport, server);
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
       // An initialize the transport refused (a wrong Accept header, say) opened no session:
@@ -261,6 +274,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         void server.close();
       });
       await server.connect(transport);
+      options.onEventStream?.(server);
     });
     app.post('/messages', async (req, res) => {
       const session = legacy.get(String(req.query.sessionId ?? ''));

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toolDefiner } from '../src/define-tool.js';
@@ -132,5 +134,52 @@ describe('HTTP front', () => {
     expect(noSession.status).toBe(400);
     const unknown = await post({ 'mcp-session-id': 'nope' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe('HTTP front, reaching a client outside its requests', () => {
+  it('says when a client can be reached: on /mcp once it opens its event stream, on /sse at once', async () => {
+    // The server asks for roots as soon as the front says the client can be reached: a request
+    // outside the client's own requests, which arrives only over an open stream.
+    const rootsSeen = new Map<string, unknown>();
+    const started = await startHttpFront({
+      createServer: () =>
+        createToolServer({ name: 'echo', version: '1', tools: [echo], engine: undefined, log: quiet }),
+      onEventStream: (server) => {
+        const ask = () =>
+          void server.listRoots().then(({ roots }) => {
+            rootsSeen.set(server.getClientVersion()?.name ?? '', roots);
+          });
+        // On /sse the stream opens before the client has initialized.
+        if (server.getClientVersion()) ask();
+        else server.oninitialized = ask;
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    const clients: Client[] = [];
+    const answered = (name: string) =>
+      new Promise<void>((resolve) => {
+        const client = new Client({ name, version: '1' }, { capabilities: { roots: {} } });
+        client.setRequestHandler(ListRootsRequestSchema, () => {
+          resolve();
+          return { roots: [{ uri: `file:///${name}` }] };
+        });
+        clients.push(client);
+      });
+    try {
+      const streamable = answered('streamable');
+      await clients[0]!.connect(new StreamableHTTPClientTransport(new URL(started.url)));
+      const legacy = answered('legacy');
+      await clients[1]!.connect(new SSEClientTransport(new URL(started.sseUrl)));
+      await Promise.all([streamable, legacy]);
+      await expect.poll(() => rootsSeen.size).toBe(2);
+      expect(rootsSeen.get('streamable')).toEqual([{ uri: 'file:///streamable' }]);
+      expect(rootsSeen.get('legacy')).toEqual([{ uri: 'file:///legacy' }]);
+    } finally {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await started.close();
+    }
   });
 });
