@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { IndexedTool } from '../src/discovery/indexed-tool.js';
 import { ToolIndex } from '../src/discovery/tool-index.js';
 import { type EvalQuery, evalQueries, evalRegistry } from './discovery-eval/eval-set.js';
 import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/retrieval-metrics.js';
@@ -9,27 +10,24 @@ import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/r
  * ties count in expectation. The figures are printed so they can be recorded in the docs.
  */
 describe('tool search quality on the development set', () => {
+  /** Indexes `registry`; the measure of one request over it, every tool scored. */
+  const measureOver = (registry: IndexedTool[]) => {
+    const index = new ToolIndex();
+    for (const entry of registry) index.upsert(entry);
+    return (query: EvalQuery) => {
+      const scores = new Map(registry.map(({ name }) => [name, 0]));
+      for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
+      return queryMetrics(scores, query.relevant);
+    };
+  };
   const registry = evalRegistry();
   const queries = evalQueries();
-  const index = new ToolIndex();
-  for (const entry of registry) index.upsert(entry);
-
-  const measure = (query: EvalQuery) => {
-    const scores = new Map(registry.map(({ name }) => [name, 0]));
-    for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
-    return queryMetrics(scores, query.relevant);
-  };
+  const measure = measureOver(registry);
   const perQuery = queries.map(measure);
   // A second author's requests, written without seeing the search, over the 38 catalogues and
   // 21 more that nothing was ever tuned on (1,339 tools): how it does on other catalogues.
   const merged = evalRegistry(['catalogs', 'catalogs-extra']);
-  const mergedIndex = new ToolIndex();
-  for (const entry of merged) mergedIndex.upsert(entry);
-  const measureMerged = (query: EvalQuery) => {
-    const scores = new Map(merged.map(({ name }) => [name, 0]));
-    for (const hit of mergedIndex.search(query.q, merged.length)) scores.set(hit.name, hit.score);
-    return queryMetrics(scores, query.relevant);
-  };
+  const measureMerged = measureOver(merged);
   const blind2 = meanMetrics(evalQueries('queries-blind2.jsonl').map(measureMerged));
   const devMerged = meanMetrics(queries.map(measureMerged));
   const overall = meanMetrics(perQuery);
