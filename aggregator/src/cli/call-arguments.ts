@@ -1,3 +1,4 @@
+import { isRecord } from '../config/is-record.js';
 import { UsageError } from './usage-error.js';
 
 /** `toolmesh call <tool> '<json>'`: the tool and its arguments, which must be a JSON object. */
@@ -13,11 +14,11 @@ export function callArguments(rest: readonly string[]): { tool: string; args: Re
       `the arguments are not JSON (${(error as Error).message}): quote them, e.g. '{"path":"a.txt"}'`,
     );
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+  if (!isRecord(args)) {
     const given = Array.isArray(args) ? 'an array' : args === null ? 'null' : `a ${typeof args}`;
     throw new UsageError(
       `the arguments must be a JSON object of named arguments, e.g. '{"path":"a.txt"}', not ${given}`,
     );
   }
-  return { tool, args: args as Record<string, unknown> };
+  return { tool, args };
 }

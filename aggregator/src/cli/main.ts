@@ -310,13 +310,12 @@ function howToFix(config: ServerConfig): string {
   if (!isStdioServer(config))
     return `check that the URL ${config.url} is right, that the server there is running, and that its headers (auth) in the config are accepted`;
   const { command } = config;
-  const found = command.includes(path.sep)
-    ? existsSync(path.resolve(config.cwd ?? '.', command))
-    : findOnPath(command, config.env.PATH ?? process.env.PATH) !== undefined;
-  if (!found)
-    return command.includes(path.sep)
-      ? `${command} does not exist: correct "command" in the config`
-      : `${command} was not found on PATH: install it, or give its full path as "command" in the config`;
+  if (command.includes(path.sep)) {
+    if (!existsSync(path.resolve(config.cwd ?? '.', command)))
+      return `${command} does not exist: correct "command" in the config`;
+  } else if (findOnPath(command, config.env.PATH ?? process.env.PATH) === undefined) {
+    return `${command} was not found on PATH: install it, or give its full path as "command" in the config`;
+  }
   return `check that \`${[command, ...config.args].join(' ')}\` runs on its own, and its env and args in the config`;
 }
 

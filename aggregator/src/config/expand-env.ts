@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.js';
+import { isRecord } from './is-record.js';
 
 const ENV_REFERENCE = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -27,10 +28,6 @@ function expandEnv(value: unknown, where: string, env: NodeJS.ProcessEnv, keepUn
     );
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { closestNames } from '../registry/closest-names.js';
+import { isRecord } from './is-record.js';
 
 /**
  * Top-level keys of the files a toolmesh config is often copied from or shared with: VS Code's
@@ -12,7 +13,7 @@ const OTHER_CLIENTS_KEYS = ['inputs', 'globalShortcut', 'preferences'];
  * Unknown keys stay allowed: a config shared with another client carries that client's keys.
  */
 export function unknownKeyWarnings(raw: unknown, knownKeys: readonly string[]): string[] {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [];
+  if (!isRecord(raw)) return [];
   return Object.keys(raw)
     .filter((key) => !knownKeys.includes(key) && !OTHER_CLIENTS_KEYS.includes(key))
     .map((key) => {

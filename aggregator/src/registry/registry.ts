@@ -90,8 +90,7 @@ export class Registry {
 
   /** Rebuilds from the upstreams (in config order) and says what changed in the lists clients see. */
   rebuild(upstreams: readonly Upstream[]): RegistryChange {
-    const promptsBefore = JSON.stringify(this.listedPrompts());
-    const resourcesBefore = JSON.stringify([this.resources(), this.resourceTemplates()]);
+    const before = this.listsSeen();
     const ownName = (upstream: Upstream) => upstream.config.prefix === false;
     const servers = listedServers(upstreams);
     const tools = servers.flatMap(({ server, upstream, instances }) =>
@@ -149,12 +148,13 @@ export class Registry {
       upstream.catalog.resourceTemplates.map((template) => ({ server: upstream.name, template })),
     );
 
+    const after = this.listsSeen();
     const change: RegistryChange = {
       added: [],
       removed: [],
       updated: [],
-      promptsChanged: JSON.stringify(this.listedPrompts()) !== promptsBefore,
-      resourcesChanged: JSON.stringify([this.resources(), this.resourceTemplates()]) !== resourcesBefore,
+      promptsChanged: after.prompts !== before.prompts,
+      resourcesChanged: after.resources !== before.resources,
     };
     for (const [exposed, entry] of next) {
       const before = this.toolsByName.get(exposed);
@@ -182,6 +182,14 @@ export class Registry {
       ...entry.tool,
       name: entry.exposed,
       _meta: { ...entry.tool._meta, [ORIGIN_META.server]: entry.server, [ORIGIN_META.name]: entry.tool.name },
+    };
+  }
+
+  /** The prompt list and the resource lists as clients see them, serialized to compare. */
+  private listsSeen(): { prompts: string; resources: string } {
+    return {
+      prompts: JSON.stringify(this.listedPrompts()),
+      resources: JSON.stringify([this.resources(), this.resourceTemplates()]),
     };
   }
 
