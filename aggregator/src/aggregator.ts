@@ -317,9 +317,14 @@ export class Aggregator {
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
     const target = relayTarget([...this.sessions], upstream, method);
-    return target.server.request({ method, ...(params && { params }) } as never, PASSTHROUGH, {
-      signal,
-    }) as Promise<Record<string, unknown>>;
+    const request = { method, ...(params && { params }) } as never;
+    // Asked as part of the call, the request travels on that call's response stream, which every
+    // Streamable HTTP client reads; the separate event stream is one a client may never open.
+    const call = target.latestCall(upstream);
+    const asked = call
+      ? call.sendRequest(request, PASSTHROUGH, { signal })
+      : target.server.request(request, PASSTHROUGH, { signal });
+    return asked as Promise<Record<string, unknown>>;
   }
 }
 

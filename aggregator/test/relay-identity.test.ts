@@ -28,14 +28,24 @@ let serving: ServedToolmesh;
 let url: string;
 const disconnects: (() => Promise<void>)[] = [];
 
+/** Requests a client sent that opened its event stream (a GET); a client need not open one. */
+let eventStreamsAsked = 0;
+const withoutEventStream = async (input: string | URL, init?: RequestInit) => {
+  if (init?.method !== 'GET') return fetch(input, init);
+  eventStreamsAsked++;
+  return new Response(null, { status: 405 });
+};
+
 /** A client of `person`, with its request handlers set before it connects. */
 async function connectAs(
   person: Person,
   capabilities: ClientCapabilities,
   handle: (client: Client) => void = () => undefined,
+  { eventStream = true } = {},
 ): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${TOKENS[person]}` } },
+    ...(!eventStream && { fetch: withoutEventStream }),
   });
   const client = new Client({ name: person, version: '1' }, { capabilities });
   handle(client);
@@ -98,6 +108,21 @@ describe("a downstream server's requests to its client", () => {
     await bob.listTools();
     expect(resultText(await call(alice, 'fixture__ask_user'))).toBe('accept: green');
     expect(asked).toEqual(['alice']);
+  });
+
+  it('reach a client that never opens its event stream, on the response stream of its call', async () => {
+    const alice = await connectAs(
+      'alice',
+      ELICITATION,
+      (client) =>
+        client.setRequestHandler(ElicitRequestSchema, async () => ({
+          action: 'accept',
+          content: { colour: 'green' },
+        })),
+      { eventStream: false },
+    );
+    expect(resultText(await call(alice, 'fixture__ask_user'))).toBe('accept: green');
+    expect(eventStreamsAsked).toBeGreaterThan(0);
   });
 
   it("never go to another person's client when the caller lacks the capability", async () => {

@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type LoggingLevel, LoggingLevelSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type LoggingLevel,
+  LoggingLevelSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
 
 export type Exposure = 'all' | 'discovery';
+
+/** A client's tool call in flight, through which toolmesh can ask that client something as part of it. */
+export type ActiveCall = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'sendRequest'>;
 
 const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
 
@@ -20,7 +29,7 @@ export class FrontSession {
    */
   reachable = false;
   /** Calls in flight, oldest first, by upstream name. */
-  private readonly activeCalls = new Map<string, object[]>();
+  private readonly activeCalls = new Map<string, ActiveCall[]>();
   private readonly subscriptions = new Map<string, Upstream>();
   private readonly resourceUpdated: ResourceUpdated = (params) => {
     void this.server.sendResourceUpdated(params).catch(() => undefined);
@@ -39,12 +48,12 @@ export class FrontSession {
     readonly allowedModes?: readonly string[],
   ) {}
 
-  begin(upstream: string, call: object): void {
+  begin(upstream: string, call: ActiveCall): void {
     this.lastActive = Date.now();
     this.activeCalls.set(upstream, [...(this.activeCalls.get(upstream) ?? []), call]);
   }
 
-  end(upstream: string, call: object): void {
+  end(upstream: string, call: ActiveCall): void {
     const calls = (this.activeCalls.get(upstream) ?? []).filter((active) => active !== call);
     if (calls.length > 0) this.activeCalls.set(upstream, calls);
     else this.activeCalls.delete(upstream);
@@ -54,13 +63,18 @@ export class FrontSession {
     return this.activeCalls.has(upstream);
   }
 
+  /** Of this session's calls to `upstream` in flight, the one begun last. */
+  latestCall(upstream: string): ActiveCall | undefined {
+    return this.activeCalls.get(upstream)?.at(-1);
+  }
+
   /**
    * Whether `call` carries a log message `upstream` sent now. A message cannot be told apart by
    * call, so of this session's calls to that server the latest carries it, and only once.
    */
-  carriesLog(upstream: string, call: object, level: LoggingLevel): boolean {
+  carriesLog(upstream: string, call: ActiveCall, level: LoggingLevel): boolean {
     if (this.logLevel && severity(level) < severity(this.logLevel)) return false;
-    return this.activeCalls.get(upstream)?.at(-1) === call;
+    return this.latestCall(upstream) === call;
   }
 
   async subscribe(upstream: Upstream, uri: string, signal: AbortSignal): Promise<void> {
