@@ -56,6 +56,17 @@ describe('workspaces', () => {
     expect(names.filter((name) => name === 'fs__read_file')).toHaveLength(1);
   });
 
+  it('list the tools of a per-workspace server under its configured name, which list_my_tools takes', async () => {
+    const { call } = await harness.connect();
+    const listed = await call('list_my_tools', { server: 'fs' });
+    expect(listed.isError, resultText(listed)).toBeFalsy();
+    const groups = (listed.structuredContent as { servers: { server: string }[] }).servers;
+    expect(groups.map((group) => group.server)).toEqual(['fs']);
+    expect(resultText(await call('list_my_tools', { server: 'fs@alpha' }))).toMatch(
+      /No server named fs@alpha\. Servers: fs, fixture\./,
+    );
+  });
+
   it('give a bound session schemas without workspace_id, and add its id to each call', async () => {
     const { client, call } = await harness.connect({ workspace: 'beta' });
     const schema = schemaOf((await client.listTools()).tools, 'fs__read_file');

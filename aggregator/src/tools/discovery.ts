@@ -2,6 +2,7 @@ import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import { instanceOf } from '../workspaces/instances.js';
 import { defineTool } from './define.js';
 import { unknownToolMessage } from './unknown-tool-message.js';
 
@@ -112,14 +113,10 @@ export const listMyTools = defineTool({
       .join('\n') || 'No tool is callable now.',
   async handle({ server }, { engine }) {
     const { aggregator, session } = engine;
-    if (server !== undefined && !aggregator.upstreams.get(server)) {
-      throw new ToolError(
-        `No server named ${server}. Servers: ${aggregator.upstreams
-          .list()
-          .map((upstream) => upstream.name)
-          .join(', ')}.`,
-        'not_found',
-      );
+    // Tools are grouped by configured server, which may run as one instance per workspace.
+    const servers = [...new Set(aggregator.upstreams.list().map(({ name }) => instanceOf(name).server))];
+    if (server !== undefined && !servers.includes(server)) {
+      throw new ToolError(`No server named ${server}. Servers: ${servers.join(', ')}.`, 'not_found');
     }
     const groups = new Map<string, { name: string; title?: string; summary: string; approval?: string }[]>();
     for (const entry of aggregator.registry.tools()) {
