@@ -11,6 +11,7 @@ import {
   serveToolmesh,
   startHarness,
   TOOLMESH_BIN,
+  until,
 } from './harness.js';
 
 // A token written into the config by hash, the way an operator deploys one.
@@ -390,5 +391,23 @@ describe('listening beyond loopback', () => {
     );
     expect(none.status).toBe(2);
     expect(none.stderr).toMatch(/refusing to listen on 0\.0\.0\.0: no token exists/);
+  });
+});
+
+describe('a reload', () => {
+  it('is refused when it gives a config token the name of one toolmesh token create made', async () => {
+    const second = 'tm_a-second-credential-for-the-operator-name-000000';
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        mcpServers: { fixture: fixture('fixture') },
+        auth: { tokens: [{ name: 'operator', sha256: tokenHash(second) }] },
+      }),
+    );
+    await until(() => /new config was not applied: token name operator is both/.test(serving.stderr()));
+    expect((await post({ authorization: `Bearer ${second}` })).status).toBe(401);
+    expect((await post({ authorization: `Bearer ${CONFIG_TOKEN}` }, undefined, `${url}/review`)).status).toBe(
+      200,
+    );
   });
 });

@@ -5,13 +5,22 @@ import { localToken, localTokenFile } from './local-token.js';
 import { RateLimiter } from './rate-limiter.js';
 import { TokenStore, tokenStoreFile } from './token-store.js';
 
-function sharedNames(configured: readonly { name: string }[], made: readonly { name: string }[]): string[] {
-  const madeNames = new Set(made.map((token) => token.name));
-  return [...new Set(configured.map((token) => token.name).filter((name) => madeNames.has(name)))];
-}
-
 export class HttpAccessError extends Error {
   override readonly name = 'HttpAccessError';
+}
+
+/**
+ * Throws when a name is both in the config's tokens and among those `toolmesh token create`
+ * made: a name is one identity, and two credentials under one name would pass for one person.
+ */
+export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenStore): void {
+  if (!auth.required) return;
+  const made = new Set(store.list().map((token) => token.name));
+  const shared = [...new Set(auth.tokens.map((token) => token.name).filter((name) => made.has(name)))];
+  if (shared.length > 0)
+    throw new HttpAccessError(
+      `token name ${shared.join(', ')} is both in the config's auth.tokens and made by toolmesh token create; a name is one identity, so rename one of them (or revoke it).`,
+    );
 }
 
 export interface HttpAccess {
@@ -41,11 +50,7 @@ export async function prepareHttpAccess(options: {
     );
   }
   const store = new TokenStore(tokenStoreFile(options.dataDir));
-  const shared = sharedNames(options.auth.tokens, store.list());
-  if (shared.length > 0)
-    throw new HttpAccessError(
-      `token name ${shared.join(', ')} is both in the config's auth.tokens and made by toolmesh token create; a name is one identity, so rename one of them (or revoke it).`,
-    );
+  checkTokenNames(options.auth, store);
   const authenticator = new Authenticator(
     store,
     () => options.current().tokens,

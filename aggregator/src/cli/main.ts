@@ -162,6 +162,12 @@ export async function main(argv: string[]): Promise<number> {
     const port = wholeNumberOption('--port', values.port as string, { min: 0, max: 65535 });
     for (const warning of loaded.warnings) log.warning(warning);
     if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
+    // SIGHUP's default action ends the process; it asks for a reload, so it never may.
+    const hangupWithoutReload = () =>
+      log.info(
+        loaded.file ? 'SIGHUP before serving began: nothing reloaded' : 'SIGHUP: no config file to reload',
+      );
+    process.on('SIGHUP', hangupWithoutReload);
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
     let started: Aggregator | undefined;
     const access =
@@ -187,11 +193,13 @@ export async function main(argv: string[]): Promise<number> {
     });
     if (loaded.file) {
       const file = loaded.file;
-      watchConfig(file, (why) => {
+      process.off('SIGHUP', hangupWithoutReload);
+      watchConfig(file, async (why) => {
         // A broken edit keeps the running config: the error says what to fix.
         let next: ReturnType<typeof loadConfigFile>;
         try {
           next = loadConfigFile(file, { defaultRoot: path.resolve(values.root as string) });
+          if (access) await checkReloadedTokens(next);
         } catch (error) {
           log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
           return;
@@ -335,6 +343,13 @@ function warnOfRestartOnlyChanges(
     log.warning(
       `${changed.join(', ')} changed: restart toolmesh to apply; the running listener keeps the old values`,
     );
+}
+
+/** A reload's tokens get the start's check: a name the token store also holds is refused. */
+async function checkReloadedTokens(next: LoadedConfig): Promise<void> {
+  const { checkTokenNames } = await import('../auth/http-access.js');
+  const { TokenStore, tokenStoreFile } = await import('../auth/token-store.js');
+  checkTokenNames(next.config.auth, new TokenStore(tokenStoreFile(dataDirectory())));
 }
 
 /** The HTTP endpoint's authentication; a setup toolmesh refuses is a config error (exit 2). */

@@ -129,6 +129,13 @@ export async function forwardToolCall(
         deadlineMessage(exposed, timeout, performance.now() - started, withProgress),
       );
     }
+    if (aggregator.upstreams.get(upstream.name) !== upstream) {
+      return endedWith(
+        audit,
+        'unavailable',
+        `${exposed} was cut off: its server ${entry.server} was removed from toolmesh's config or reconfigured while the call ran.`,
+      );
+    }
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
       audit.ended('protocolError', error.message);
       throw error;
