@@ -70,3 +70,26 @@ describe('assignNames with own names (prefix: false)', () => {
     ]);
   });
 });
+
+describe('assignNames with names held from before', () => {
+  it('keeps a held name with its tool when a newcomer would win it by the rule', () => {
+    const underscore = { server: 'a_b', name: 'echo' };
+    const dot = { server: 'a.b', name: 'echo' };
+    const alone = assignNames([underscore], 48);
+    expect([...alone.named.keys()]).toEqual(['a_b__echo']);
+    const held = new Map([['a_b\0echo', 'a_b__echo']]);
+    const later = assignNames([dot, underscore], 48, [], held);
+    expect(later.named.get('a_b__echo')).toBe(underscore);
+    expect(later.collisions.map(({ kept, renamed }) => [kept.server, renamed.server])).toEqual([
+      ['a_b', 'a.b'],
+    ]);
+    // Without the held name the rule alone decides, and the dot server, sorted first, wins it.
+    expect(assignNames([dot, underscore], 48).named.get('a_b__echo')).toBe(dot);
+  });
+
+  it('drops a held name that is no longer one of the tool’s candidates', () => {
+    const tool = { server: 'srv', name: 'read' };
+    const renamed = assignNames([tool], 48, [], new Map([['srv\0read', 'read']]));
+    expect([...renamed.named.keys()]).toEqual(['srv__read']);
+  });
+});

@@ -65,3 +65,26 @@ describe('config reload', () => {
     );
   });
 });
+
+describe('a server whose tool names collide with a running one’s', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ mcpServers: { a_b: fixture('underscore') } });
+  });
+  afterAll(() => harness.close());
+
+  it('does not take a name a client already uses: a_b__echo stays with a_b when a.b is added', async () => {
+    const { call } = await harness.connect();
+    expect(resultText(await call('a_b__echo', { text: 'x' }))).toBe('underscore: x');
+    await harness.aggregator.reload(
+      parseConfig({ mcpServers: { a_b: fixture('underscore'), 'a.b': fixture('dot') } }),
+    );
+    const collision = () =>
+      harness.aggregator.registry.collisions.find(({ exposed }) => exposed === 'a_b__echo');
+    await until(() => collision() !== undefined);
+    expect(resultText(await call('a_b__echo', { text: 'x' }))).toBe('underscore: x');
+    const renamed = collision();
+    expect(renamed?.renamed).toMatchObject({ server: 'a.b', name: 'echo' });
+    expect(resultText(await call(renamed?.renamed.as as string, { text: 'x' }))).toBe('dot: x');
+  });
+});

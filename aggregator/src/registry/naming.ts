@@ -66,36 +66,56 @@ function candidates(item: NamedItem, maxLength: number): string[] {
   return [...own, prefixed, hashed(prefixedBase(item.server, item.name), item.server, item.name, maxLength)];
 }
 
+/** The key under which a name an item was given is remembered: its server and its own name. */
+export function heldNameKey(item: NamedItem): string {
+  return `${item.server}\0${item.name}`;
+}
+
 /**
  * Names every item, resolving collisions (two items that sanitize or shorten to one name) by
- * one rule: items are taken prefixed ones first, then in order of (server, name), and each gets
- * the first of its candidates still free: its own name (only with `ownName`), `<server>__<name>`,
- * then that cut and given its hash suffix. So an own name yields to every prefixed name, to an
- * earlier own name and to `reserved` ones (the aggregator's own tools) by falling back to the
- * prefixed form. Never fatal; collisions are reported.
+ * one rule: an item keeps the name it `held` (by `heldNameKey`) when it is still one of its
+ * candidates, so a name never moves to another tool while its holder is listed; the others are
+ * taken prefixed ones first, then in order of (server, name), and each gets the first of its
+ * candidates still free: its own name (only with `ownName`), `<server>__<name>`, then that cut
+ * and given its hash suffix. So an own name yields to every prefixed name, to an earlier own
+ * name and to `reserved` ones (the aggregator's own tools) by falling back to the prefixed form.
+ * Never fatal; collisions are reported.
  */
 export function assignNames<T extends NamedItem>(
   items: readonly T[],
   maxLength: number,
   reserved: readonly string[] = [],
+  held: ReadonlyMap<string, string> = new Map(),
 ): { named: Map<string, T>; collisions: NameCollision[] } {
   const sorted = [...items].sort(
     (a, b) =>
       Number(Boolean(a.ownName)) - Number(Boolean(b.ownName)) ||
       (a.server === b.server ? cmp(a.name, b.name) : cmp(a.server, b.server)),
   );
+  const candidatesOf = new Map(sorted.map((item) => [item, candidates(item, maxLength)]));
   const taken = new Set(reserved);
   const byName = new Map<string, T>();
   const nameOf = new Map<T, string>();
+  const give = (item: T, name: string) => {
+    taken.add(name);
+    byName.set(name, item);
+    nameOf.set(item, name);
+  };
+  for (const item of sorted) {
+    const kept = held.get(heldNameKey(item));
+    if (kept !== undefined && !taken.has(kept) && candidatesOf.get(item)?.includes(kept)) give(item, kept);
+  }
+  for (const item of sorted) {
+    if (nameOf.has(item)) continue;
+    const names = candidatesOf.get(item) as string[];
+    give(item, names.find((name) => !taken.has(name)) ?? (names.at(-1) as string));
+  }
   const collisions: NameCollision[] = [];
   for (const item of sorted) {
-    const [wanted, ...fallbacks] = candidates(item, maxLength) as [string, ...string[]];
-    const as = [wanted, ...fallbacks].find((name) => !taken.has(name)) ?? (fallbacks.at(-1) as string);
-    taken.add(as);
-    byName.set(as, item);
-    nameOf.set(item, as);
-    if (as === wanted) continue;
+    const wanted = (candidatesOf.get(item) as string[])[0] as string;
+    const as = nameOf.get(item) as string;
     const holder = byName.get(wanted);
+    if (as === wanted || (holder === undefined && !reserved.includes(wanted))) continue;
     collisions.push({
       exposed: wanted,
       kept: holder ? { server: holder.server, name: holder.name } : { server: 'toolmesh', name: wanted },

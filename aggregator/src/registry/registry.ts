@@ -1,7 +1,7 @@
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { instanceOf } from '../workspaces/instances.js';
-import { assignNames, type NameCollision, OWN_TOOL_NAMES } from './naming.js';
+import { assignNames, heldNameKey, type NameCollision, OWN_TOOL_NAMES } from './naming.js';
 
 /** `_meta` keys that tell a client (and toolmesh's CLI) where an exposed tool comes from. */
 export const ORIGIN_META = { server: 'toolmesh/server', name: 'toolmesh/name' } as const;
@@ -102,7 +102,14 @@ export class Registry {
         instances,
       })),
     );
-    const namedTools = assignNames(tools, this.maxNameLength, Object.values(OWN_TOOL_NAMES));
+    // Names already handed out stay with their tools, whichever server comes up late.
+    const heldTools = new Map(
+      [...this.toolsByName.values()].map(({ exposed, server, tool }) => [
+        heldNameKey({ server, name: tool.name }),
+        exposed,
+      ]),
+    );
+    const namedTools = assignNames(tools, this.maxNameLength, Object.values(OWN_TOOL_NAMES), heldTools);
     const next = new Map<string, ToolEntry>();
     for (const [exposed, item] of namedTools.named)
       next.set(exposed, {
@@ -121,7 +128,13 @@ export class Registry {
         prompt,
       })),
     );
-    const namedPrompts = assignNames(prompts, this.maxNameLength);
+    const heldPrompts = new Map(
+      [...this.promptsByName.values()].map(({ exposed, server, prompt }) => [
+        heldNameKey({ server, name: prompt.name }),
+        exposed,
+      ]),
+    );
+    const namedPrompts = assignNames(prompts, this.maxNameLength, [], heldPrompts);
     this.promptsByName = new Map(
       [...namedPrompts.named].map(([exposed, item]) => [
         exposed,
