@@ -70,6 +70,7 @@ export class Aggregator {
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
   readonly audit: AuditLog;
   readonly #auditRetention: AuditRetention;
+  #started = false;
   policy: Policy;
   approvals: ApprovalPort;
   workspaces: WorkspaceScope;
@@ -96,7 +97,11 @@ export class Aggregator {
       (upstream, method, params, signal) => this.relay(upstream, method, params, signal),
       options.upstream,
     );
-    this.upstreams.on('changed', () => this.refresh());
+    // Until every server's first attempt is over, one registry is built at the end, so names that
+    // collide are given by the documented rule rather than by which server answered first.
+    this.upstreams.on('changed', () => {
+      if (this.#started) this.refresh();
+    });
   }
 
   /** Connects to every server in parallel; servers that fail keep retrying in the background. */
@@ -104,6 +109,7 @@ export class Aggregator {
     const aggregator = new Aggregator(options);
     aggregator.#auditRetention.start();
     await aggregator.upstreams.start(options.servers);
+    aggregator.#started = true;
     aggregator.refresh();
     return aggregator;
   }
