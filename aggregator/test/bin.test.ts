@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,10 +12,12 @@ import {
   fixture,
   type Harness,
   processesTagged,
+  STUBBORN_SERVER,
   serveFixtureOverHttp,
   serveToolmesh,
   startHarness,
   until,
+  watchdogOf,
 } from './harness.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve(
@@ -176,21 +178,39 @@ describe('no child outlives toolmesh', () => {
     ['SIGKILL', (child) => child.kill('SIGKILL')],
   ];
   for (const [way, end] of waysOut) {
-    it(`when it ends by ${way}`, async () => {
+    it(`when it ends by ${way}, servers that outlive their stdin and wrapped ones included`, async () => {
       // The tag is in each child's command line, so the children can be found in /proc.
       const tag = `tag-${randomUUID()}`;
       const config = writeConfig(`orphans-${way.replace(/\W/g, '')}.json`, {
         one: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
         two: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
         fs: { command: process.execPath, args: [FS_BIN, '--root', folder, '--workspace', tag] },
+        stubborn: { command: process.execPath, args: [STUBBORN_SERVER, tag] },
+        // The shape of npx or a shell wrapper: the server is a grandchild, and `sh` waits for it.
+        wrapped: { command: 'sh', args: ['-c', `"${process.execPath}" "${STUBBORN_SERVER}" ${tag}; true`] },
       });
-      const child = spawn(process.execPath, [BIN, 'serve', '--config', config], {
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
-      await until(() => processesTagged(tag).length === 3);
-      end(child);
-      await until(() => processesTagged(tag).length === 0);
-      child.kill('SIGKILL');
+      const serving = serveToolmesh(['--config', config], folder);
+      // Over stdio it prints no URL: the promises of one reject when it exits.
+      serving.token.catch(() => undefined);
+      const child = serving.child;
+      try {
+        // Each server answered initialize: one killed before it has would die writing its answer.
+        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 5);
+        // Six: three servers, the stubborn one, and the wrapped one with its `sh`.
+        expect(processesTagged(tag)).toHaveLength(6);
+        const watchdog = watchdogOf(child.pid as number);
+        expect(watchdog).toBeDefined();
+        end(child);
+        await until(() => processesTagged(tag).length === 0);
+        await until(() => !processesTagged('toolmesh-watchdog').includes(watchdog as number));
+      } finally {
+        child.kill('SIGKILL');
+        for (const pid of processesTagged(tag)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {}
+        }
+      }
     });
   }
 });

@@ -14,6 +14,7 @@ import { SqliteState } from '../src/state/sqlite-state.js';
 import type { UpstreamOptions } from '../src/upstream/upstream.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
+export const STUBBORN_SERVER = fileURLToPath(new URL('./fixtures/stubborn-server.mjs', import.meta.url));
 export const FS_BIN = path.join(
   path.dirname(createRequire(import.meta.url).resolve('@toolmesh/server-fs/package.json')),
   'dist',
@@ -156,6 +157,17 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 8000):
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('condition not met in time');
+}
+
+/** The orphan watchdog toolmesh process `pid` started, while `pid` lives. */
+export function watchdogOf(pid: number): number | undefined {
+  return processesTagged('toolmesh-watchdog').find((candidate) => {
+    try {
+      return /^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${candidate}/status`, 'utf8'))?.[1] === String(pid);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Processes whose command line carries `tag`: the children a test started (tag them with an argument or variable no other process has). */

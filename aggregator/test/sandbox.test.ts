@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   existsSync,
@@ -20,7 +20,16 @@ import { resultText, spawnStdioClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BWRAP_VARIABLE, findBwrap } from '../src/sandbox/find-bwrap.js';
 import { isPassedIntoSandbox } from '../src/sandbox/sandbox-environment.js';
-import { FS_BIN, type Harness, processesTagged, startHarness, TOOLMESH_BIN, until } from './harness.js';
+import {
+  FS_BIN,
+  type Harness,
+  processesTagged,
+  STUBBORN_SERVER,
+  serveToolmesh,
+  startHarness,
+  TOOLMESH_BIN,
+  until,
+} from './harness.js';
 
 const PROBE = fileURLToPath(new URL('./fixtures/probe-server.mjs', import.meta.url));
 
@@ -532,24 +541,34 @@ describe('without a usable bwrap', () => {
   });
 });
 
-describe('toolmesh serve killed by SIGKILL', () => {
-  it('leaves no sandboxed process behind', async () => {
-    const tag = `sandbox-tag-${randomUUID()}`;
-    const config = path.join(base, 'orphans.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: { jail: probe({ args: [PROBE, tag], sandbox: 'required', roots: [root] }) },
-      }),
-    );
-    const child = spawn(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-      stdio: ['pipe', 'ignore', 'ignore'],
+describe('toolmesh serve ending', () => {
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    it(`by ${signal} leaves no sandboxed process behind, of a server that outlives its stdin either`, async () => {
+      const tag = `sandbox-tag-${randomUUID()}`;
+      const config = path.join(base, `orphans-${signal}.json`);
+      const sandboxed = { sandbox: 'required', roots: [root] };
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            jail: probe({ args: [PROBE, tag], ...sandboxed }),
+            stubborn: { command: process.execPath, args: [STUBBORN_SERVER, tag], ...sandboxed },
+          },
+        }),
+      );
+      const serving = serveToolmesh(['--config', config], base);
+      serving.token.catch(() => undefined);
+      try {
+        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 2);
+        // Each: bwrap outside, bwrap as pid 1 inside, the server.
+        expect(processesTagged(tag)).toHaveLength(6);
+        serving.child.kill(signal);
+        await until(() => processesTagged(tag).length === 0);
+      } finally {
+        serving.child.kill('SIGKILL');
+      }
     });
-    // bwrap outside, bwrap as pid 1 inside, the server.
-    await until(() => processesTagged(tag).length === 3);
-    child.kill('SIGKILL');
-    await until(() => processesTagged(tag).length === 0);
-  });
+  }
 });
 
 describe('toolmesh sandbox', () => {

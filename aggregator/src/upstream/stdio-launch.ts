@@ -49,7 +49,7 @@ export function stdioLaunch(config: StdioServerConfig): StdioLaunch {
       network: config.network,
       env: config.env,
       ...(config.cwd && { cwd: config.cwd }),
-      // The SDK's transport merges these into whatever environment it is given.
+      // The stdio transport merges these into whatever environment it is given.
       ambientVariables: Object.keys(getDefaultEnvironment()),
     },
     bwrap,

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
 import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
+import { ProcessGroupTransport } from './process-group-transport.js';
 import { stdioLaunch } from './stdio-launch.js';
 
 /** Every transport to try, in order: a remote `http` server may still speak only legacy SSE. */
@@ -18,7 +19,11 @@ export function transportsFor(
         // Throws when a required sandbox cannot be had: the start fails with that reason.
         const { sandboxWarning, ...launch } = stdioLaunch(config);
         onSandboxWarning(sandboxWarning);
-        const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
+        // Windows has no process groups to end: there the SDK's transport, which ends the server alone.
+        const transport =
+          process.platform === 'win32'
+            ? new StdioClientTransport({ ...launch, stderr: 'pipe' })
+            : new ProcessGroupTransport(launch);
         let pending = '';
         transport.stderr?.on('data', (chunk: Buffer) => {
           pending += chunk.toString('utf8');
