@@ -31,6 +31,11 @@ export interface AggregatorOptions {
   log?: Logger;
   /** Health-check and restart timing, mostly for tests. */
   upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
+  /**
+   * How long start() waits for servers' first attempts (default: the config's startupWaitMs);
+   * Infinity waits for every one, each bounded by its connect timeout.
+   */
+  startupWaitMs?: number;
 }
 
 const PASSTHROUGH = z.looseObject({});
@@ -97,18 +102,22 @@ export class Aggregator {
       (upstream, method, params, signal) => this.relay(upstream, method, params, signal),
       options.upstream,
     );
-    // Until every server's first attempt is over, one registry is built at the end, so names that
-    // collide are given by the documented rule rather than by which server answered first.
+    // Until the start-up wait is over, one registry is built at its end, so names that collide are
+    // given by the documented rule rather than by which server answered first.
     this.upstreams.on('changed', () => {
       if (this.#started) this.refresh();
     });
   }
 
-  /** Connects to every server in parallel; servers that fail keep retrying in the background. */
+  /**
+   * Starts every server in parallel and waits for their first attempts, at most the start-up
+   * wait: servers still starting then join when ready, and those that fail keep retrying.
+   */
   static async start(options: AggregatorOptions): Promise<Aggregator> {
     const aggregator = new Aggregator(options);
     aggregator.#auditRetention.start();
-    await aggregator.upstreams.start(options.servers);
+    aggregator.upstreams.start(options.servers);
+    await aggregator.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs);
     aggregator.#started = true;
     aggregator.refresh();
     return aggregator;
@@ -120,7 +129,10 @@ export class Aggregator {
     await this.upstreams.stop();
   }
 
-  /** Applies a new config without dropping client sessions; reloads run one at a time. */
+  /**
+   * Applies a new config without dropping client sessions; reloads run one at a time. Servers it
+   * starts are not waited for: they join when ready.
+   */
   reload(next: {
     config: AggregatorConfig;
     servers: ReadonlyMap<string, ServerConfig>;
@@ -253,6 +265,15 @@ export class Aggregator {
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /** The configured servers on their first start: their tools are not in the registry yet. */
+  startingServers(): string[] {
+    const starting = this.upstreams
+      .list()
+      .filter((upstream) => upstream.state === 'starting')
+      .map((upstream) => instanceOf(upstream.name).server);
+    return [...new Set(starting)];
   }
 
   /** Whether a server's tools can be called now, and if not, why. */

@@ -102,12 +102,15 @@ export interface Harness {
   connect(
     options?: ClientOptions & { exposure?: Exposure; mode?: string; workspace?: string },
   ): Promise<ConnectedClient>;
+  /** Reloads, then waits for the first attempt of every server the reload started. */
+  reload(next: Parameters<Aggregator['reload']>[0]): ReturnType<Aggregator['reload']>;
   close(): Promise<void>;
 }
 
 /**
  * A real aggregator over real child processes, with a temp folder and captured logs. Servers are
- * not pinged and restart after 100 ms doubling to 400 ms, unless `upstream` says otherwise.
+ * not pinged and restart after 100 ms doubling to 400 ms, unless `upstream` says otherwise. It
+ * starts once every server's first attempt has ended, unless the config sets `startupWaitMs`.
  */
 export async function startHarness(
   raw: Record<string, unknown>,
@@ -124,6 +127,7 @@ export async function startHarness(
     state,
     log: createLogger({ level: 'debug', sink: (line) => logs.push(line) }),
     upstream: { pingIntervalMs: 0, backoffBaseMs: 100, backoffMaxMs: 400, ...upstream },
+    ...(!('startupWaitMs' in raw) && { startupWaitMs: Number.POSITIVE_INFINITY }),
   });
   const clients: ConnectedClient[] = [];
   return {
@@ -140,6 +144,11 @@ export async function startHarness(
       const client = await connectInMemory(server, clientOptions);
       clients.push(client);
       return client;
+    },
+    async reload(next) {
+      const outcome = await aggregator.reload(next);
+      await aggregator.upstreams.settled();
+      return outcome;
     },
     async close() {
       await Promise.allSettled(clients.map((client) => client.close()));

@@ -15,7 +15,7 @@ beforeAll(async () => {
   harness = await startHarness({});
   root = harness.folder;
   writeFileSync(path.join(root, 'notes.txt'), 'plans are cheap\n');
-  await harness.aggregator.reload(
+  await harness.reload(
     (await import('../src/config/load.js')).parseConfig({
       mcpServers: {
         fs: {

@@ -21,7 +21,7 @@ describe('reload', () => {
     expect(await names()).toEqual(expect.arrayContaining(['kept__echo', 'dropped__echo']));
     const keptBefore = harness.aggregator.upstreams.get('kept');
 
-    const outcome = await harness.aggregator.reload(
+    const outcome = await harness.reload(
       parseConfig({
         mcpServers: { kept: fixture('kept'), added: fixture('added'), changed: fixture('changed') },
       }),
@@ -34,7 +34,7 @@ describe('reload', () => {
     expect(resultText(await connected.call('added__echo', { text: 'new' }))).toBe('added: new');
     await until(() => changes > 0);
 
-    const restarted = await harness.aggregator.reload(
+    const restarted = await harness.reload(
       parseConfig({
         mcpServers: { kept: fixture('kept-renamed'), added: fixture('added'), changed: fixture('changed') },
       }),

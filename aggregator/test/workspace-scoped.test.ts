@@ -36,7 +36,7 @@ beforeAll(async () => {
       toolPolicy: { tickets__create_ticket: { requiresApproval: false } },
     }),
   );
-  await harness.aggregator.reload(loadConfigFile(file));
+  await harness.reload(loadConfigFile(file));
 });
 afterAll(() => harness.close());
 

@@ -16,7 +16,7 @@ beforeAll(async () => {
   mkdirSync(beta);
   writeFileSync(path.join(alpha, 'where.txt'), 'in alpha\n');
   writeFileSync(path.join(beta, 'where.txt'), 'in beta\n');
-  await harness.aggregator.reload(
+  await harness.reload(
     parseConfig(
       {
         mcpServers: {

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { tokenNameProblem } from '../auth/token-name.js';
 import { PROGRESS_STRETCH } from '../front/call-deadline.js';
 
+/** How long one start of a server may take when its config does not say: see connectTimeoutMs. */
+export const CONNECT_TIMEOUT_MS = 30_000;
+
 const serverCommon = {
   disabled: z.boolean().default(false).describe('Keep the entry but do not start the server.'),
   disabledTools: z.array(z.string()).default([]).describe("Tool names (the server's own) to leave out."),
@@ -13,6 +16,14 @@ const serverCommon = {
     .optional()
     .describe(
       'Per-call timeout for this server, in milliseconds (default: callTimeoutMs). Progress extends it as it does callTimeoutMs.',
+    ),
+  connectTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      `How long one start of this server may take, in milliseconds, from launching it (or reaching its URL) to its listed tools (default ${CONNECT_TIMEOUT_MS}); past it the start is abandoned and retried with backoff. Raise it for a server slow on its first run (a package download).`,
     ),
   prefix: z
     .boolean()
@@ -265,6 +276,14 @@ export const configSchema = z.looseObject({
     )
     .optional()
     .describe('Workspaces by id. Without it there is one, "default", rooted at the folder toolmesh runs in.'),
+  startupWaitMs: z
+    .number()
+    .int()
+    .min(0)
+    .default(5000)
+    .describe(
+      'How long `toolmesh serve` waits for the servers to be ready before it serves, in milliseconds; a server still starting then joins when ready, and clients get notifications/tools/list_changed. 0 serves at once.',
+    ),
   approvalTimeoutMs: z
     .number()
     .int()

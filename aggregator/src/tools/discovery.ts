@@ -4,7 +4,7 @@ import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { instanceOf } from '../workspaces/instances.js';
 import { defineTool } from './define.js';
-import { unknownToolMessage } from './unknown-tool-message.js';
+import { stillStarting, unknownToolMessage } from './unknown-tool-message.js';
 
 const READS_REGISTRY = {
   readOnlyHint: true,
@@ -40,18 +40,25 @@ export const searchToolBm25 = defineTool({
         approval: z.string().optional().describe('Why a call will first ask a person to approve it.'),
       }),
     ),
+    starting: z
+      .array(z.string())
+      .optional()
+      .describe('Servers still starting: their tools are not searchable yet and join once they are ready.'),
   }),
   annotations: READS_REGISTRY,
   actions: ['read'],
-  render: (output) =>
-    output.results.length === 0
-      ? 'No tool matched: try other keywords (service, verb, object), or list_my_tools.'
-      : output.results
-          .map(
-            (hit) =>
-              `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`}${hit.approval ? `, needs approval: ${hit.approval}` : ''})\n  ${hit.description ?? ''}`,
-          )
-          .join('\n'),
+  render: (output) => {
+    const hits =
+      output.results.length === 0
+        ? 'No tool matched: try other keywords (service, verb, object), or list_my_tools.'
+        : output.results
+            .map(
+              (hit) =>
+                `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`}${hit.approval ? `, needs approval: ${hit.approval}` : ''})\n  ${hit.description ?? ''}`,
+            )
+            .join('\n');
+    return output.starting ? `${hits}\n${stillStarting(output.starting)}` : hits;
+  },
   async handle({ query, limit }, { engine }) {
     const { aggregator, session } = engine;
     const results = aggregator.index.search(query, limit).flatMap((hit) => {
@@ -72,7 +79,8 @@ export const searchToolBm25 = defineTool({
         },
       ];
     });
-    return { results };
+    const starting = aggregator.startingServers();
+    return { results, ...(starting.length > 0 && { starting }) };
   },
 });
 

@@ -10,5 +10,11 @@ export function unknownToolMessage(aggregator: Aggregator, name: string, searchW
   const names = aggregator.registry.tools().map((entry) => entry.exposed);
   const close = closestNames(name, names, 3);
   const suggestions = close.length > 0 ? close : aggregator.index.search(name, 3).map((hit) => hit.name);
-  return `No tool named ${name}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''} Find tools with ${searchWith}.`;
+  const starting = aggregator.startingServers();
+  return `No tool named ${name}.${suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ''} Find tools with ${searchWith}.${starting.length > 0 ? ` ${stillStarting(starting)}` : ''}`;
+}
+
+/** Servers on their first start have no tools listed yet: say so, lest a missing tool look absent for good. */
+export function stillStarting(servers: readonly string[]): string {
+  return `Still starting: ${servers.join(', ')}; their tools join the registry once ready.`;
 }

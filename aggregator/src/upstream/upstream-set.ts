@@ -23,12 +23,13 @@ export class UpstreamSet extends EventEmitter {
     return this.byName.get(name);
   }
 
-  /** Starts every server in parallel and resolves once each has connected or failed its first try. */
-  async start(servers: ReadonlyMap<string, ServerConfig>): Promise<void> {
-    await Promise.all([...servers].map(([name, config]) => this.add(name, config)));
+  /** Starts every server in parallel, without waiting for any: each joins once it is ready (see settled). */
+  start(servers: ReadonlyMap<string, ServerConfig>): void {
+    for (const [name, config] of servers) this.add(name, config);
   }
 
-  async add(name: string, config: ServerConfig): Promise<void> {
+  /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
+  add(name: string, config: ServerConfig): void {
     const upstream = new Upstream(name, config, {
       ...this.options,
       log: this.log.child(name),
@@ -36,7 +37,26 @@ export class UpstreamSet extends EventEmitter {
     });
     upstream.on('changed', () => this.emit('changed'));
     this.byName.set(name, upstream);
-    await upstream.start();
+    void upstream.start();
+  }
+
+  /**
+   * Resolves once no server is on its first attempt to start (each is ready, or failed and
+   * retrying), or after `withinMs`, whichever comes first.
+   */
+  async settled(withinMs = Number.POSITIVE_INFINITY): Promise<void> {
+    const firstAttempts = Promise.all(
+      this.list()
+        .filter((upstream) => upstream.state === 'starting')
+        .map((upstream) => upstream.attemptEnded()),
+    );
+    if (!Number.isFinite(withinMs)) {
+      await firstAttempts;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([firstAttempts, new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+    clearTimeout(timer);
   }
 
   async remove(name: string): Promise<void> {
@@ -49,7 +69,8 @@ export class UpstreamSet extends EventEmitter {
 
   /**
    * Brings the running set to `servers`: starts the new, stops the removed, restarts those whose
-   * config changed, and leaves the rest (and their in-flight calls) alone.
+   * config changed, and leaves the rest (and their in-flight calls) alone. It does not wait for
+   * the started ones to connect, so a server slow to start holds no later reload.
    */
   async reconcile(
     servers: ReadonlyMap<string, ServerConfig>,
@@ -63,9 +84,7 @@ export class UpstreamSet extends EventEmitter {
       )
       .map(([name]) => name);
     await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
-    await Promise.all(
-      [...added, ...restarted].map((name) => this.add(name, servers.get(name) as ServerConfig)),
-    );
+    for (const name of [...added, ...restarted]) this.add(name, servers.get(name) as ServerConfig);
     // Keep config order, which decides resource ownership and listing order.
     const ordered = [...servers.keys()].map((name) => [name, this.byName.get(name) as Upstream] as const);
     this.byName.clear();

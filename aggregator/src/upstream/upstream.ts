@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
@@ -24,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
-import type { ServerConfig } from '../config/schema.js';
+import { CONNECT_TIMEOUT_MS, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
 import { deliverInOrder } from './ordered-transport.js';
@@ -107,7 +108,9 @@ export class Upstream extends EventEmitter {
   sandboxWarning: string | undefined;
   private retryAt: number | undefined;
   private readySince: number | undefined;
+  /** Set from the start of each attempt to connect, so stop() closes a server still connecting. */
   private client: Client | undefined;
+  private attempting: Promise<void> = Promise.resolve();
   private attempt = 0;
   private cancelRestart: () => void = () => undefined;
   private cancelPing: () => void = () => undefined;
@@ -137,8 +140,21 @@ export class Upstream extends EventEmitter {
     return this.retryAt ? Math.max(1, Math.ceil((this.retryAt - this.clock.now()) / 1000)) : 1;
   }
 
-  /** Connects; a failure is not thrown but leads to a scheduled restart. */
-  async start(): Promise<void> {
+  /**
+   * Connects; a failure is not thrown but leads to a scheduled restart. Resolves when this
+   * attempt ends: ready, failed, or abandoned by stop().
+   */
+  start(): Promise<void> {
+    this.attempting = this.connect();
+    return this.attempting;
+  }
+
+  /** Settles when the attempt to connect under way (or the last one) has ended. */
+  attemptEnded(): Promise<void> {
+    return this.attempting;
+  }
+
+  private async connect(): Promise<void> {
     this.state = this.attempt === 0 ? 'starting' : 'restarting';
     const errors: string[] = [];
     const transports = transportsFor(
@@ -147,34 +163,58 @@ export class Upstream extends EventEmitter {
       (warning) => this.noteSandboxWarning(warning),
     );
     for (const makeTransport of transports) {
-      const client = this.newClient();
+      let client: Client;
       try {
-        await client.connect(deliverInOrder(makeTransport()));
-        // stop() may have run while this connected (a reload removed the server): stay stopped.
-        if (this.stopped()) {
-          await client.close().catch(() => undefined);
-          return;
-        }
-        this.client = client;
-        await this.refresh();
-        await this.resubscribe(client);
-        if (this.stopped()) return;
-        this.readySince = this.clock.now();
-        this.retryAt = undefined;
-        this.lastError = undefined;
-        this.state = 'ready';
-        client.onclose = () => this.lost('the connection closed');
-        this.schedulePing();
-        this.log.info(`ready: ${this.catalog.tools.length} tools`);
-        this.emit('changed');
-        return;
+        client = await this.connectOver(makeTransport);
       } catch (error) {
-        errors.push((error as Error).message);
-        await client.close().catch(() => undefined);
         if (this.stopped()) return;
+        errors.push((error as Error).message);
+        continue;
       }
+      // stop() ran as it connected (toolmesh is ending, a reload removed the server): it closed the client.
+      if (this.stopped()) return;
+      this.readySince = this.clock.now();
+      this.retryAt = undefined;
+      this.lastError = undefined;
+      this.state = 'ready';
+      client.onclose = () => this.lost('the connection closed');
+      this.schedulePing();
+      this.log.info(`ready: ${this.catalog.tools.length} tools`);
+      this.emit('changed');
+      return;
     }
     this.lost(errors.join('; then: '));
+  }
+
+  /**
+   * One try over one transport, from launch to a listed catalogue, within the server's connect
+   * timeout. The client is held from the start, so stop() closes a server still connecting.
+   */
+  private async connectOver(makeTransport: () => Transport): Promise<Client> {
+    const client = this.newClient();
+    this.client = client;
+    const timeoutMs = this.config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    let timedOut: Promise<void> | undefined;
+    // Real time, not the clock: this guards against a server that hangs, not the restart pacing.
+    const timer = setTimeout(() => {
+      timedOut = client.close().catch(() => undefined);
+    }, timeoutMs);
+    try {
+      // The SDK's own limit on initialize (60 s) must not decide first: it would cut a longer one short.
+      await client.connect(deliverInOrder(makeTransport()), { timeout: 2 * timeoutMs });
+      await this.refresh();
+      await this.resubscribe(client);
+      // resubscribe() logs each failure and goes on, so a timeout during it shows only here.
+      if (timedOut) throw new Error('closed on timeout');
+      return client;
+    } catch (error) {
+      if (this.client === client) this.client = undefined;
+      // A close already under way ends once the process has: the attempt ends no sooner.
+      await (timedOut ?? client.close().catch(() => undefined));
+      throw timedOut ? new Error(`not ready within ${timeoutMs} ms (connectTimeoutMs)`) : error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Logged when it first appears or changes, not at every restart. */
@@ -183,7 +223,7 @@ export class Upstream extends EventEmitter {
     this.sandboxWarning = warning;
   }
 
-  /** Read through a method: TypeScript would otherwise narrow `state` across the awaits in start(). */
+  /** Read through a method: TypeScript would otherwise narrow `state` across the awaits in connect(). */
   private stopped(): boolean {
     return this.state === 'stopped';
   }
@@ -195,6 +235,8 @@ export class Upstream extends EventEmitter {
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
+    // An attempt still connecting ends once its client is closed: nothing of it outlives stop().
+    await this.attempting;
     this.emit('changed');
   }
 
