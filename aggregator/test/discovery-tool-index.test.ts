@@ -222,6 +222,12 @@ describe('termExpansions', () => {
     expect(termExpansions('list the open tickets')('open')).toEqual([]);
     expect(termExpansions('list the open tickets')('ticket')).toEqual(synonymsOf('ticket'));
   });
+
+  // Found by the fuzz test: search_tool_bm25 { query: "constructor" } failed unexpectedly.
+  it('takes a request that leads with the name of an object property as a plain word', () => {
+    expect(termExpansions('constructor')('constructor')).toEqual(synonymsOf('constructor'));
+    expect(names(indexOf().search('constructor of a file'))).toContain('fs__read_file');
+  });
 });
 
 describe('synonymsOf', () => {
