@@ -86,12 +86,18 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-export interface FuzzFixture {
-  /** The temp root: everything the servers may touch is under it. */
-  root: string;
+/** The folders one set of servers works in. */
+export interface FuzzTree {
   work: string;
   repo: string;
   writableRepo: string;
+}
+
+export interface FuzzFixture extends FuzzTree {
+  /** The temp root: everything the servers may touch is under it. */
+  root: string;
+  /** Another set of the folders, so servers that run at the same time (the aggregator's) do not share a repository's lock. */
+  tree(owner: string): FuzzTree;
   /** HOME of every server: beside the root, so a write to `~` shows as an escape. */
   home: string;
   values: FixtureValues;
@@ -106,22 +112,32 @@ export async function makeFuzzFixture(): Promise<FuzzFixture> {
   const root = path.join(outer, 'root');
   const home = path.join(outer, 'home');
   const sentinel = path.join(outer, 'sentinel.txt');
-  const work = path.join(root, 'work');
-  const repo = path.join(root, 'repo');
-  const writableRepo = path.join(root, 'repo-w');
+  const makeTree = (folder: string) => {
+    const tree = {
+      work: path.join(folder, 'work'),
+      repo: path.join(folder, 'repo'),
+      writableRepo: path.join(folder, 'repo-w'),
+    };
+    writeTree(tree.work);
+    makeRepository(tree.writableRepo);
+    return { tree, head: makeRepository(tree.repo) };
+  };
   mkdirSync(home, { recursive: true });
-  writeTree(work);
-  const head = makeRepository(repo);
-  makeRepository(writableRepo);
+  const { tree: main, head } = makeTree(root);
+  const { work, repo } = main;
+  const trees = new Map<string, FuzzTree>();
   writeFileSync(sentinel, SENTINEL_TEXT);
   const sentinelStat = statSync(sentinel);
   const listing = () => readdirSync(outer).sort();
   const before = listing();
   return {
     root,
-    work,
-    repo,
-    writableRepo,
+    ...main,
+    tree(owner) {
+      const made = trees.get(owner) ?? makeTree(path.join(root, owner)).tree;
+      trees.set(owner, made);
+      return made;
+    },
     home,
     values: {
       paths: [

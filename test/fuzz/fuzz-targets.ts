@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FuzzFixture } from './fuzz-fixture.js';
+import type { FuzzFixture, FuzzTree } from './fuzz-fixture.js';
 
 const PACKAGES = fileURLToPath(new URL('../node_modules/', import.meta.url));
 
@@ -22,13 +22,13 @@ export interface FuzzTarget {
  * The first-party servers with the flags that give them real work under the fixture's root;
  * each state file is named (`--db`) so every server's command line names the root.
  */
-function serverArgs(fixture: FuzzFixture, owner: string): Record<string, string[]> {
+function serverArgs(fixture: FuzzFixture, tree: FuzzTree, owner: string): Record<string, string[]> {
   const db = (name: string) => ['--db', path.join(fixture.dataDir(`${owner}${name}`), `${name}.db`)];
   return {
-    fs: [bin('@toolmesh/server-fs'), '--root', fixture.work],
-    git: [bin('@toolmesh/server-git'), '--root', fixture.repo],
-    'git-write': [bin('@toolmesh/server-git'), '--root', fixture.writableRepo, '--allow-write'],
-    'code-graph': [bin('@toolmesh/server-code-graph'), '--root', fixture.work, '--watch', 'off'],
+    fs: [bin('@toolmesh/server-fs'), '--root', tree.work],
+    git: [bin('@toolmesh/server-git'), '--root', tree.repo],
+    'git-write': [bin('@toolmesh/server-git'), '--root', tree.writableRepo, '--allow-write'],
+    'code-graph': [bin('@toolmesh/server-code-graph'), '--root', tree.work, '--watch', 'off'],
     tickets: [bin('@toolmesh/server-tickets'), ...db('tickets')],
     memory: [bin('@toolmesh/server-memory'), ...db('memory')],
     // Feeds may reach loopback, so fetches really run and meet the closed port.
@@ -51,7 +51,7 @@ function environment(fixture: FuzzFixture, name: string): Record<string, string>
 }
 
 export function serverTargets(fixture: FuzzFixture): FuzzTarget[] {
-  return Object.entries(serverArgs(fixture, '')).map(([name, args]) => ({
+  return Object.entries(serverArgs(fixture, fixture, '')).map(([name, args]) => ({
     name,
     args,
     env: environment(fixture, name),
@@ -63,7 +63,7 @@ export function serverTargets(fixture: FuzzFixture): FuzzTarget[] {
 export function configuredAggregator(fixture: FuzzFixture): FuzzTarget {
   const env = environment(fixture, 'aggregator');
   const mcpServers = Object.fromEntries(
-    Object.entries(serverArgs(fixture, 'aggregator-'))
+    Object.entries(serverArgs(fixture, fixture.tree('aggregator'), 'aggregator-'))
       .filter(([name]) => name !== 'git')
       .map(([name, args]) => [
         name,
