@@ -3,7 +3,7 @@ import type { IndexedTool } from '../src/discovery/indexed-tool.js';
 import { parseToolQuery } from '../src/discovery/query-syntax.js';
 import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
-import { ToolIndex } from '../src/discovery/tool-index.js';
+import { MAX_QUERY_CHARACTERS, ToolIndex } from '../src/discovery/tool-index.js';
 import { termExpansions } from '../src/discovery/verb-senses.js';
 
 const TOOLS: IndexedTool[] = [
@@ -207,6 +207,17 @@ describe('rewriteQuery', () => {
     expect(rewriteQuery('sign in to Slack')).toContainEqual({ text: 'signin', weight: 1 });
     expect(rewriteQuery('which boards do we have?')).toContainEqual({ text: 'list get', weight: 1 });
     expect(rewriteQuery('who made this')).toContainEqual({ text: 'user', weight: 1 });
+  });
+});
+
+describe('a query longer than any request', () => {
+  // Found by the fuzz test: call_tool with a 70,000-character name took over 30 s to answer,
+  // looking for suggestions; reading a long query was quadratic in its longest word.
+  it('is read up to MAX_QUERY_CHARACTERS, the rest ignored', () => {
+    const index = indexOf();
+    const padding = 'x'.repeat(MAX_QUERY_CHARACTERS);
+    expect(index.search(`${padding} read a file`)).toEqual(index.search(padding));
+    expect(index.search('x'.repeat(70_000))).toEqual(index.search(padding));
   });
 });
 
