@@ -93,7 +93,7 @@ export function protocolCorpus(tool: string): ProtocolCase[] {
     {
       name: 'a method that is a number',
       bytes: line({ jsonrpc: '2.0', id: 'num-method', method: 5 }),
-      expect: { id: 'num-method' },
+      expect: 'error',
     },
     {
       name: 'tools/call with string params',
@@ -246,6 +246,11 @@ export function protocolCorpus(tool: string): ProtocolCase[] {
     {
       name: 'an error response to nothing',
       bytes: line({ jsonrpc: '2.0', id: 'never-asked-2', error: { code: 1, message: 'x' } }),
+      expect: 'none',
+    },
+    {
+      name: 'a malformed response',
+      bytes: line({ jsonrpc: '2.0', id: 'never-asked-3', result: 'not an object' }),
       expect: 'none',
     },
     {

@@ -5,7 +5,6 @@ import {
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
-  JSONRPCResponseSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 
@@ -56,11 +55,8 @@ function envelopeProblem(value: Record<string, unknown>): string {
     const schema = 'id' in value ? JSONRPCRequestSchema : JSONRPCNotificationSchema;
     const parsed = schema.safeParse(value);
     if (!parsed.success) return describeIssues(parsed.error);
-  } else if (!('result' in value) && !('error' in value)) {
-    return 'it has no "method", "result" or "error"';
   } else {
-    const parsed = JSONRPCResponseSchema.safeParse(value);
-    if (!parsed.success) return describeIssues(parsed.error);
+    return 'it has no "method", "result" or "error"';
   }
   return 'it is not a JSON-RPC 2.0 request, notification or response';
 }
@@ -98,10 +94,15 @@ export function readJsonRpcLine(line: string): ReadLine {
   const record = value as Record<string, unknown>;
   const parsed = JSONRPCMessageSchema.safeParse(record);
   if (!parsed.success) {
-    // A notification gets no answer, not even an error (JSON-RPC 2.0, section 4.1).
-    if (!('id' in record) && typeof record.method === 'string') return { ignored: true };
+    const isCall = typeof record.method === 'string';
+    // A notification or a response gets no answer, not even an error (JSON-RPC 2.0, 4.1 and 5).
+    if ((isCall && !('id' in record)) || (!isCall && ('result' in record || 'error' in record)))
+      return { ignored: true };
+    // Only a request's id names something the client is waiting on; any other id (of a line
+    // that is not even a call) may be one of the client's own, and an error under it would be
+    // taken for the answer to that.
     return answer(
-      record.id,
+      isCall ? record.id : null,
       ErrorCode.InvalidRequest,
       `Invalid Request: ${envelopeProblem(record)}. Fix it and send the message again.`,
     );

@@ -107,13 +107,17 @@ describe('StdioLineTransport', () => {
     });
   });
 
-  it('leaves a malformed notification unanswered and a blank line alone', async () => {
+  it('leaves a malformed notification or response unanswered and a blank line alone', async () => {
     current = await serveOverPipes();
-    // The one line back is the ping's: nothing came for the lines before it.
-    expect(
-      await current.send(
-        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}\n\n\r\n{"jsonrpc":"2.0","id":6,"method":"ping"}\r\n',
-      ),
-    ).toEqual([{ jsonrpc: '2.0', id: 6, result: {} }]);
+    // The one line back is the ping's: nothing came for the lines before it. An error under the
+    // response's id would read as the answer to the client's own request 6.
+    const lines = [
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":7}',
+      '',
+      '\r',
+      '{"jsonrpc":"2.0","id":6,"result":"not an object"}',
+      '{"jsonrpc":"2.0","id":6,"method":"ping"}\r',
+    ];
+    expect(await current.send(`${lines.join('\n')}\n`)).toEqual([{ jsonrpc: '2.0', id: 6, result: {} }]);
   });
 });
