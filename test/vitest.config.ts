@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { include: ['conformance/**/*.test.ts', 'e2e/**/*.test.ts'], testTimeout: 20000 },
+  test: {
+    include: ['conformance/**/*.test.ts', 'e2e/**/*.test.ts', 'fuzz/**/*.test.ts'],
+    testTimeout: 20000,
+  },
 });

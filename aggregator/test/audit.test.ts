@@ -6,7 +6,7 @@ import { createLogger } from '@toolmesh/core';
 import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Aggregator } from '../src/aggregator.js';
-import { redactArguments, redactSecretText } from '../src/approvals/render-arguments.js';
+import { MAX_KEPT_DEPTH, redactArguments, redactSecretText } from '../src/approvals/render-arguments.js';
 import { canonicalJson, digestArguments, MAX_REDACTED_CHARACTERS } from '../src/audit/arguments-digest.js';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { AuditRetention } from '../src/audit/audit-retention.js';
@@ -199,6 +199,18 @@ describe('the arguments digest', () => {
     expect(one.redacted).toBe('{"b":1,"a":{"y":[1,2],"x":"token [redacted]"}}');
     expect(one.redacted).not.toContain('ghp_');
     expect(canonicalJson({ b: 1, a: { y: [1, 2], x: 'v' } })).toBe('{"a":{"x":"v","y":[1,2]},"b":1}');
+  });
+
+  // Found by the fuzz test: a tools/call whose arguments nested 10,000 arrays deep failed with
+  // "Maximum call stack size exceeded" (JSON-RPC internal error) while its audit record was made.
+  it('keeps arguments nested thousands deep to a bounded depth, saying so', () => {
+    let deep: unknown = 'token ghp_R2d2C3poR2d2C3poR2d2C3poR2d2C3po1234';
+    for (let level = 0; level < 10_000; level++) deep = [deep];
+    const digest = digestArguments({ deep, path: 'a.txt' });
+    expect(digest.redacted).toContain(`[nested deeper than ${MAX_KEPT_DEPTH} levels, not kept]`);
+    expect(digest.redacted).toContain('"path":"a.txt"');
+    expect(digest.redacted).not.toContain('ghp_');
+    expect(digest.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('cuts long arguments to a bounded size, saying how long they were', () => {

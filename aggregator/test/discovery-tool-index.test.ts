@@ -3,7 +3,7 @@ import type { IndexedTool } from '../src/discovery/indexed-tool.js';
 import { parseToolQuery } from '../src/discovery/query-syntax.js';
 import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
-import { ToolIndex } from '../src/discovery/tool-index.js';
+import { MAX_QUERY_CHARACTERS, ToolIndex } from '../src/discovery/tool-index.js';
 import { termExpansions } from '../src/discovery/verb-senses.js';
 
 const TOOLS: IndexedTool[] = [
@@ -210,6 +210,17 @@ describe('rewriteQuery', () => {
   });
 });
 
+describe('a query longer than any request', () => {
+  // Found by the fuzz test: call_tool with a 70,000-character name took over 30 s to answer,
+  // looking for suggestions; reading a long query was quadratic in its longest word.
+  it('is read up to MAX_QUERY_CHARACTERS, the rest ignored', () => {
+    const index = indexOf();
+    const padding = 'x'.repeat(MAX_QUERY_CHARACTERS);
+    expect(index.search(`${padding} read a file`)).toEqual(index.search(padding));
+    expect(index.search('x'.repeat(70_000))).toEqual(index.search(padding));
+  });
+});
+
 describe('termExpansions', () => {
   it('reads the verb a request leads with in its verb sense, and only that verb', () => {
     expect(termExpansions('open a ticket for this')('open')).toEqual(
@@ -221,6 +232,12 @@ describe('termExpansions', () => {
     );
     expect(termExpansions('list the open tickets')('open')).toEqual([]);
     expect(termExpansions('list the open tickets')('ticket')).toEqual(synonymsOf('ticket'));
+  });
+
+  // Found by the fuzz test: search_tool_bm25 { query: "constructor" } failed unexpectedly.
+  it('takes a request that leads with the name of an object property as a plain word', () => {
+    expect(termExpansions('constructor')('constructor')).toEqual(synonymsOf('constructor'));
+    expect(names(indexOf().search('constructor of a file'))).toContain('fs__read_file');
   });
 });
 

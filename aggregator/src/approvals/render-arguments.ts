@@ -115,21 +115,35 @@ export function redactSecretText(text: string): string {
   return redacted.replace(TOKEN_LIKE, (run) => (looksRandom(run) ? REDACTED : run));
 }
 
-function redactValue(value: unknown): unknown {
+/**
+ * How deep arguments are kept. Below it a value is replaced by a note: no person reads that
+ * deep, and walking arguments nested thousands deep would exhaust the stack and fail the call.
+ */
+export const MAX_KEPT_DEPTH = 32;
+
+function redactValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redactSecretText(value);
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (value !== null && typeof value === 'object') return redactArguments(value as Record<string, unknown>);
-  return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_KEPT_DEPTH) return `[nested deeper than ${MAX_KEPT_DEPTH} levels, not kept]`;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  return redactEntries(value as Record<string, unknown>, depth + 1);
+}
+
+function redactEntries(args: Record<string, unknown>, depth: number): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => [
+      key,
+      isSecretKey(key) ? REDACTED : redactValue(value, depth),
+    ]),
+  );
 }
 
 /**
  * Arguments as they may be stored and shown: values under secret-looking keys replaced, and
- * secret-looking strings replaced wherever they are, at any depth.
+ * secret-looking strings replaced wherever they are, down to MAX_KEPT_DEPTH.
  */
 export function redactArguments(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(args).map(([key, value]) => [key, isSecretKey(key) ? REDACTED : redactValue(value)]),
-  );
+  return redactEntries(args, 0);
 }
 
 function shown(value: unknown): string {

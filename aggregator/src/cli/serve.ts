@@ -1,5 +1,4 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Logger } from '@toolmesh/core';
+import { type Logger, StdioLineTransport } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
 import type { HttpAccess } from '../auth/http-access.js';
@@ -57,7 +56,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       ...(options.mode && { mode: options.mode }),
       ...(options.workspace && { workspace: options.workspace }),
     });
-    await server.connect(new StdioServerTransport());
+    await server.connect(new StdioLineTransport());
     close = () => server.close();
   } else {
     const { SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');

@@ -16,7 +16,9 @@ function distance(a: string, b: string): number {
 export function closestNames(wanted: string, names: Iterable<string>, limit: number): string[] {
   const lower = wanted.toLowerCase();
   const tolerance = Math.max(2, Math.floor(wanted.length / 4));
+  // Names whose lengths differ by more than the tolerance cannot be within it: not measured.
   return [...names]
+    .filter((name) => Math.abs(name.length - lower.length) <= tolerance)
     .map((name) => ({ name, cost: distance(lower, name.toLowerCase()) }))
     .filter((candidate) => candidate.cost <= tolerance)
     .sort((a, b) => a.cost - b.cost || (a.name < b.name ? -1 : 1))

@@ -1,5 +1,6 @@
 import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
+import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
 import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { instanceOf } from '../workspaces/instances.js';
@@ -23,7 +24,11 @@ export const searchToolBm25 = defineTool({
     'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns each hit with its input schema, so it can be called right away with call_tool.',
   capability: 'discovery',
   input: z.object({
-    query: z.string().min(1).max(500).describe('Keywords: service, verb, object. Not a whole sentence.'),
+    query: z
+      .string()
+      .min(1)
+      .max(MAX_QUERY_CHARACTERS)
+      .describe('Keywords: service, verb, object. Not a whole sentence.'),
     limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).default(5),
   }),
   output: z.object({

@@ -169,11 +169,23 @@ describe('garbage input in the languages added here', () => {
     );
     copy.write('broken.hs', 'module where data = = class instance ('.repeat(100));
     copy.write('empty.sh', '');
+    // Calls named like Object properties, which the accessor table once took for accessors.
+    copy.write(
+      'object_words.rb',
+      'class Words\n  constructor :x\n  toString :y\n  def after_words; end\nend\n',
+    );
   });
 
   it('indexes what it can and keeps serving', () => {
-    expect(suite.graph.roots[0]?.queries.status().files).toBe(11);
-    for (const name of ['after_c', 'chained', 'after_ruby', 'after_php', 'Deep.after_elixir'])
+    expect(suite.graph.roots[0]?.queries.status().files).toBe(12);
+    for (const name of [
+      'after_c',
+      'chained',
+      'after_ruby',
+      'after_php',
+      'Deep.after_elixir',
+      'Words.after_words',
+    ])
       expect(suite.graph.findSymbols(name)).toHaveLength(1);
     expect(suite.graph.roots[0]?.index.progress.phase).toBe('ready');
   });

@@ -29,6 +29,12 @@ describe('htmlToMarkdown', () => {
     expect(htmlToMarkdown('Caf&eacute; &amp; <b>bar')).toBe('Café & **bar**');
     expect(htmlToMarkdown('<div><p>open<span>')).toBe('open');
   });
+
+  it('takes tags named like Object properties as unknown tags', () => {
+    expect(htmlToMarkdown('<constructor>plain</constructor> and <tostring>text</tostring>')).toBe(
+      'plain and text',
+    );
+  });
 });
 
 describe('titleText', () => {

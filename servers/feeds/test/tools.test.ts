@@ -332,6 +332,15 @@ describe('articles', () => {
 });
 
 describe('OPML', () => {
+  // Found by the fuzz test: with no feeds, export_opml "failed unexpectedly: Invalid input OPML".
+  it('says there is nothing to export before any feed is subscribed', async () => {
+    const empty = await feedsFixture();
+    expect(await empty.fails('export_opml')).toMatch(
+      /no feeds to export: subscribe with add_feed or import_opml/,
+    );
+    await empty.close();
+  });
+
   it('round-trips the subscriptions through export_opml and import_opml', async () => {
     await add('/fixtures/rss20.xml');
     await add('/fixtures/feed.json');

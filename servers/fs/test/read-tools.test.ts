@@ -200,6 +200,14 @@ describe('search_files', () => {
     expect(one.matches).toHaveLength(1);
     expect(one.truncated).toBe(true);
   });
+
+  // Found by the fuzz test: an empty glob among the patterns "failed unexpectedly" in picomatch.
+  it('refuses an empty glob, naming it', async () => {
+    expect(await fx.fails('search_files', { patterns: ['*.ts', ''] })).toMatch(
+      /Invalid arguments for search_files: `patterns(\.1)?`/,
+    );
+    expect(await fx.fails('search_text', { pattern: 'x', glob: '' })).toMatch(/`glob`/);
+  });
 });
 
 describe('search_text', () => {

@@ -119,6 +119,14 @@ const cases: [string, string, Record<string, unknown>, RegExp][] = [
     /`cursor` is not a cursor this server issued/,
   ],
   ['a NUL byte in a path', 'git_diff', { repo, paths: ['a\u0000b'] }, /NUL byte/],
+  // Found by the fuzz test: Node refused to spawn git, and git_grep "failed unexpectedly".
+  ['a NUL byte in a grep pattern', 'git_grep', { repo, pattern: 'a\u0000b' }, /"a\\u0000b" holds a NUL byte/],
+  [
+    'a NUL byte in a stash note',
+    'git_stash',
+    { repo, action: 'push', message: 'a\u0000b' },
+    /holds a NUL byte, which git cannot take/,
+  ],
   ['a control character in a revision', 'git_diff', { repo, from: 'HEAD\u0007' }, /control character/],
   [
     'an author without an email',

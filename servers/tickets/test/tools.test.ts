@@ -130,6 +130,16 @@ describe('create_ticket and get_ticket', () => {
     expect(await fx.fails('create_ticket', { ...A, tickets: [{ title: 'x', priority: 'P9' }] })).toMatch(
       /unknown priority "P9"/,
     );
+    // Found by the fuzz test: these names of Object properties "failed unexpectedly" in SQLite.
+    for (const word of ['constructor', '__proto__']) {
+      expect(await fx.fails('update_ticket', { ...A, ticket: 'T-1', status: word })).toMatch(
+        `unknown status "${word}"`,
+      );
+      expect(await fx.fails('list_tickets', { ...A, status: [word] })).toMatch(`unknown status "${word}"`);
+    }
+    expect(await fx.fails('update_ticket', { ...A, ticket: 'T-1', priority: '__proto__' })).toMatch(
+      /unknown priority "__proto__"/,
+    );
     expect(await fx.fails('get_ticket', { ticket: 'T-1' })).toMatch(/workspace_id is required/);
     expect(await fx.fails('get_ticket', { workspace_id: 'gamma', ticket: 'T-1' })).toMatch(/not served/);
     expect(await fx.fails('update_ticket', { ...A, ticket: 'T-1', bogus: 1 })).toMatch(/unknown argument/);

@@ -10,6 +10,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { SessionTable } from './http-sessions.js';
 import type { Logger } from './logger.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
@@ -184,7 +185,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   app.use(originCheck(options.allowedOrigins ?? []));
   options.publicRoutes?.(app);
   if (options.authenticate) app.use(authentication(options.authenticate));
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   app.use(express.json({ limit: maxBodyBytes }));
   app.use(bodyErrorHandler(maxBodyBytes));
 

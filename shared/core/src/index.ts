@@ -77,6 +77,7 @@ export {
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { type Statement, statementCache } from './statement-cache.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-transport.js';
 export { renderToolReference } from './tool-docs.js';
 export { errnoCode, errorMessage, ToolError } from './tool-error.js';
 export { toolListEntry } from './tool-schema.js';

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
 import { createLogger, type Logger } from './logger.js';
+import { StdioLineTransport } from './stdio-line-transport.js';
 
 export interface ServerSetup {
   /** One MCP server per client session; they share the engine built by `setup`. */
@@ -43,7 +43,7 @@ export function httpClientSnippets(name: string, url: string): string {
 export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger): Promise<RunningServer> {
   if (flags.transport === 'stdio') {
     const server = setup.createServer();
-    await server.connect(new StdioServerTransport());
+    await server.connect(new StdioLineTransport());
     return { close: () => server.close() };
   }
   // Loaded only for HTTP: express and the HTTP transports are most of a stdio server's start-up.

@@ -141,3 +141,5 @@ export async function everyPage<T extends { truncated: boolean; nextCursor?: str
   } while (cursor !== undefined);
   return pages;
 }
+
+export { type RawMessage, type RawStdioPeer, spawnRawStdio } from './raw-stdio.js';

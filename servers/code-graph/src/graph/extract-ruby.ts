@@ -12,12 +12,12 @@ interface RubyScope extends BuilderScope {
 const IMPORTS = new Set(['require', 'require_relative', 'load']);
 const MIXINS = new Set(['include', 'extend', 'prepend']);
 const VISIBILITY = new Set(['public', 'private', 'protected', 'module_function']);
-/** `attr_reader :cents` defines the method `cents`; `attr_writer` defines `cents=`. */
-const ACCESSORS: Record<string, string[]> = {
-  attr_reader: [''],
-  attr_writer: ['='],
-  attr_accessor: ['', '='],
-};
+/** `attr_reader :cents` defines the method `cents`; `attr_writer` defines `cents=`. A Map: a call may have any name, `constructor` included. */
+const ACCESSORS: ReadonlyMap<string, string[]> = new Map([
+  ['attr_reader', ['']],
+  ['attr_writer', ['=']],
+  ['attr_accessor', ['', '=']],
+]);
 
 /** Reads Ruby trees: modules, classes, methods, requires, mixins and calls through typed receivers. */
 export function extractRuby(tree: SyntaxTree): FileFacts {
@@ -178,7 +178,7 @@ class RubyReader {
       }
       return;
     }
-    const accessor = receiver ? undefined : ACCESSORS[method];
+    const accessor = receiver ? undefined : ACCESSORS.get(method);
     if (accessor && !scope.inFunction) {
       for (const argument of args?.namedChildren ?? []) {
         const name = argument.type === 'simple_symbol' ? argument.text.slice(1) : undefined;

@@ -43,15 +43,16 @@ const BLOCKS = new Set([
   'address',
 ]);
 const VOID = new Set(['br', 'hr', 'img', 'wbr', 'input', 'meta', 'link', 'source', 'track', 'area', 'col']);
-const WRAPS: Record<string, string> = {
-  strong: '**',
-  b: '**',
-  em: '*',
-  i: '*',
-  code: '`',
-  s: '~~',
-  del: '~~',
-};
+// A Map, not an object: a tag is whatever the feed wrote, `<constructor>` included.
+const WRAPS: ReadonlyMap<string, string> = new Map([
+  ['strong', '**'],
+  ['b', '**'],
+  ['em', '*'],
+  ['i', '*'],
+  ['code', '`'],
+  ['s', '~~'],
+  ['del', '~~'],
+]);
 /** Hosts and paths that only count opens; an image from them is a tracking pixel, whatever its size. */
 const TRACKER =
   /(^|[./])(pixel|beacon|track(ing)?|open|stat(s)?|analytics|doubleclick|feedburner\.com\/~r)[./?_-]/i;
@@ -190,8 +191,8 @@ export function htmlToMarkdown(html: string, base?: string): string {
           const href = resolveUrl(entry.attributes.href, base);
           const label = out.takeFrom(entry.start).trim();
           out.add(href && label && label !== href ? `[${label}](${href})` : label);
-        } else if (WRAPS[tag] && preDepth === 0) {
-          const mark = WRAPS[tag];
+        } else if (WRAPS.get(tag) && preDepth === 0) {
+          const mark = WRAPS.get(tag);
           const inner = out.takeFrom(entry.start).trim();
           if (inner) out.add(`${mark}${inner}${mark} `);
         } else if (tag === 'pre') {

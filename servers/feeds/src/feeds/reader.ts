@@ -143,6 +143,12 @@ export class FeedReader {
   /** The subscriptions as OPML, and what the document is made of (it also carries the time it was made). */
   exportOpml(): { opml: string; feeds: number; madeOf: string } {
     const feeds = this.store.listFeeds();
+    // OPML 2.0 wants at least one outline in the body; a list of nothing is no OPML to give.
+    if (feeds.length === 0)
+      throw new ToolError(
+        'There are no feeds to export: subscribe with add_feed or import_opml first.',
+        'nothing_to_export',
+      );
     const madeOf = JSON.stringify(feeds.map((feed) => [feed.url, feed.title, feed.siteUrl]));
     return { opml: renderOpml(feeds), feeds: feeds.length, madeOf };
   }

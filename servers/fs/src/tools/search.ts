@@ -72,8 +72,10 @@ function continuation(outcome: SearchOutcome<unknown>, key: string) {
   };
 }
 
+// An empty glob matches nothing and picomatch refuses it: said here, with the argument named.
+const glob = z.string().min(1);
 const globList = z
-  .union([z.string(), z.array(z.string()).max(50)])
+  .union([glob, z.array(glob).max(50)])
   .transform((value) => (Array.isArray(value) ? value : [value]));
 
 export const searchFiles = defineTool({

@@ -156,6 +156,20 @@ function succeeded(
   );
 }
 
+/**
+ * A process argument cannot hold a NUL byte (the OS ends it there, and Node refuses to spawn):
+ * caller text that does, a grep pattern or a stash note, is refused here with what to change.
+ */
+function refuseNulBytes(args: readonly string[]): void {
+  const holding = args.find((arg) => arg.includes('\0'));
+  if (holding === undefined) return;
+  const shown = JSON.stringify(holding.length > 80 ? `${holding.slice(0, 80)}…` : holding);
+  throw new ToolError(
+    `${shown} holds a NUL byte, which git cannot take: remove it and call again.`,
+    'nul_byte',
+  );
+}
+
 /** A command through simple-git, after the version check; simple-git's own refusals become GitFailures. */
 async function execute(
   environment: Record<string, string>,
@@ -163,6 +177,7 @@ async function execute(
   command: GitCommand,
   onStdout?: (chunk: Buffer) => boolean,
 ): Promise<SimpleGitOutcome> {
+  refuseNulBytes(command.args);
   await requireGitVersion();
   try {
     return await runThroughSimpleGit({
