@@ -4,24 +4,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { toolDefiner } from '../src/define-tool.js';
 import { type HttpFront, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
 import { connectHttpClient } from '../src/testing.js';
 import { createToolServer } from '../src/tool-server.js';
-
-const echo = toolDefiner<unknown>()({
-  name: 'echo',
-  title: 'Echo',
-  description: 'Echoes text.',
-  capability: 'read',
-  input: z.object({ text: z.string() }),
-  output: z.object({ text: z.string() }),
-  annotations: { readOnlyHint: true },
-  actions: ['read'],
-  handle: async ({ text }) => ({ text }),
-});
+import { echoTool as echo } from './echo-tool.js';
 
 const quiet = createLogger({ level: 'error', sink: () => undefined });
 let front: HttpFront;

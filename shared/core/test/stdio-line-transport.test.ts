@@ -1,22 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { toolDefiner } from '../src/define-tool.js';
 import { StdioLineTransport } from '../src/stdio-line-transport.js';
 import { createToolServer } from '../src/tool-server.js';
-
-const defineTool = toolDefiner<null>();
-const echo = defineTool({
-  name: 'echo',
-  title: 'Echo',
-  description: 'Says the text back.',
-  capability: 'read',
-  input: z.object({ text: z.string() }),
-  output: z.object({ text: z.string() }),
-  annotations: { readOnlyHint: true },
-  actions: ['read'],
-  handle: async ({ text }) => ({ text }),
-});
+import { echoTool as echo } from './echo-tool.js';
 
 /** A tool server on a line transport over in-process pipes, read line by line as a client would. */
 async function serveOverPipes(maxMessageBytes?: number) {
