@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
+import { guardRequestParams } from './guard-request-params.js';
 import { SessionTable } from './http-sessions.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
@@ -244,6 +245,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
       };
       serverOf.set(transport, server);
       await server.connect(transport);
+      guardRequestParams(transport);
       await transport.handleRequest(req, res, req.body);
       // An initialize the transport refused (a wrong Accept header, say) opened no session:
       // close it now, or nothing ever would.
@@ -275,6 +277,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         void server.close();
       });
       await server.connect(transport);
+      guardRequestParams(transport);
       options.onEventStream?.(server);
     });
     app.post('/messages', async (req, res) => {

@@ -107,16 +107,19 @@ export function readJsonRpcLine(line: string): ReadLine {
       `Invalid Request: ${envelopeProblem(record)}. Fix it and send the message again.`,
     );
   }
-  const paramsSchema =
-    'id' in record && typeof record.method === 'string' && REQUEST_PARAMS.get(record.method);
-  if (paramsSchema) {
-    const checked = paramsSchema.safeParse(record);
-    if (!checked.success)
-      return answer(
-        record.id,
-        ErrorCode.InvalidParams,
-        `Invalid params for ${record.method}: ${describeIssues(checked.error)}. Fix them and send the request again.`,
-      );
-  }
+  const problem = 'id' in record ? requestParamsProblem(record) : undefined;
+  if (problem !== undefined) return answer(record.id, ErrorCode.InvalidParams, problem);
   return { message: parsed.data };
+}
+
+/**
+ * What is wrong with a request's params for its method, naming the fields, or undefined when
+ * they fit (or the method is not one toolmesh knows the params of). The SDK would answer such a
+ * request with an internal error holding a dump of schema issues.
+ */
+export function requestParamsProblem(request: { method?: unknown }): string | undefined {
+  const schema = typeof request.method === 'string' ? REQUEST_PARAMS.get(request.method) : undefined;
+  const checked = schema?.safeParse(request);
+  if (!checked || checked.success) return undefined;
+  return `Invalid params for ${request.method}: ${describeIssues(checked.error)}. Fix them and send the request again.`;
 }

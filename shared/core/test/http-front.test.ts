@@ -2,7 +2,12 @@ import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFront, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
@@ -58,6 +63,29 @@ describe('HTTP front', () => {
       text: 'old',
     });
     await client.close();
+  });
+
+  it('answers params that do not fit their method with InvalidParams naming the field, on /mcp and /sse', async () => {
+    const streamable = await connectHttpClient(front.url);
+    const legacy = new Client({ name: 't', version: '1' });
+    await legacy.connect(new SSEClientTransport(new URL(front.sseUrl)));
+    for (const client of [streamable.client, legacy]) {
+      const refused = await client
+        .request({ method: 'tools/call', params: { name: 7 } } as never, CallToolResultSchema)
+        .catch((error: McpError) => error);
+      expect(refused).toBeInstanceOf(McpError);
+      expect((refused as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((refused as McpError).message).toMatch(
+        /Invalid params for tools\/call: `params\.name`: .*string/,
+      );
+      expect(
+        (await client.callTool({ name: 'echo', arguments: { text: 'after' } })).structuredContent,
+      ).toEqual({
+        text: 'after',
+      });
+    }
+    await streamable.close();
+    await legacy.close();
   });
 
   it('refuses a foreign Origin and a foreign Host (DNS rebinding)', async () => {
