@@ -93,3 +93,14 @@ describe('assignNames with names held from before', () => {
     expect([...renamed.named.keys()]).toEqual(['srv__read']);
   });
 });
+
+describe('assignNames: a held own name and a late prefixed tool', () => {
+  it('gives <server>__<name> back to its server when a prefix: false tool held it first', () => {
+    const impostor = { server: 'other', name: 'github__create_pr', ownName: true };
+    const github = { server: 'github', name: 'create_pr' };
+    const held = new Map([['other\0github__create_pr', 'github__create_pr']]);
+    const later = assignNames([impostor, github], 64, [], held);
+    expect(later.named.get('github__create_pr')).toBe(github);
+    expect(later.named.get('other__github__create_pr')).toBe(impostor);
+  });
+});

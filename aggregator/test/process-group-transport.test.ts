@@ -63,6 +63,25 @@ describe('a stdio server in its own process group', () => {
     await until(() => processesTagged(tag).length === 0);
   });
 
+  it('ends the server once however many ask: a second close() waits for the first', async () => {
+    const transport = new ProcessGroupTransport({
+      command: node,
+      args: [STUBBORN_SERVER, tag],
+      env: getDefaultEnvironment(),
+    });
+    await transport.start();
+    await until(() => processesTagged(tag).length === 1);
+    let firstEnded = false;
+    const first = transport.close().then(() => {
+      firstEnded = true;
+    });
+    // The server outlives its stdin, so only the group's SIGTERM ends it, after the grace.
+    await transport.close();
+    expect(firstEnded).toBe(true);
+    await first;
+    await until(() => processesTagged(tag).length === 0);
+  });
+
   it('sends each line its server writes to stderr to the log', async () => {
     const harness = await startHarness({
       mcpServers: {

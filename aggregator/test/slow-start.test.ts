@@ -12,6 +12,7 @@ import {
   fixture,
   type Harness,
   processesTagged,
+  STUBBORN_SERVER,
   serveToolmesh,
   startHarness,
   TOOLMESH_BIN,
@@ -211,6 +212,87 @@ describe('stopping toolmesh while a server is connecting', () => {
       reap(tag);
     }
   }, 30_000);
+});
+
+describe('a start that fails', () => {
+  // Answers initialize with an error, then lives on, deaf to SIGTERM: only the group's SIGKILL ends it.
+  const failingServer = (tag: string, answers: string) => ({
+    command: 'sh',
+    args: ['-c', `${answers}; trap "" TERM; while :; do sleep 1; done # ${tag}`],
+  });
+  const INIT_REFUSED = `read line; echo '{"jsonrpc":"2.0","id":0,"error":{"code":-32603,"message":"boom"}}'`;
+
+  it('ends with its server gone, so no restart runs beside it and stop() leaves nothing', async () => {
+    const tag = `tag-${randomUUID()}`;
+    const harness = await startHarness(
+      { mcpServers: { refused: failingServer(tag, INIT_REFUSED) } },
+      { backoffBaseMs: 60_000, backoffMaxMs: 60_000 },
+    );
+    try {
+      // The harness waits for the first attempt to end; ending it ends the server first.
+      expect(harness.aggregator.upstreams.get('refused')?.state).toBe('restarting');
+      expect(processesTagged(tag)).toEqual([]);
+    } finally {
+      await harness.close();
+      reap(tag);
+    }
+  }, 20_000);
+
+  it('is reported by its own error, even when ending the server outlasts connectTimeoutMs', async () => {
+    const tag = `tag-${randomUUID()}`;
+    const initialized =
+      '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"x","version":"1"}}}';
+    const refusal =
+      '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"tools/list refused: bad credentials"}}';
+    const harness = await startHarness(
+      {
+        mcpServers: {
+          refused: {
+            ...failingServer(tag, `read a; echo '${initialized}'; read b; read c; echo '${refusal}'`),
+            connectTimeoutMs: 1000,
+          },
+        },
+      },
+      { backoffBaseMs: 60_000, backoffMaxMs: 60_000 },
+    );
+    try {
+      expect(harness.aggregator.upstreams.get('refused')?.lastError).toMatch(
+        /tools\/list refused: bad credentials/,
+      );
+    } finally {
+      await harness.close();
+      reap(tag);
+    }
+  }, 20_000);
+});
+
+describe('stopping toolmesh while a reload is under way', () => {
+  it('starts none of the servers the reload adds', async () => {
+    const slowTag = `tag-${randomUUID()}`;
+    const addedTag = `tag-${randomUUID()}`;
+    const harness = await startHarness({
+      mcpServers: { slow: { command: process.execPath, args: [STUBBORN_SERVER, slowTag] } },
+    });
+    try {
+      // Changing `slow` stops it first, which takes its grace: stop() comes in meanwhile.
+      const reloading = harness.aggregator.reload(
+        parseConfig({
+          mcpServers: {
+            slow: { command: process.execPath, args: [STUBBORN_SERVER, slowTag, 'changed'] },
+            added: fixture('added', { args: [FIXTURE_SERVER, addedTag] }),
+          },
+        }),
+      );
+      await harness.aggregator.stop();
+      await reloading;
+      expect(harness.aggregator.upstreams.get('added')).toBeUndefined();
+      expect(processesTagged(addedTag)).toEqual([]);
+    } finally {
+      await harness.close();
+      reap(slowTag);
+      reap(addedTag);
+    }
+  }, 20_000);
 });
 
 describe('connectTimeoutMs', () => {

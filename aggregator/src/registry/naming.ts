@@ -74,7 +74,8 @@ export function heldNameKey(item: NamedItem): string {
 /**
  * Names every item, resolving collisions (two items that sanitize or shorten to one name) by
  * one rule: an item keeps the name it `held` (by `heldNameKey`) when it is still one of its
- * candidates, so a name never moves to another tool while its holder is listed; the others are
+ * candidates, so a name never moves to another tool while its holder is listed, except that an
+ * own name gives way to the prefixed tool whose `<server>__<name>` it is; the others are
  * taken prefixed ones first, then in order of (server, name), and each gets the first of its
  * candidates still free: its own name (only with `ownName`), `<server>__<name>`, then that cut
  * and given its hash suffix. So an own name yields to every prefixed name, to an earlier own
@@ -101,9 +102,16 @@ export function assignNames<T extends NamedItem>(
     byName.set(name, item);
     nameOf.set(item, name);
   };
+  // An own name never keeps a name a prefixed tool wants, held or not: a server with
+  // `prefix: false` that comes up first must not keep another server's `<server>__<name>`.
+  const wantedByPrefixed = new Set(
+    sorted.filter((item) => !item.ownName).map((item) => (candidatesOf.get(item) as string[])[0]),
+  );
   for (const item of sorted) {
     const kept = held.get(heldNameKey(item));
-    if (kept !== undefined && !taken.has(kept) && candidatesOf.get(item)?.includes(kept)) give(item, kept);
+    if (kept === undefined || taken.has(kept) || !candidatesOf.get(item)?.includes(kept)) continue;
+    if (item.ownName && wantedByPrefixed.has(kept)) continue;
+    give(item, kept);
   }
   for (const item of sorted) {
     if (nameOf.has(item)) continue;

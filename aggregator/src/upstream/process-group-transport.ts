@@ -27,6 +27,7 @@ export class ProcessGroupTransport implements Transport {
   private child: ChildProcess | undefined;
   private readonly readBuffer = new ReadBuffer();
   private ending: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly launch: Omit<StdioLaunch, 'sandboxWarning'>) {}
 
@@ -87,7 +88,16 @@ export class ProcessGroupTransport implements Transport {
     return this.ending;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the server: stdin closed, then its group after a grace. Once: a second caller (the SDK
+   * closes a failed connection itself, and so does toolmesh) waits for the same end.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     const child = this.child;
     this.child = undefined;
     if (child) {

@@ -6,6 +6,8 @@ import { type Relay, Upstream, type UpstreamOptions } from './upstream.js';
 /** All downstream servers, in config order, started together. Emits `changed` when any changes. */
 export class UpstreamSet extends EventEmitter {
   private readonly byName = new Map<string, Upstream>();
+  /** Once stopped, nothing starts again: a reload still under way adds no server. */
+  private stopped = false;
 
   constructor(
     private readonly log: Logger,
@@ -30,6 +32,7 @@ export class UpstreamSet extends EventEmitter {
 
   /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
   add(name: string, config: ServerConfig): void {
+    if (this.stopped) return;
     const upstream = new Upstream(name, config, {
       ...this.options,
       log: this.log.child(name),
@@ -84,6 +87,7 @@ export class UpstreamSet extends EventEmitter {
       )
       .map(([name]) => name);
     await Promise.all([...removed, ...restarted].map((name) => this.remove(name)));
+    if (this.stopped) return { added: [], removed, restarted: [] };
     for (const name of [...added, ...restarted]) this.add(name, servers.get(name) as ServerConfig);
     // Keep config order, which decides resource ownership and listing order.
     const ordered = [...servers.keys()].map((name) => [name, this.byName.get(name) as Upstream] as const);
@@ -93,6 +97,7 @@ export class UpstreamSet extends EventEmitter {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all(this.list().map((upstream) => upstream.stop()));
   }
 }

@@ -208,10 +208,13 @@ export class Upstream extends EventEmitter {
       if (timedOut) throw new Error('closed on timeout');
       return client;
     } catch (error) {
+      // Whether the timeout cut the attempt is settled now: closing may outlast the timeout.
+      clearTimeout(timer);
+      const cutByTimeout = timedOut !== undefined;
       if (this.client === client) this.client = undefined;
       // A close already under way ends once the process has: the attempt ends no sooner.
       await (timedOut ?? client.close().catch(() => undefined));
-      throw timedOut ? new Error(`not ready within ${timeoutMs} ms (connectTimeoutMs)`) : error;
+      throw cutByTimeout ? new Error(`not ready within ${timeoutMs} ms (connectTimeoutMs)`) : error;
     } finally {
       clearTimeout(timer);
     }
