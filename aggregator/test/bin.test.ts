@@ -12,6 +12,7 @@ import {
   fixture,
   type Harness,
   processesTagged,
+  reapTagged,
   STUBBORN_SERVER,
   serveFixtureOverHttp,
   serveToolmesh,
@@ -205,11 +206,7 @@ describe('no child outlives toolmesh', () => {
         await until(() => !processesTagged('toolmesh-watchdog').includes(watchdog as number));
       } finally {
         child.kill('SIGKILL');
-        for (const pid of processesTagged(tag)) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {}
-        }
+        reapTagged(tag);
       }
     });
   }

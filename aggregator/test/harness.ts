@@ -192,3 +192,12 @@ export function processesTagged(tag: string): number[] {
     })
     .map(Number);
 }
+
+/** Kills, by pid, whatever carries `tag`: what a failing test would otherwise leave behind. */
+export function reapTagged(tag: string): void {
+  for (const pid of processesTagged(tag)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  }
+}

@@ -4,7 +4,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProcessGroupTransport } from '../src/upstream/process-group-transport.js';
-import { FIXTURE_SERVER, fixture, processesTagged, STUBBORN_SERVER, startHarness, until } from './harness.js';
+import {
+  FIXTURE_SERVER,
+  fixture,
+  processesTagged,
+  reapTagged,
+  STUBBORN_SERVER,
+  startHarness,
+  until,
+} from './harness.js';
 
 const node = process.execPath;
 let tag: string;
@@ -13,13 +21,7 @@ beforeEach(() => {
   tag = `tag-${randomUUID()}`;
 });
 
-afterEach(() => {
-  for (const pid of processesTagged(tag)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
-});
+afterEach(() => reapTagged(tag));
 
 /** A client over `sh -c script`, and whether its connection has closed. */
 async function connectThroughShell(script: string) {

@@ -12,6 +12,7 @@ import {
   fixture,
   type Harness,
   processesTagged,
+  reapTagged,
   STUBBORN_SERVER,
   serveToolmesh,
   startHarness,
@@ -43,15 +44,6 @@ function writeConfig(name: string, config: Record<string, unknown>): string {
   const file = path.join(scratch.folder, name);
   writeFileSync(file, JSON.stringify(config));
   return file;
-}
-
-/** Kills, by pid, whatever a failing test left behind. */
-function reap(tag: string): void {
-  for (const pid of processesTagged(tag)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {}
-  }
 }
 
 const exited = (child: ChildProcess) =>
@@ -107,7 +99,7 @@ describe('toolmesh serve with a server slow to start', () => {
     } finally {
       serving.child.kill('SIGTERM');
       await exited(serving.child);
-      reap(tag);
+      reapTagged(tag);
     }
   }, 30_000);
 
@@ -129,7 +121,7 @@ describe('toolmesh serve with a server slow to start', () => {
       await until(() => processesTagged(tag).length === 0, 12_000);
     } finally {
       await client.close();
-      reap(tag);
+      reapTagged(tag);
     }
   }, 30_000);
 
@@ -152,7 +144,7 @@ describe('toolmesh serve with a server slow to start', () => {
       await until(() => processesTagged(tag).length === 0, 12_000);
     } finally {
       serving.child.kill('SIGKILL');
-      reap(tag);
+      reapTagged(tag);
     }
   }, 30_000);
 });
@@ -165,7 +157,7 @@ describe('a reload that adds a server slow to start', () => {
   });
   afterAll(async () => {
     await harness.close();
-    reap(tag);
+    reapTagged(tag);
   });
 
   it('returns before the server is ready, and a later reload is applied meanwhile', async () => {
@@ -209,7 +201,7 @@ describe('stopping toolmesh while a server is connecting', () => {
       expect(harness.logs.filter((line) => line.includes('[slow]') && /unavailable/.test(line))).toEqual([]);
       await until(() => processesTagged(tag).length === 0, 12_000);
     } finally {
-      reap(tag);
+      reapTagged(tag);
     }
   }, 30_000);
 });
@@ -234,7 +226,7 @@ describe('a start that fails', () => {
       expect(processesTagged(tag)).toEqual([]);
     } finally {
       await harness.close();
-      reap(tag);
+      reapTagged(tag);
     }
   }, 20_000);
 
@@ -261,7 +253,7 @@ describe('a start that fails', () => {
       );
     } finally {
       await harness.close();
-      reap(tag);
+      reapTagged(tag);
     }
   }, 20_000);
 });
@@ -289,8 +281,8 @@ describe('stopping toolmesh while a reload is under way', () => {
       expect(processesTagged(addedTag)).toEqual([]);
     } finally {
       await harness.close();
-      reap(slowTag);
-      reap(addedTag);
+      reapTagged(slowTag);
+      reapTagged(addedTag);
     }
   }, 20_000);
 });
@@ -311,7 +303,7 @@ describe('connectTimeoutMs', () => {
       expect(processesTagged(tag)).toEqual([]);
     } finally {
       await harness.close();
-      reap(tag);
+      reapTagged(tag);
     }
   });
 
@@ -323,9 +315,12 @@ describe('connectTimeoutMs', () => {
     const doctor = await promisify(execFile)(process.execPath, [TOOLMESH_BIN, 'doctor', '--config', file], {
       cwd: scratch.folder,
     }).catch((error: { code: number; stdout: string }) => error);
-    reap(tag);
+    reapTagged(tag);
     expect(doctor).toMatchObject({ code: 1 });
     expect(doctor.stdout).toMatch(/^ok\s+ok: \d+ tools$/m);
     expect(doctor.stdout).toMatch(/^FAILED\s+hung: not ready within 300 ms \(connectTimeoutMs\)$/m);
+    expect(doctor.stdout).toMatch(
+      /^\s+if it is only slow to start .*raise "connectTimeoutMs" in its entry; otherwise check that/m,
+    );
   });
 });

@@ -12,6 +12,7 @@ import { findOnPath } from '../sandbox/find-bwrap.js';
 import { openState } from '../state/open-state.js';
 import { SEARCH_LIMIT_MAX } from '../tools/discovery.js';
 import { unknownToolMessage } from '../tools/unknown-tool-message.js';
+import { startTimedOut } from '../upstream/upstream.js';
 import { approvalsCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callArguments } from './call-arguments.js';
@@ -165,7 +166,9 @@ export async function main(argv: string[]): Promise<number> {
     // SIGHUP's default action ends the process; it asks for a reload, so it never may.
     const hangupWithoutReload = () =>
       log.info(
-        loaded.file ? 'SIGHUP before serving began: nothing reloaded' : 'SIGHUP: no config file to reload',
+        loaded.file
+          ? 'SIGHUP before serving began: nothing reloaded; send it again once toolmesh is listening'
+          : 'SIGHUP: no config file to reload; start toolmesh with --config FILE to reload on SIGHUP',
       );
     process.on('SIGHUP', hangupWithoutReload);
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
@@ -300,7 +303,7 @@ function doctor(aggregator: Aggregator, configWarnings: readonly string[]): numb
     }
     failed++;
     print(`FAILED  ${upstream.name}: ${upstream.lastError ?? upstream.state}`);
-    print(`        ${howToFix(upstream.config)}`);
+    print(`        ${howToFix(upstream.config, upstream.lastError)}`);
   }
   for (const collision of aggregator.registry.collisions) {
     print(
@@ -315,8 +318,16 @@ function doctor(aggregator: Aggregator, configWarnings: readonly string[]): numb
   return failed > 0 ? 1 : 0;
 }
 
+/** What to do about a server that did not start: first a start that ran out of time, then by how it is reached. */
+function howToFix(config: ServerConfig, lastError: string | undefined): string {
+  const check = whatToCheck(config);
+  return startTimedOut(lastError)
+    ? `if it is only slow to start (a first npx download, say), raise "connectTimeoutMs" in its entry; otherwise ${check}`
+    : check;
+}
+
 /** What to check for a server that did not start, by how it is reached. */
-function howToFix(config: ServerConfig): string {
+function whatToCheck(config: ServerConfig): string {
   if (!isStdioServer(config))
     return `check that the URL ${config.url} is right, that the server there is running, and that its headers (auth) in the config are accepted`;
   const { command } = config;

@@ -133,7 +133,7 @@ export async function forwardToolCall(
       return endedWith(
         audit,
         'unavailable',
-        `${exposed} was cut off: its server ${entry.server} was removed from toolmesh's config or reconfigured while the call ran.`,
+        `${exposed} was cut off: its server ${entry.server} was removed from toolmesh's config or reconfigured while the call ran. If the tool is still listed, call it again.`,
       );
     }
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {

@@ -93,6 +93,16 @@ async function listAll<K extends string, T>(
 export type LogMessage = LoggingMessageNotification['params'];
 export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) => void;
 
+/** Why a start was abandoned at the server's connect timeout, as `lastError` says it. */
+function startTimeoutReason(ms: number): string {
+  return `not ready within ${ms} ms (connectTimeoutMs)`;
+}
+
+/** Whether a server's `lastError` is that its start ran out of connectTimeoutMs. */
+export function startTimedOut(lastError: string | undefined): boolean {
+  return lastError?.endsWith('(connectTimeoutMs)') ?? false;
+}
+
 /**
  * One downstream MCP server: connects (spawning it for stdio), keeps its catalogue current,
  * pings it, and restarts it with capped exponential backoff when it exits or stops answering.
@@ -214,7 +224,7 @@ export class Upstream extends EventEmitter {
       if (this.client === client) this.client = undefined;
       // A close already under way ends once the process has: the attempt ends no sooner.
       await (timedOut ?? client.close().catch(() => undefined));
-      throw cutByTimeout ? new Error(`not ready within ${timeoutMs} ms (connectTimeoutMs)`) : error;
+      throw cutByTimeout ? new Error(startTimeoutReason(timeoutMs)) : error;
     } finally {
       clearTimeout(timer);
     }
