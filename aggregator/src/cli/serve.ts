@@ -59,7 +59,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     await server.connect(new StdioLineTransport());
     close = () => server.close();
   } else {
-    const { SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
+    const { ListenError, SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
     const access = options.access ?? {};
     const { authenticator } = access;
     const principalOf = (request: Parameters<typeof callerOf>[0]) =>
@@ -170,6 +170,13 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       log: options.log,
       maxBodyBytes: aggregator.config.http.maxBodyBytes,
       allowedOrigins: aggregator.config.http.allowedOrigins,
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof ListenError)) throw error;
+      // The servers already started: end them before saying why toolmesh cannot serve.
+      await aggregator.stop();
+      await aggregator.state.close().catch(() => undefined);
+      process.stderr.write(`toolmesh: ${error.message}\n`);
+      process.exit(1);
     });
     process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names(), access)}\n`);
     options.log.info(`listening on ${front.url}`);

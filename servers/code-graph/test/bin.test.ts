@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -159,6 +160,28 @@ describe('toolmesh-code-graph over Streamable HTTP', () => {
       await client.close();
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('toolmesh-code-graph --transport http on a port another process holds', () => {
+  it('says which address is taken and what to pass instead, and exits non-zero', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const busy = await run(
+        process.execPath,
+        [BIN, '--root', copy.root, '--transport', 'http', '--port', String(port)],
+        { env: { ...process.env, ...env } },
+      ).catch((error) => error);
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(
+        `toolmesh-code-graph: 127.0.0.1:${port} is already in use by another process: pass --port with another number, or --port 0 for a free one`,
+      );
+      expect(busy.stderr).not.toContain('TypeError');
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 });

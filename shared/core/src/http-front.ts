@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
@@ -169,6 +169,46 @@ function originCheck(allowedOrigins: readonly string[]) {
   };
 }
 
+/** The front cannot listen where it was asked to; the message says why and what to pass instead. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly code: string | undefined,
+    cause: Error,
+  ) {
+    const address = `${host}:${port}`;
+    super(
+      code === 'EADDRINUSE'
+        ? `${address} is already in use by another process: pass --port with another number, or --port 0 for a free one`
+        : code === 'EACCES'
+          ? `not allowed to listen on ${address} (ports below 1024 need privileges): pass --port with a number above 1023, or --port 0 for a free one`
+          : code === 'EADDRNOTAVAIL'
+            ? `cannot listen on ${address}: ${host} is not an address of this machine; pass --host 127.0.0.1 or another local address`
+            : `cannot listen on ${address}: ${cause.message}`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * Resolves once listening, rejects when the address cannot be had. Not express's `listen`: its
+ * callback also fires on an error, which would resolve with a server that has no address.
+ */
+function listen(app: express.Express, host: string, port: number): Promise<HttpServer> {
+  const server = createHttpServer(app);
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(new ListenError(host, port, error.code, error));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve(server);
+    });
+  });
+}
+
 /**
  * Serves MCP over Streamable HTTP at `/mcp` (stateful sessions: server-to-client requests need
  * them) and the legacy HTTP+SSE transport at `/sse` + `/messages`, one MCP server per session.
@@ -300,18 +340,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
   });
 
-  const httpServer: HttpServer = await new Promise((resolve, reject) => {
-    const listening = app.listen(options.port, options.host, () => resolve(listening));
-    listening.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(
-              `${options.host}:${options.port} is already in use: pass --port with another number, or --port 0 for a free one`,
-            )
-          : error,
-      ),
-    );
-  });
+  const httpServer = await listen(app, options.host, options.port);
   const sweeper = setInterval(
     () => {
       for (const sessions of tables) sessions.sweep();

@@ -5,6 +5,7 @@ export {
   callerOf,
   type HttpFront,
   type HttpFrontOptions,
+  ListenError,
   LOOPBACK_HOSTS,
   type SessionFactory,
   SessionRefusal,

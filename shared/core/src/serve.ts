@@ -86,7 +86,7 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
   const log = createLogger({ level: flags.logLevel, scope: program.name });
   process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
 
-  let setup: ServerSetup;
+  let setup: ServerSetup | undefined;
   let running: RunningServer;
   try {
     setup = await program.setup(flags, parsed.extra, log);
@@ -94,8 +94,11 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
   } catch (error) {
     process.stderr.write(`${program.name}: ${(error as Error).message}\n`);
     process.exitCode = 1;
+    // What setup started (an index, a watcher) would otherwise keep the process alive.
+    await setup?.close?.();
     return;
   }
+  const started = setup;
 
   let stopping = false;
   const stop = async (why: string) => {
@@ -103,7 +106,7 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
     stopping = true;
     log.debug(`stopping: ${why}`);
     await running.close().catch(() => undefined);
-    await setup.close?.();
+    await started.close?.();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,7 +10,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpFront, startHttpFront } from '../src/http-front.js';
+import { type HttpFront, ListenError, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
 import { connectHttpClient } from '../src/testing.js';
 import { createToolServer } from '../src/tool-server.js';
@@ -196,5 +197,35 @@ describe('HTTP front, reaching a client outside its requests', () => {
       await Promise.allSettled(clients.map((client) => client.close()));
       await started.close();
     }
+  });
+});
+
+describe('HTTP front, where it cannot listen', () => {
+  it('says which address is taken and what to pass instead when another process holds the port', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const started = startHttpFront({
+        createServer: () =>
+          createToolServer({ name: 'echo', version: '1', tools: [echo], engine: undefined, log: quiet }),
+        host: '127.0.0.1',
+        port,
+        log: quiet,
+      });
+      await expect(started).rejects.toBeInstanceOf(ListenError);
+      await expect(started).rejects.toThrow(
+        `127.0.0.1:${port} is already in use by another process: pass --port with another number, or --port 0 for a free one`,
+      );
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('says when the host is not an address of this machine', async () => {
+    const started = startHttpFront({ host: '192.0.2.1', port: 0, log: quiet });
+    await expect(started).rejects.toThrow(
+      /192\.0\.2\.1 is not an address of this machine; pass --host 127\.0\.0\.1/,
+    );
   });
 });
