@@ -103,14 +103,21 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     level: flags.logLevel === 'info' ? 'warning' : flags.logLevel,
     scope: CODE_GRAPH_SERVER_NAME,
   });
-  const graph = new CodeGraph({
-    roots: flags.roots.length > 0 ? flags.roots : [process.cwd()],
-    dataDir: dataDirectory(),
-    ...(flags.db && { databaseFile: flags.db }),
-    log,
-    watch: false,
-    precise: extra['no-precise'] !== true,
-  });
+  let graph: CodeGraph;
+  try {
+    graph = new CodeGraph({
+      roots: flags.roots.length > 0 ? flags.roots : [process.cwd()],
+      dataDir: dataDirectory(),
+      ...(flags.db && { databaseFile: flags.db }),
+      log,
+      watch: false,
+      precise: extra['no-precise'] !== true,
+    });
+  } catch (error) {
+    // A missing root, or a database that cannot be opened (not SQLite, say): nothing to answer from.
+    process.stderr.write(`${CODE_GRAPH_SERVER_NAME}: ${(error as Error).message}\n`);
+    return 1;
+  }
   try {
     if (process.stderr.isTTY) {
       for (const root of graph.roots)
@@ -136,14 +143,20 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       log,
     });
     const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-    if (result.isError) {
-      process.stderr.write(`${text}\n`);
-      return 1;
-    }
-    process.stdout.write(
-      `${extra.json === true ? JSON.stringify(result.structuredContent, null, 2) : text}\n`,
-    );
-    return 0;
+    if (result.isError) process.stderr.write(`${text}\n`);
+    else
+      process.stdout.write(
+        `${extra.json === true ? JSON.stringify(result.structuredContent, null, 2) : text}\n`,
+      );
+    // The answer above covers what was indexed; a failed index makes it untrustworthy, so says so by the exit code.
+    const failedRoots = graph.roots.filter((entry) => !entry.index.progress.complete);
+    for (const entry of failedRoots)
+      process.stderr.write(
+        `${CODE_GRAPH_SERVER_NAME}: indexing ${entry.root} failed: ${entry.index.progress.lastError ?? 'it did not finish'}. Answers are incomplete; run again with --log-level debug to see why.\n`,
+      );
+    const failures = graph.failuresNote();
+    if (failures && command !== 'status') process.stderr.write(`${CODE_GRAPH_SERVER_NAME}: ${failures}\n`);
+    return result.isError || failedRoots.length > 0 ? 1 : 0;
   } finally {
     await graph.close();
   }

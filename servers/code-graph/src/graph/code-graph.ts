@@ -148,6 +148,16 @@ export class CodeGraph {
     return `The index is not complete (${parts.join('; ')}); answers cover what is indexed so far. Call index_status to follow progress.`;
   }
 
+  /** Which files answers leave out because they could not be indexed, or undefined when none. */
+  failuresNote(): string | undefined {
+    const failed = this.roots.flatMap((entry) =>
+      entry.index.failedFiles().map((failure) => this.displayPath(entry, failure.path)),
+    );
+    if (failed.length === 0) return undefined;
+    const named = failed.slice(0, 3).join(', ');
+    return `${failed.length} file${failed.length === 1 ? '' : 's'} could not be indexed (${named}${failed.length > 3 ? ', …' : ''}); answers leave out what they hold. index_status says why.`;
+  }
+
   /** Paths are shown relative to the root with one root, absolute with several. */
   displayPath(entry: IndexedRoot, relative: string): string {
     return this.roots.length === 1 ? relative : path.join(entry.root, relative);

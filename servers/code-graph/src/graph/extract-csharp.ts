@@ -9,13 +9,13 @@ interface CsharpScope extends ClassScope {
   namespace: string;
 }
 
-const TYPE_DECLARATIONS: Record<string, Exclude<SymbolKind, 'file'>> = {
-  class_declaration: 'class',
-  struct_declaration: 'struct',
-  interface_declaration: 'interface',
-  enum_declaration: 'enum',
-  record_declaration: 'class',
-};
+const TYPE_DECLARATIONS = new Map<string, Exclude<SymbolKind, 'file'>>([
+  ['class_declaration', 'class'],
+  ['struct_declaration', 'struct'],
+  ['interface_declaration', 'interface'],
+  ['enum_declaration', 'enum'],
+  ['record_declaration', 'class'],
+]);
 
 /** C# names types as plain identifiers; an awaited `Task<Money>` gives a Money. */
 const TYPES: TypeReading = { identifiersAreTypes: true };
@@ -59,7 +59,7 @@ class CsharpReader {
   }
 
   private visitNode(node: SyntaxNode, scope: CsharpScope): void {
-    const kind = TYPE_DECLARATIONS[node.type];
+    const kind = TYPE_DECLARATIONS.get(node.type);
     if (kind) {
       this.readType(node, kind, scope);
       return;

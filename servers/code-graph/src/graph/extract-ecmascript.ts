@@ -1,5 +1,13 @@
 import { leadingComment } from './doc-comments.js';
-import type { CallShape, FileFacts, ImportFact, Receiver, SymbolFact, SymbolKind } from './facts.js';
+import {
+  type CallShape,
+  type FileFacts,
+  type ImportFact,
+  type Receiver,
+  type SymbolFact,
+  type SymbolKind,
+  setFieldType,
+} from './facts.js';
 import {
   endLineOf,
   lineOf,
@@ -356,7 +364,7 @@ class EcmascriptReader {
         const name = (member.childForFieldName('name') ?? member.childForFieldName('property'))?.text;
         const value = member.childForFieldName('value');
         const type = namedType(member.childForFieldName('type')) ?? constructedType(value);
-        if (name && type && classIndex !== undefined) this.setFieldType(classIndex, name, type);
+        if (name && type && classIndex !== undefined) setFieldType(this.facts, classIndex, name, type);
         this.visitTypes(member.childForFieldName('type'), scope);
         if (value && FUNCTION_VALUES.has(value.type)) {
           // `handle = () => {…}`: a method in all but syntax.
@@ -437,7 +445,7 @@ class EcmascriptReader {
         inner.locals.set(pattern.text, { kind: 'typed', type });
         // `constructor(private rates: RateTable)` declares the field `this.rates` too.
         if (isParameterProperty(parameter) && scope.classIndex !== undefined) {
-          this.setFieldType(scope.classIndex, pattern.text, type);
+          setFieldType(this.facts, scope.classIndex, pattern.text, type);
         }
       }
       this.visitTypes(annotation, scope);
@@ -493,12 +501,6 @@ class EcmascriptReader {
         : undefined;
       if (value) this.visit(value, { ...scope, owner: index ?? scope.owner });
     }
-  }
-
-  private setFieldType(classIndex: number, name: string, type: string): void {
-    const fields = this.facts.fields[classIndex] ?? {};
-    fields[name] = type;
-    this.facts.fields[classIndex] = fields;
   }
 
   private readCall(node: SyntaxNode, scope: Scope): void {

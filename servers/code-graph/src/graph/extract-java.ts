@@ -4,13 +4,13 @@ import type { CallShape, FileFacts, ImportFact, Receiver, SymbolKind } from './f
 import { FactsBuilder } from './facts-builder.js';
 import { lineOf, type SyntaxNode, type SyntaxTree } from './syntax.js';
 
-const TYPE_DECLARATIONS: Record<string, Exclude<SymbolKind, 'file'>> = {
-  class_declaration: 'class',
-  record_declaration: 'class',
-  interface_declaration: 'interface',
-  annotation_type_declaration: 'interface',
-  enum_declaration: 'enum',
-};
+const TYPE_DECLARATIONS = new Map<string, Exclude<SymbolKind, 'file'>>([
+  ['class_declaration', 'class'],
+  ['record_declaration', 'class'],
+  ['interface_declaration', 'interface'],
+  ['annotation_type_declaration', 'interface'],
+  ['enum_declaration', 'enum'],
+]);
 
 /**
  * Reads Java trees: the package, classes, interfaces, enums and records with their members,
@@ -47,7 +47,7 @@ class JavaReader {
   }
 
   private visitNode(node: SyntaxNode, scope: ClassScope): void {
-    const kind = TYPE_DECLARATIONS[node.type];
+    const kind = TYPE_DECLARATIONS.get(node.type);
     if (kind) {
       this.readType(node, kind, scope);
       return;

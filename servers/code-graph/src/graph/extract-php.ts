@@ -8,13 +8,13 @@ const INCLUDES = new Set([
   'include_expression',
   'include_once_expression',
 ]);
-const CLASS_LIKE: Record<string, 'class' | 'interface' | 'enum'> = {
-  class_declaration: 'class',
-  interface_declaration: 'interface',
+const CLASS_LIKE = new Map<string, 'class' | 'interface' | 'enum'>([
+  ['class_declaration', 'class'],
+  ['interface_declaration', 'interface'],
   // A trait is a set of methods a class takes in; the grammar's own tags query calls it an interface.
-  trait_declaration: 'interface',
-  enum_declaration: 'enum',
-};
+  ['trait_declaration', 'interface'],
+  ['enum_declaration', 'enum'],
+]);
 
 /** Reads PHP trees: namespaces, classes, interfaces, traits, functions, `use` imports and calls. */
 export function extractPhp(tree: SyntaxTree): FileFacts {
@@ -72,7 +72,7 @@ class PhpReader {
   }
 
   private visitNode(node: SyntaxNode, scope: BuilderScope): void {
-    const classKind = CLASS_LIKE[node.type];
+    const classKind = CLASS_LIKE.get(node.type);
     if (classKind) {
       this.readClass(node, classKind, scope);
       return;

@@ -1,5 +1,13 @@
 import { cleanComment, leadingComment } from './doc-comments.js';
-import type { CallShape, FileFacts, ImportFact, Receiver, SymbolFact, SymbolKind } from './facts.js';
+import {
+  type CallShape,
+  type FileFacts,
+  type ImportFact,
+  type Receiver,
+  type SymbolFact,
+  type SymbolKind,
+  setFieldType,
+} from './facts.js';
 import {
   endLineOf,
   lineOf,
@@ -228,9 +236,7 @@ class PythonReader {
     const field = left && selfField(left, scope);
     // A field's type is kept only when the syntax names it: it must hold in every method.
     if (field && known?.kind === 'typed' && scope.classIndex !== undefined) {
-      const fields = this.facts.fields[scope.classIndex] ?? {};
-      fields[field] = known.type;
-      this.facts.fields[scope.classIndex] = fields;
+      setFieldType(this.facts, scope.classIndex, field, known.type);
     }
     let owner = scope.owner;
     if (left?.type === 'identifier' && !scope.inFunction && scope.classIndex === undefined) {

@@ -11,21 +11,21 @@ import { endLineOf, lineOf, type SyntaxNode, type SyntaxTree } from './syntax.js
 export type TagsSource = { package: string; file: string } | { text: string };
 
 /** What the conventional `@definition.*` tags mean in the graph; tags not listed (fields, parameters, variants) are not symbols. */
-const DEFINITION_KINDS: Record<string, Exclude<SymbolKind, 'file'>> = {
-  module: 'module',
-  namespace: 'module',
-  class: 'class',
-  object: 'class',
-  interface: 'interface',
-  struct: 'struct',
-  enum: 'enum',
-  type: 'type',
-  function: 'function',
-  method: 'method',
-  macro: 'function',
-  constant: 'constant',
-  variable: 'variable',
-};
+const DEFINITION_KINDS = new Map<string, Exclude<SymbolKind, 'file'>>([
+  ['module', 'module'],
+  ['namespace', 'module'],
+  ['class', 'class'],
+  ['object', 'class'],
+  ['interface', 'interface'],
+  ['struct', 'struct'],
+  ['enum', 'enum'],
+  ['type', 'type'],
+  ['function', 'function'],
+  ['method', 'method'],
+  ['macro', 'function'],
+  ['constant', 'constant'],
+  ['variable', 'variable'],
+]);
 const CONTAINER_KINDS = new Set(['module', 'class', 'interface', 'struct', 'enum']);
 const CLASS_KINDS = new Set(['class', 'interface', 'struct']);
 const TYPE_REFERENCES = new Set(['class', 'type', 'interface', 'implementation', 'module']);
@@ -113,7 +113,7 @@ function definitionsOf(matches: QueryMatch[]): Definition[] {
   for (const match of matches) {
     const definition = match.captures.find((capture) => capture.name.startsWith('definition.'));
     const nameNode = captured(match, 'name')[0];
-    const kind = definition && DEFINITION_KINDS[definition.name.slice('definition.'.length)];
+    const kind = definition && DEFINITION_KINDS.get(definition.name.slice('definition.'.length));
     if (!definition || !nameNode || !kind) continue;
     const doc = captured(match, 'doc')
       .map((node) => cleanTagComment(node.text))

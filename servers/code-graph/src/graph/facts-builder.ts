@@ -1,5 +1,12 @@
 import { leadingComment } from './doc-comments.js';
-import type { CallShape, FileFacts, Receiver, SymbolFact, SymbolKind } from './facts.js';
+import {
+  type CallShape,
+  type FileFacts,
+  type Receiver,
+  type SymbolFact,
+  type SymbolKind,
+  setFieldType,
+} from './facts.js';
 import { endLineOf, lineOf, MAX_CHAIN, MAX_NESTING, type SyntaxNode, signatureOf } from './syntax.js';
 
 /** Where a walk is: the symbol that owns what it meets, and what the syntax says of local names. */
@@ -142,9 +149,7 @@ export class FactsBuilder {
 
   setFieldType(classIndex: number | undefined, name: string, type: string | undefined): void {
     if (classIndex === undefined || !type) return;
-    const fields = this.facts.fields[classIndex] ?? {};
-    fields[name] = type;
-    this.facts.fields[classIndex] = fields;
+    setFieldType(this.facts, classIndex, name, type);
   }
 
   /** The import of a whole file whose names all become visible (`#include`, `require`, `source`). */

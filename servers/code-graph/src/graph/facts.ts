@@ -117,7 +117,10 @@ export interface FileFacts {
   imports: ImportFact[];
   calls: CallFact[];
   typeUses: TypeUseFact[];
-  /** Declared field types per class: class symbol index → field name → type name. */
+  /**
+   * Declared field types per class: class symbol index → field name → type name. Field names come
+   * from source code (`constructor`, `__proto__`): read and write them with fieldType and setFieldType.
+   */
   fields: Record<number, Record<string, string>>;
   /** The local name `export default` gives out, when it names one. */
   defaultExport?: string;
@@ -177,4 +180,22 @@ export interface HttpFacts {
   instances: { name: string; baseUrl: UrlPiece[] }[];
   /** `module.exports = router`: what a default import of this file gets. */
   moduleExports?: string;
+}
+
+/**
+ * The declared type of field `name` of the class at `owner`. Own keys only: a field named
+ * `constructor` or `toString` must not find Object.prototype's (facts come back from JSON as
+ * plain objects).
+ */
+export function fieldType(facts: FileFacts, owner: number, name: string): string | undefined {
+  const fields = facts.fields[owner];
+  return fields && Object.hasOwn(fields, name) ? fields[name] : undefined;
+}
+
+/** Records that field `name` of the class at `owner` is declared with type `type`. */
+export function setFieldType(facts: FileFacts, owner: number, name: string, type: string): void {
+  // No prototype, so `__proto__` is a field like any other rather than a setter.
+  const fields = facts.fields[owner] ?? Object.create(null);
+  fields[name] = type;
+  facts.fields[owner] = fields;
 }

@@ -1,4 +1,11 @@
-import type { CallFact, CallShape, FileFacts, ImportFact, Receiver } from './facts.js';
+import {
+  type CallFact,
+  type CallShape,
+  type FileFacts,
+  fieldType,
+  type ImportFact,
+  type Receiver,
+} from './facts.js';
 import { type GraphStore, type NewEdge, type StoredSymbol, toSymbol } from './graph-store.js';
 import { type LanguageSpec, languageOf, type NameRules } from './languages.js';
 import { autoloadSpecifier, moduleCandidates, moduleSuffixes, submoduleSpecifier } from './module-paths.js';
@@ -289,7 +296,7 @@ class ResolutionContext {
 
   /** The class of field `name` of `owner` (or of a base), from its declared type. */
   fieldClass(owner: StoredSymbol, name: string, depth = 0): StoredSymbol | undefined {
-    const type = this.factsOf(owner.fileId).fields[owner.ordinal]?.[name];
+    const type = fieldType(this.factsOf(owner.fileId), owner.ordinal, name);
     if (type) return this.resolverFor(owner.fileId).typeSymbol(type, owner.ordinal);
     if (depth > 8) return undefined;
     for (const baseId of this.basesOf(owner.id)) {
@@ -551,7 +558,7 @@ class FileResolver {
 
   constructor(
     private readonly context: ResolutionContext,
-    private readonly fileId: number,
+    readonly fileId: number,
   ) {
     const all = context.symbolsOf(fileId);
     this.fileNode = all[0] as StoredSymbol;
@@ -949,15 +956,38 @@ export interface ResolveOptions {
   parsedFacts?: ReadonlyMap<number, FileFacts>;
 }
 
-export function resolveFiles(store: GraphStore, fileIds: Iterable<number>, options: ResolveOptions): void {
+/** A file whose edges could not be resolved: left without edges, the rest of the batch resolved. */
+export interface ResolveFailure {
+  fileId: number;
+  path: string;
+  error: string;
+}
+
+export function resolveFiles(
+  store: GraphStore,
+  fileIds: Iterable<number>,
+  options: ResolveOptions,
+): ResolveFailure[] {
   const context = new ResolutionContext(store, options);
   const resolvers: FileResolver[] = [];
+  const failed = new Map<number, ResolveFailure>();
+  const isolated = (fileId: number, step: () => void) => {
+    if (failed.has(fileId)) return;
+    try {
+      step();
+    } catch (error) {
+      // One file the resolver cannot handle must not stop the others: it keeps no half-made edges.
+      store.clearEdgesOf(fileId);
+      failed.set(fileId, { fileId, path: context.pathOf(fileId), error: (error as Error).message });
+    }
+  };
   for (const fileId of new Set(fileIds)) {
     if (store.fileNodeOf(fileId) === undefined) continue;
     store.clearEdgesOf(fileId);
-    resolvers.push(context.resolverFor(fileId));
+    isolated(fileId, () => resolvers.push(context.resolverFor(fileId)));
   }
-  for (const resolver of resolvers) resolver.resolveStructure();
+  for (const resolver of resolvers) isolated(resolver.fileId, () => resolver.resolveStructure());
   context.forgetBases();
-  for (const resolver of resolvers) resolver.resolveUses();
+  for (const resolver of resolvers) isolated(resolver.fileId, () => resolver.resolveUses());
+  return [...failed.values()];
 }

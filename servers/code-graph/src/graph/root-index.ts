@@ -9,7 +9,7 @@ import { linkImplementations } from './implementations.js';
 import { languageOf } from './languages.js';
 import { isPackageManifest } from './package-manifests.js';
 import { ParsePool } from './parse-pool.js';
-import { resolveFiles } from './resolve.js';
+import { type ResolveFailure, resolveFiles } from './resolve.js';
 import { goFilesIfModulesChanged, importersOfNewFiles } from './resolve-packages.js';
 import { linkHttp } from './routes/link-http.js';
 
@@ -32,6 +32,21 @@ export interface IndexProgress {
 }
 
 export type ProgressListener = (progress: IndexProgress) => void;
+
+/**
+ * A file the index could not take in, and why: its syntax could not be read (`parse`: the file is
+ * left out) or its edges could not be resolved (`resolve`: its symbols are kept, without edges).
+ * It is tried again whenever it changes and at every full index.
+ */
+export interface FileFailure {
+  path: string;
+  stage: 'parse' | 'resolve';
+  error: string;
+}
+
+/** Meta keys: the failures above, and a flag set while stored files may lack their edges. */
+const FAILED_FILES = 'failed_files';
+const RESOLVING = 'resolving';
 
 /** A batch's files as resolved: those parsed (by id), those re-resolved (by id), and the paths removed. */
 export interface ResolvedBatch {
@@ -71,6 +86,7 @@ export class RootIndex {
   private readonly pendingPaths = new Set<string>();
   private readonly parsing: ParsePool;
   readonly progress: IndexProgress = { phase: 'idle', done: 0, total: 0, complete: false, pending: 0 };
+  private readonly failures = new Map<string, FileFailure>();
 
   constructor(
     readonly root: string,
@@ -82,6 +98,32 @@ export class RootIndex {
     this.parsing = new ParsePool({ log });
     const last = this.store.meta('last_update');
     if (last) this.progress.lastUpdate = last;
+    for (const failure of JSON.parse(this.store.meta(FAILED_FILES) ?? '[]') as FileFailure[])
+      this.failures.set(failure.path, failure);
+  }
+
+  /** The files the index could not take in, by path. */
+  failedFiles(): FileFailure[] {
+    return [...this.failures.values()].sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** Records the outcome of resolving `fileIds`: failures replace what was known of those files. */
+  noteResolved(fileIds: Iterable<number>, failed: readonly ResolveFailure[]): void {
+    const resolved = new Set(fileIds);
+    for (const failure of this.failures.values()) {
+      if (failure.stage !== 'resolve') continue;
+      const id = this.store.fileByPath(failure.path)?.id;
+      if (id === undefined || resolved.has(id)) this.failures.delete(failure.path);
+    }
+    for (const failure of failed) {
+      this.failures.set(failure.path, { path: failure.path, stage: 'resolve', error: failure.error });
+      this.log.warning(`could not resolve the edges of ${failure.path}: ${failure.error}`);
+    }
+    this.saveFailures();
+  }
+
+  private saveFailures(): void {
+    this.store.setMeta(FAILED_FILES, JSON.stringify(this.failedFiles()));
   }
 
   onProgress(listener: ProgressListener): () => void {
@@ -192,6 +234,12 @@ export class RootIndex {
     beforeResolving?: () => void,
   ): Promise<IndexProgress> {
     this.report({ phase: 'parsing', done: 0, total: paths.length });
+    for (const relative of paths)
+      if (this.failures.get(relative)?.stage === 'parse') this.failures.delete(relative);
+    // A run that stopped between storing files and resolving them left them without edges: the
+    // next one, finding them unchanged, must still resolve them.
+    const unfinished = this.store.meta(RESOLVING) === '1';
+    this.store.setMeta(RESOLVING, '1');
     const changedIds = new Set<number>();
     const parsedFacts = new Map<number, FileFacts>();
     const dependents = new Set<number>();
@@ -270,11 +318,16 @@ export class RootIndex {
     beforeResolving?.();
     // A package.json or tsconfig.json changes what a package's imports of itself mean.
     const manifestsChanged = paths.some(isPackageManifest);
-    if (changedIds.size > 0 || removed > 0 || manifestsChanged) {
+    const retried = [...this.failures.values()]
+      .filter((failure) => failure.stage === 'resolve')
+      .map((failure) => this.store.fileByPath(failure.path)?.id)
+      .filter((id): id is number => id !== undefined);
+    if (changedIds.size > 0 || removed > 0 || manifestsChanged || unfinished || retried.length > 0) {
       this.report({ phase: 'resolving' });
       this.store.transaction(() => {
         if (bulk) this.store.buildDeferredIndexes('beforeResolving');
-        const affected = new Set([...changedIds, ...dependents]);
+        const affected = new Set([...changedIds, ...dependents, ...retried]);
+        if (unfinished) for (const file of this.store.allFiles()) affected.add(file.id);
         if (manifestsChanged) for (const id of this.store.filesWithPackageImports()) affected.add(id);
         if (addedFiles) for (const id of this.store.filesWithOpenImports()) affected.add(id);
         // A file joining a Go package, Java package or C# namespace adds to what importers of it see.
@@ -282,7 +335,7 @@ export class RootIndex {
         for (const id of goFilesIfModulesChanged(this.store, [...parsedPaths, ...removedPaths]))
           affected.add(id);
         for (const name of newNames) for (const id of this.store.filesWithUnresolved(name)) affected.add(id);
-        resolveFiles(this.store, affected, { root: this.root, parsedFacts });
+        this.noteResolved(affected, resolveFiles(this.store, affected, { root: this.root, parsedFacts }));
         // What follows reads edges by file and by target.
         if (bulk) this.store.buildDeferredIndexes('afterResolving');
         const httpLinked = linkHttp(this.store, parsedFacts);
@@ -293,10 +346,13 @@ export class RootIndex {
         for (const listener of this.resolvedListeners) listener(batch);
       });
     }
+    this.store.setMeta(RESOLVING, '0');
+    this.saveFailures();
     const lastUpdate = new Date().toISOString();
     this.store.setMeta('last_update', lastUpdate);
     this.report({
       phase: 'ready',
+      lastError: undefined,
       lastUpdate,
       lastRun: { parsed, unchanged, removed, milliseconds: Date.now() - started },
     });
@@ -344,7 +400,9 @@ export class RootIndex {
       };
     } catch (error) {
       // One file the extractor cannot read must not stop the rest of the index.
-      this.log.warning(`could not index ${relative}: ${(error as Error).message}`);
+      const message = (error as Error).message;
+      this.log.warning(`could not index ${relative}: ${message}`);
+      this.failures.set(relative, { path: relative, stage: 'parse', error: message });
       return undefined;
     }
   }

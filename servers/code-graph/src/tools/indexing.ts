@@ -36,6 +36,19 @@ const preciseStatus = z
   })
   .describe('Precise mode: TypeScript and JavaScript edges upgraded with the TypeScript checker.');
 
+/** Failed files listed by index_status; the count covers all of them. */
+const FAILED_FILES_SHOWN = 20;
+
+/** The phase as a person reads it: `ready` only when every file made it into the graph. */
+function phaseText(root: { phase: string; complete: boolean; failedFileCount: number }): string {
+  const unfinished = root.complete ? '' : ' (first index not finished)';
+  const failed =
+    root.failedFileCount > 0
+      ? ` except ${root.failedFileCount} file${root.failedFileCount === 1 ? '' : 's'} that could not be indexed`
+      : '';
+  return `${root.phase}${failed}${unfinished}`;
+}
+
 /** While a root is being indexed or upgraded, its counts may be this old (exact once it is done). */
 const BUILDING_COUNTS_MAX_AGE_MS = 1000;
 
@@ -93,6 +106,17 @@ const rootStatus = z.object({
   lastUpdate: z.string().optional(),
   lastRun: runView.optional(),
   lastError: z.string().optional(),
+  failedFileCount: z
+    .number()
+    .int()
+    .describe(
+      'Files the index could not take in; they are tried again when they change and at every full index.',
+    ),
+  failedFiles: z
+    .array(z.object({ path: z.string(), stage: z.enum(['parse', 'resolve']), error: z.string() }))
+    .describe(
+      `The first ${FAILED_FILES_SHOWN} of them: parse (the file is left out) or resolve (its symbols are kept, without edges).`,
+    ),
   files: z.number().int(),
   languages: z.array(
     z.object({
@@ -145,7 +169,14 @@ export const indexStatus = defineTool({
     output.roots
       .map((root) =>
         [
-          `${root.root}: ${root.phase}${root.complete ? '' : ' (first index not finished)'}, ${root.files} files, ${root.calls} calls (${Math.round(root.unresolvedCallRatio * 100)}% unresolved, ${root.externalCalls} into outside packages), ${root.pendingChanges} pending, watching: ${root.watching}`,
+          `${root.root}: ${phaseText(root)}, ${root.files} files, ${root.calls} calls (${Math.round(root.unresolvedCallRatio * 100)}% unresolved, ${root.externalCalls} into outside packages), ${root.pendingChanges} pending, watching: ${root.watching}`,
+          ...(root.lastError ? [`  error: ${root.lastError}`] : []),
+          ...root.failedFiles.map(
+            (failure) => `  not indexed (${failure.stage}): ${failure.path}: ${failure.error}`,
+          ),
+          ...(root.failedFileCount > root.failedFiles.length
+            ? [`  … and ${root.failedFileCount - root.failedFiles.length} more not indexed`]
+            : []),
           `  languages: ${root.languages.map((language) => `${language.language} ${language.files} files / ${language.symbols} symbols`).join(', ') || 'none'}`,
           `  symbols: ${
             Object.entries(root.symbolsByKind)
@@ -190,6 +221,7 @@ export const indexStatus = defineTool({
     return {
       roots: engine.roots.map((entry) => {
         const { progress } = entry.index;
+        const failed = entry.index.failedFiles();
         const { edgesByResolution, ...counts } = entry.queries.status(
           isBuilding(entry.index.progress, entry.precise) ? BUILDING_COUNTS_MAX_AGE_MS : 0,
         );
@@ -204,6 +236,8 @@ export const indexStatus = defineTool({
           ...(progress.lastUpdate && { lastUpdate: progress.lastUpdate }),
           ...(progress.lastRun && { lastRun: progress.lastRun }),
           ...(progress.lastError && { lastError: progress.lastError }),
+          failedFileCount: failed.length,
+          failedFiles: failed.slice(0, FAILED_FILES_SHOWN),
           ...counts,
           unresolvedCallRatio:
             counts.calls > 0 ? Math.round((counts.unresolvedCalls / counts.calls) * 1000) / 1000 : 0,

@@ -32,8 +32,9 @@ export const indexFields = {
 };
 
 export function indexState(graph: CodeGraph): { indexComplete: boolean; note?: string } {
-  const note = graph.incompleteNote();
-  return note ? { indexComplete: false, note } : { indexComplete: true };
+  const incomplete = graph.incompleteNote();
+  const note = [incomplete, graph.failuresNote()].filter(Boolean).join(' ');
+  return { indexComplete: incomplete === undefined, ...(note && { note }) };
 }
 
 export function viewSymbol(graph: CodeGraph, found: FoundSymbol): z.infer<typeof symbolView> {

@@ -255,13 +255,13 @@ export class PreciseUpgrader {
     ]);
     this.prepared = undefined;
     this.helperPrepared = undefined;
-    const hashes = Object.fromEntries(this.index.store.allFiles().map((file) => [file.path, file.hash]));
+    const hashes = new Map(this.index.store.allFiles().map((file) => [file.path, file.hash]));
     const request: CheckRequest = {
       type: 'check',
       files,
       targets,
       changed: [...work.changed],
-      hashes: Object.fromEntries(files.map((file) => [file, hashes[file] ?? ''])),
+      hashes: Object.fromEntries(files.map((file) => [file, hashes.get(file) ?? ''])),
       refresh: work.refresh && !prepared,
       keepPrograms: this.options.keepWorker,
       storedNames: this.index.store.symbolNames(),

@@ -18,7 +18,7 @@ export async function revertToSyntactic(index: RootIndex): Promise<void> {
         .allFiles()
         .filter((file) => CHECKED_LANGUAGES.has(file.language))
         .map((file) => file.id);
-      resolveFiles(store, ids, { root: index.root });
+      index.noteResolved(ids, resolveFiles(store, ids, { root: index.root }));
       // Resolving again drops the client → route links of these files; the linker redoes them whole.
       const httpLinked = linkHttp(store, []);
       const relinked = linkImplementations(store);
