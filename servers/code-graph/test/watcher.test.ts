@@ -2,7 +2,9 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
-import { callersOf, copyFixture, type FixtureCopy, indexedGraph, until } from './fixture-graph.js';
+import { IgnoreRules } from '../src/graph/file-scan.js';
+import { TreeWatcher } from '../src/graph/tree-watcher.js';
+import { callersOf, copyFixture, type FixtureCopy, indexedGraph, quietLog, until } from './fixture-graph.js';
 
 function callerNames(graph: CodeGraph, name: string): string[] {
   return graph
@@ -147,3 +149,30 @@ for (const mode of ['events', 'polling'] as const) {
     });
   });
 }
+
+describe('the file watcher with one recursive watch (native on macOS and Windows, emulated here)', () => {
+  it('reports new files in new folders, and nothing from ignored folders', async () => {
+    const copy = copyFixture('ts-shop');
+    const seen = new Set<string>();
+    const watcher = new TreeWatcher({
+      root: copy.root,
+      rules: new IgnoreRules(copy.root),
+      log: quietLog,
+      recursive: true,
+      onChanges: (paths) => {
+        for (const changed of paths) seen.add(changed);
+      },
+    });
+    try {
+      await watcher.start();
+      expect(watcher.mode).toBe('events');
+      copy.write('generated/skipped.ts', 'export const skipped = 1;\n');
+      copy.write('src/extra/deep/audit.ts', 'export const audit = 1;\n');
+      await until('the new file to be reported', () => seen.has('src/extra/deep/audit.ts'));
+      expect([...seen].filter((changed) => changed.startsWith('generated/'))).toEqual([]);
+    } finally {
+      watcher.close();
+      copy.remove();
+    }
+  });
+});

@@ -1,8 +1,23 @@
 import { leadingComment } from './doc-comments.js';
 import {
+  importFact,
+  reexportFact,
+  requireBindings,
+  requiredModule,
+  stringValue,
+} from './ecmascript-modules.js';
+import {
+  CLASS_NODES,
+  constructedType,
+  FUNCTION_VALUES,
+  isParameterProperty,
+  isPrivate,
+  LEAVES,
+  thisField,
+} from './ecmascript-nodes.js';
+import {
   type CallShape,
   type FileFacts,
-  type ImportFact,
   type Receiver,
   type SymbolFact,
   type SymbolKind,
@@ -32,30 +47,6 @@ interface Scope {
   /** What the syntax says about each local name: its type, or the call whose result it holds. */
   locals: Map<string, Receiver>;
 }
-
-const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
-const CLASS_NODES = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
-/** Nodes that hold no declaration, call or type: the walk does not look inside them. */
-const LEAVES = new Set([
-  'comment',
-  'identifier',
-  'property_identifier',
-  'private_property_identifier',
-  'shorthand_property_identifier',
-  'statement_identifier',
-  'string',
-  'number',
-  'regex',
-  'true',
-  'false',
-  'null',
-  'undefined',
-  'this',
-  'super',
-  'predefined_type',
-  'empty_statement',
-  'hash_bang_line',
-]);
 
 /** Reads TypeScript, TSX and JavaScript trees; the grammars share these node types. */
 export function extractEcmascript(tree: SyntaxTree): FileFacts {
@@ -105,9 +96,11 @@ class EcmascriptReader {
       case 'export_statement':
         this.readExport(node, scope);
         return;
-      case 'import_statement':
-        this.readImport(node);
+      case 'import_statement': {
+        const fact = importFact(node);
+        if (fact) this.facts.imports.push(fact);
         return;
+      }
       case 'class_declaration':
       case 'abstract_class_declaration':
         this.readClass(node, node, scope);
@@ -206,7 +199,7 @@ class EcmascriptReader {
   private readExport(node: SyntaxNode, scope: Scope): void {
     const source = node.childForFieldName('source');
     if (source) {
-      this.facts.imports.push(this.reexportFact(node, stringValue(source)));
+      this.facts.imports.push(reexportFact(node, stringValue(source)));
       return;
     }
     const declaration = node.childForFieldName('declaration');
@@ -264,45 +257,6 @@ class EcmascriptReader {
         this.visit(child, scope);
       }
     }
-  }
-
-  private reexportFact(node: SyntaxNode, specifier: string): ImportFact {
-    const fact: ImportFact = { specifier, line: lineOf(node), bindings: [], reexport: true };
-    const clause = node.namedChildren.find((child) => child.type === 'export_clause');
-    if (!clause) {
-      // `export * as ns from` binds a name; `export * from` passes every name through.
-      const alias = node.namedChildren.find((child) => child.type === 'namespace_export')?.namedChild(0);
-      if (alias) fact.bindings.push({ local: alias.text });
-      else fact.star = true;
-      return fact;
-    }
-    for (const specifierNode of clause.namedChildren) {
-      const name = specifierNode.childForFieldName('name')?.text;
-      const alias = specifierNode.childForFieldName('alias')?.text;
-      if (name) fact.bindings.push({ imported: name, local: alias ?? name });
-    }
-    return fact;
-  }
-
-  private readImport(node: SyntaxNode): void {
-    const source = node.childForFieldName('source');
-    if (!source) return;
-    const fact: ImportFact = { specifier: stringValue(source), line: lineOf(node), bindings: [] };
-    const clause = node.namedChildren.find((child) => child.type === 'import_clause');
-    for (const part of clause?.namedChildren ?? []) {
-      if (part.type === 'identifier') fact.bindings.push({ imported: 'default', local: part.text });
-      else if (part.type === 'namespace_import') {
-        const local = part.namedChild(0)?.text;
-        if (local) fact.bindings.push({ local });
-      } else if (part.type === 'named_imports') {
-        for (const specifier of part.namedChildren) {
-          const name = specifier.childForFieldName('name')?.text;
-          const alias = specifier.childForFieldName('alias')?.text;
-          if (name) fact.bindings.push({ imported: name, local: alias ?? name });
-        }
-      }
-    }
-    this.facts.imports.push(fact);
   }
 
   private readClass(node: SyntaxNode, docNode: SyntaxNode, scope: Scope): void {
@@ -629,65 +583,4 @@ class EcmascriptReader {
     }
     for (const child of node.namedChildren) this.visitTypes(child, scope);
   }
-}
-
-function stringValue(node: SyntaxNode): string {
-  return node.text.replace(/^['"`]|['"`]$/g, '');
-}
-
-function isPrivate(member: SyntaxNode): boolean {
-  if (member.childForFieldName('name')?.type === 'private_property_identifier') return true;
-  return member.namedChildren.some(
-    (child) => child.type === 'accessibility_modifier' && child.text === 'private',
-  );
-}
-
-function isParameterProperty(parameter: SyntaxNode): boolean {
-  return (
-    parameter.namedChildren.some(
-      (child) => child.type === 'accessibility_modifier' || child.type === 'override_modifier',
-    ) || parameter.children.some((child) => child.type === 'readonly')
-  );
-}
-
-/** `new Money(…)` → `Money`: the syntax gives the type of what it makes. */
-function constructedType(value: SyntaxNode | null): string | undefined {
-  let node = value;
-  while (node && (node.type === 'await_expression' || node.type === 'parenthesized_expression')) {
-    node = node.namedChild(0);
-  }
-  if (node?.type !== 'new_expression') return undefined;
-  const made = node.childForFieldName('constructor');
-  return made && /^[\w$.]+$/.test(made.text) ? made.text : undefined;
-}
-
-/** `this.rates` → `rates`. */
-function thisField(node: SyntaxNode, type = node.type): string | undefined {
-  if (type !== 'member_expression') return undefined;
-  if (node.childForFieldName('object')?.type !== 'this') return undefined;
-  return node.childForFieldName('property')?.text;
-}
-
-/** `require('./money')` → `./money` (CommonJS imports). */
-function requiredModule(value: SyntaxNode): string | undefined {
-  if (value.type !== 'call_expression') return undefined;
-  if (value.childForFieldName('function')?.text !== 'require') return undefined;
-  const argument = value.childForFieldName('arguments')?.namedChild(0);
-  return argument?.type === 'string' ? stringValue(argument) : undefined;
-}
-
-function requireBindings(pattern: SyntaxNode | null): ImportFact['bindings'] {
-  if (!pattern) return [];
-  if (pattern.type === 'identifier') return [{ local: pattern.text }];
-  if (pattern.type !== 'object_pattern') return [];
-  return pattern.namedChildren.flatMap((property) => {
-    if (property.type === 'shorthand_property_identifier_pattern')
-      return [{ imported: property.text, local: property.text }];
-    if (property.type === 'pair_pattern') {
-      const key = property.childForFieldName('key')?.text;
-      const value = property.childForFieldName('value');
-      if (key && value?.type === 'identifier') return [{ imported: key, local: value.text }];
-    }
-    return [];
-  });
 }

@@ -1,6 +1,7 @@
 import { constructionOf, forEachNamedType, type TypeReading, typeNamed } from './extract-shared-types.js';
 import type { CallShape, FileFacts, ImportFact, Receiver, SymbolKind } from './facts.js';
 import { type BuilderScope, FactsBuilder, fileScope } from './facts-builder.js';
+import { pathOf, RustPaths } from './rust-paths.js';
 import { lineOf, type SyntaxNode, type SyntaxTree } from './syntax.js';
 
 interface RustScope extends BuilderScope {
@@ -50,13 +51,13 @@ class RustReader {
   private readonly builder = new FactsBuilder();
   /** Types this file declares, by qualified name: where the methods of their impl blocks go. */
   private readonly types = new Map<string, number>();
-  /** Names `use` and `mod` bind at the top of the file, by the path they stand for (`money` → `crate::money`). */
-  private readonly paths = new Map<string, string>();
+  /** What `use` and `mod` bind at the top of the file, and paths as seen from its module. */
+  private readonly paths = new RustPaths();
 
   read(root: SyntaxNode): FileFacts {
     for (const item of root.namedChildren) {
       const name = item.childForFieldName('name')?.text;
-      if (item.type === 'mod_item' && name) this.paths.set(name, `self::${name}`);
+      if (item.type === 'mod_item' && name) this.paths.bound.set(name, `self::${name}`);
     }
     this.readItems(root.namedChildren, { ...fileScope(), inline: [], visible: true });
     return this.builder.facts;
@@ -405,96 +406,12 @@ class RustReader {
     if (body) this.visit(body, inner);
   }
 
+  /** A path in code (`crate::money::helper`, `Money::new`) as the dotted name the resolver reads. */
   /** `use` paths, made relative to this file's module: `super::` out of an inline module is `self::`. */
   private readUse(node: SyntaxNode, scope: RustScope): void {
-    const argument = node.childForFieldName('argument');
-    if (!argument) return;
-    const facts = new Map<string, ImportFact>();
-    const reexport = this.isPub(node);
-    const add = (path: string[], binding?: { imported?: string; local: string }, star = false) => {
-      const specifier = this.absolute(path, scope).join('::');
-      if (!specifier) return;
-      let fact = facts.get(specifier);
-      if (!fact) {
-        fact = { specifier, line: lineOf(node), bindings: [] };
-        if (reexport) fact.reexport = true;
-        facts.set(specifier, fact);
-      }
-      if (star) fact.star = true;
-      if (binding) {
-        fact.bindings.push(binding);
-        if (scope.inline.length === 0)
-          this.paths.set(binding.local, binding.imported ? `${specifier}::${binding.imported}` : specifier);
-      }
-    };
-    const walk = (tree: SyntaxNode, prefix: string[]): void => {
-      switch (tree.type) {
-        case 'use_wildcard':
-          add([...prefix, ...pathOf(tree.namedChild(0))], undefined, true);
-          return;
-        case 'use_as_clause': {
-          const path = [...prefix, ...pathOf(tree.childForFieldName('path'))];
-          const alias = tree.childForFieldName('alias')?.text;
-          if (alias) this.bind(add, path, alias);
-          return;
-        }
-        case 'scoped_use_list': {
-          const path = [...prefix, ...pathOf(tree.childForFieldName('path'))];
-          for (const item of tree.childForFieldName('list')?.namedChildren ?? []) walk(item, path);
-          return;
-        }
-        case 'use_list':
-          for (const item of tree.namedChildren) walk(item, prefix);
-          return;
-        case 'self':
-          // `use a::b::{self}` binds the module b.
-          if (prefix.length > 0) add(prefix, { local: prefix.at(-1) as string });
-          return;
-        default: {
-          const path = [...prefix, ...pathOf(tree)];
-          const last = path.at(-1);
-          if (last) this.bind(add, path, last);
-        }
-      }
-    };
-    walk(argument, []);
-    this.builder.facts.imports.push(...facts.values());
+    this.builder.facts.imports.push(...this.paths.importsOf(node, scope.inline, this.isPub(node)));
   }
 
-  /** `a::b::C` binds C from a::b; a path of one name (`use serde;`) binds a crate or module. */
-  private bind(
-    add: (path: string[], binding?: { imported?: string; local: string }) => void,
-    path: string[],
-    local: string,
-  ): void {
-    const last = path.at(-1);
-    if (!last) return;
-    if (path.length === 1) add(path, { local });
-    else add(path.slice(0, -1), { imported: last, local });
-  }
-
-  /**
-   * A path as seen from this file's module: `crate::…` as written, `self::` and `super::` with
-   * the inline modules the walk is in taken into account, and a path that starts with a name
-   * `use` or `mod` bound above replaced by what it stands for. Anything else names a crate.
-   */
-  private absolute(path: string[], scope: RustScope): string[] {
-    const [first, ...rest] = path;
-    if (first === undefined) return [];
-    if (first === 'crate' || first === '$crate') return ['crate', ...rest];
-    if (first === 'self') return ['self', ...scope.inline, ...rest];
-    if (first === 'super') {
-      let ups = 0;
-      while (path[ups] === 'super') ups++;
-      const inline = scope.inline.slice(0, Math.max(0, scope.inline.length - ups));
-      const left = Math.max(0, ups - scope.inline.length);
-      return [...(left > 0 ? Array(left).fill('super') : ['self']), ...inline, ...path.slice(ups)];
-    }
-    const bound = scope.inline.length === 0 ? this.paths.get(first) : undefined;
-    return bound ? [...bound.split('::'), ...rest] : path;
-  }
-
-  /** A path in code (`crate::money::helper`, `Money::new`) as the dotted name the resolver reads. */
   private dotted(path: SyntaxNode, scope: RustScope): string | undefined {
     const segments = pathOf(path);
     if (segments.length === 0 || segments.some((segment) => !/^[\p{L}_$][\p{L}\p{N}_]*$/u.test(segment))) {
@@ -503,7 +420,7 @@ class RustReader {
     if (segments[0] === 'Self' && scope.selfType) return [scope.selfType, ...segments.slice(1)].join('.');
     const first = segments[0] as string;
     if (first === 'crate' || first === 'self' || first === 'super' || first === '$crate') {
-      return this.absolute(segments, scope).join('.');
+      return this.paths.absolute(segments, scope.inline).join('.');
     }
     return segments.join('.');
   }
@@ -622,13 +539,4 @@ class RustReader {
       this.builder.typeUse(type, lineOf(named), 'REFERENCES', scope),
     );
   }
-}
-
-/** `crate::money::Money` → crate, money, Money; `super::*`'s path → super. */
-function pathOf(node: SyntaxNode | null | undefined): string[] {
-  if (!node) return [];
-  if (node.type === 'scoped_identifier' || node.type === 'scoped_type_identifier') {
-    return [...pathOf(node.childForFieldName('path')), ...pathOf(node.childForFieldName('name'))];
-  }
-  return [node.text];
 }

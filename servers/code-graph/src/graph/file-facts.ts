@@ -1,5 +1,5 @@
 import type { FileFacts } from './facts.js';
-import type { LanguageSpec } from './languages.js';
+import type { LanguageSpec } from './language-spec.js';
 import { detectHttp } from './routes/detect-http.js';
 import { parserFor, withTree } from './syntax.js';
 

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { extractBash } from './extract-bash.js';
 import { extractCFamily } from './extract-c.js';
@@ -12,71 +11,9 @@ import { extractPython } from './extract-python.js';
 import { extractRuby } from './extract-ruby.js';
 import { extractRust } from './extract-rust.js';
 import { TagsReader, type TagsSource } from './extract-tags.js';
-import type { FileFacts } from './facts.js';
+import { grammarPath, type LanguageSpec, type NameRules } from './language-spec.js';
 import { HASKELL_TAGS } from './queries/haskell-tags.js';
 import { JULIA_TAGS } from './queries/julia-tags.js';
-import type { SyntaxTree } from './syntax.js';
-
-// Declared before LANGUAGES: which optional grammars are installed is asked while the table is built.
-const require = createRequire(import.meta.url);
-
-/**
- * One entry per language: where its grammar's `.wasm` lives (the one its official grammar
- * package ships), which files it parses, and the extractor that reads facts from its trees.
- * Adding a language is adding an entry here and, if no existing extractor fits, one extractor.
- */
-export interface LanguageSpec {
-  id: string;
-  extensions: readonly string[];
-  grammarPackage: string;
-  wasmFile: string;
-  extract(tree: SyntaxTree, source: string): FileFacts;
-  /** How an import specifier is turned into candidate files; see module-paths.ts. */
-  moduleStyle:
-    | 'ecmascript'
-    | 'python'
-    | 'c'
-    | 'ruby'
-    | 'php'
-    | 'bash'
-    | 'none'
-    | 'go'
-    | 'rust'
-    | 'java'
-    | 'csharp';
-  /** How names resolve beyond imports that bind them, for languages that do it differently (see resolve.ts). */
-  names?: NameRules;
-  /** For an optional grammar: whether its package (and the tags query it is read with) is installed. */
-  installed?: () => boolean;
-  /** Whole file names it claims besides its extensions: Go's `go.mod`. */
-  fileNames?: readonly string[];
-}
-
-/**
- * What C, C++, Ruby, PHP, Bash and the tags-driven languages do with names that TypeScript and
- * Python do not. Each rule is off unless set.
- */
-export interface NameRules {
-  /**
-   * An import (`#include`, `require`, `include`, `source`) makes every name the imported file
-   * defines visible, and the names of what it imports in turn.
-   */
-  inclusive?: boolean;
-  /**
-   * Names are qualified (`bank.Money`) and looked up from the enclosing namespaces, modules and
-   * classes outward, across every file that reopens them.
-   */
-  nested?: boolean;
-  /** A bare call inside a method may be a call of the class's own or inherited method (C++, Ruby, Scala). */
-  implicitSelf?: boolean;
-  /**
-   * A name nothing visible defines is looked for in the whole root, by qualified name, then as
-   * the only function of that name: Ruby constants are global once loaded, PHP classes autoload.
-   */
-  global?: boolean;
-  /** A bare call that names no function runs a program or builtin outside the root (a shell command). */
-  commands?: boolean;
-}
 
 const C_NAMES: NameRules = { inclusive: true, nested: true, implicitSelf: true };
 const SCRIPT_NAMES: NameRules = { inclusive: true, nested: true, global: true };
@@ -279,11 +216,4 @@ const byFileName = new Map(
 export function languageOf(file: string): LanguageSpec | undefined {
   // `.d.ts` files declare what exists elsewhere; they are indexed as TypeScript like any other.
   return byFileName.get(path.posix.basename(file)) ?? byExtension.get(path.extname(file).toLowerCase());
-}
-
-export function grammarPath(language: LanguageSpec): string {
-  return path.join(
-    path.dirname(require.resolve(`${language.grammarPackage}/package.json`)),
-    language.wasmFile,
-  );
 }

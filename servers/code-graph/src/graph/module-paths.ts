@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { LanguageSpec } from './languages.js';
+import type { LanguageSpec } from './language-spec.js';
 
 type ModuleStyle = LanguageSpec['moduleStyle'];
 

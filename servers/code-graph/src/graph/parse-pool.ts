@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
 import { readFileFacts } from './file-facts.js';
-import type { LanguageSpec } from './languages.js';
+import type { LanguageSpec } from './language-spec.js';
 
 export interface ParseRequest {
   id: number;

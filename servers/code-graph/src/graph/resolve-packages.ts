@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { FileFacts, ImportFact, SymbolFact } from './facts.js';
 import { type GraphStore, type StoredSymbol, toSymbol } from './graph-store.js';
-import { type LanguageSpec, languageOf } from './languages.js';
+import type { LanguageSpec } from './language-spec.js';
+import { languageOf } from './languages.js';
 import { type GoModule, goImportFolders, rustModuleFiles, rustModulePath } from './module-paths.js';
-import type { Target } from './resolve.js';
+import type { Target } from './resolution.js';
 
 /** Languages whose modules are packages of several files, or paths into a crate: Go, Rust, Java, C#. */
 export type PackageStyle = 'go' | 'rust' | 'java' | 'csharp';

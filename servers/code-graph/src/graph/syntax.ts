@@ -1,5 +1,5 @@
 import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
-import { grammarPath, type LanguageSpec } from './languages.js';
+import { grammarPath, type LanguageSpec } from './language-spec.js';
 
 export type SyntaxNode = Node;
 

@@ -19,12 +19,24 @@ export interface TreeWatcherOptions {
   /** Longest a batch waits after its first change, however busy the tree (default 400 ms). */
   maxWaitMs?: number;
   pollIntervalMs?: number;
+  /** One recursive fs.watch for the whole tree instead of one per folder (default: where it is native). */
+  recursive?: boolean;
 }
 
 /**
- * Watches a tree and reports changed paths in batches. Node 20 has no recursive fs.watch on
- * Linux, so every folder gets its own watcher; when inotify's watch limit is reached (ENOSPC)
- * or descriptors run out (EMFILE) it says so on stderr and polls file stats instead. A burst —
+ * Where one recursive fs.watch serves a whole tree: macOS and Windows watch it natively with one
+ * handle. On Linux, Node (since 19.1) emulates it by walking the tree and adding an inotify watch
+ * for every folder, ignored ones (node_modules, build output) included, and gives no way to fall
+ * back to polling when inotify's limit is reached; there each folder the ignore rules keep gets a
+ * watcher of its own.
+ */
+const NATIVE_RECURSIVE_WATCH = process.platform === 'darwin' || process.platform === 'win32';
+
+/**
+ * Watches a tree and reports changed paths in batches: with one recursive watch where that is
+ * native, else with a watcher per folder (see NATIVE_RECURSIVE_WATCH); when the OS refuses more
+ * watches — inotify's limit (ENOSPC), descriptors (EMFILE) — it says so on stderr and polls file
+ * stats instead. A burst —
  * a branch switch, a formatter run — becomes one batch: the debounce ends a batch after
  * `quietMs` without changes, or `maxWaitMs` after its first change.
  */
@@ -42,7 +54,16 @@ export class TreeWatcher {
     this.mode = options.mode ?? 'events';
   }
 
+  private get recursive(): boolean {
+    return this.options.recursive ?? NATIVE_RECURSIVE_WATCH;
+  }
+
   async start(): Promise<void> {
+    if (this.mode === 'events' && this.recursive) {
+      if (!this.watchFolder('', { recursive: true })) return this.startPolling();
+      this.options.log.debug(`watching ${this.options.root} recursively`);
+      return;
+    }
     if (this.mode === 'events') {
       const folders = await scanFolders(this.options.root, this.options.rules);
       for (const folder of folders) {
@@ -55,11 +76,14 @@ export class TreeWatcher {
   }
 
   /** Returns false when the OS refuses more watches. */
-  private watchFolder(folder: string): boolean {
+  private watchFolder(folder: string, { recursive = false } = {}): boolean {
     if (this.closed || this.watchers.has(folder) || this.mode !== 'events') return true;
     try {
-      const watcher = watch(path.join(this.options.root, folder), (_event, name) => {
-        this.changed(name ? (folder ? `${folder}/${name}` : String(name)) : folder);
+      const watcher = watch(path.join(this.options.root, folder), { recursive }, (_event, name) => {
+        // A recursive watch names paths below the root with the platform's separator.
+        const relative = name ? String(name).split(path.sep).join('/') : '';
+        if (recursive && relative && this.options.rules.ignores(relative, false)) return;
+        this.changed(relative ? (folder ? `${folder}/${relative}` : relative) : folder);
       });
       watcher.on('error', () => {
         watcher.close();
@@ -134,7 +158,7 @@ export class TreeWatcher {
     this.batchTimer = undefined;
     const batch = new Set(this.pending);
     this.pending.clear();
-    if (this.mode === 'events') {
+    if (this.mode === 'events' && !this.recursive) {
       // New folders need their own watchers, and their files count as changed; so do the folders
       // an edited .gitignore no longer ignores, wherever they are.
       const ignoresEdited = [...batch].some((relative) => path.posix.basename(relative) === '.gitignore');

@@ -1,7 +1,7 @@
 import type { EdgeKind } from '../facts.js';
 import type { GraphStore, StoredSymbol } from '../graph-store.js';
 import { OVERRIDE_RESOLUTION } from '../implementations.js';
-import { RESOLUTIONS } from '../resolve.js';
+import { RESOLUTIONS } from '../resolution.js';
 import type { CheckedFile, DeclarationRef, OwnerRef } from './checker-protocol.js';
 
 interface EdgeRow {
