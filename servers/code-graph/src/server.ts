@@ -16,7 +16,7 @@ export interface CodeGraphServerOptions {
 /** What docs/servers/code-graph.md is generated from. */
 export const toolReference = {
   name: '@toolmesh/server-code-graph',
-  summary: `${CODE_GRAPH_SUMMARY} It parses TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C#, C, C++, Ruby, PHP and Bash (and Elixir, Haskell, Julia, OCaml and Scala when their optional grammar packages are installed) with tree-sitter (honouring .gitignore, skipping files over 1 MB), resolves calls, imports, extends, implements and type references syntactically across files, and stores one SQLite database per root in the data directory, never inside the project. The index builds in the background at start and follows file changes; every answer says when it is not complete. All tools carry the action class read.`,
+  summary: `${CODE_GRAPH_SUMMARY} It parses TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C#, C, C++, Ruby, PHP, Bash, Elixir, Haskell, Julia, OCaml and Scala with tree-sitter (the grammars ship inside the package) (honouring .gitignore, skipping files over 1 MB), resolves calls, imports, extends, implements and type references syntactically across files, and stores one SQLite database per root in the data directory, never inside the project. The index builds in the background at start and follows file changes; every answer says when it is not complete. All tools carry the action class read.`,
   tools: CODE_GRAPH_TOOLS,
 };
 

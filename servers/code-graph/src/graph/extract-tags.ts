@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { type Language, type Node, Query, type QueryMatch } from 'web-tree-sitter';
 import { cleanComment } from './doc-comments.js';
 import type { CallShape, FileFacts, SymbolKind } from './facts.js';
 import { type BuilderScope, FactsBuilder, fileScope } from './facts-builder.js';
+import { grammarFile } from './language-spec.js';
 import { endLineOf, lineOf, type SyntaxNode, type SyntaxTree } from './syntax.js';
 
 /** Where a language's tags query comes from: the `queries/tags.scm` its grammar package ships, or one of ours. */
@@ -31,8 +30,6 @@ const CLASS_KINDS = new Set(['class', 'interface', 'struct']);
 const TYPE_REFERENCES = new Set(['class', 'type', 'interface', 'implementation', 'module']);
 const CALLABLE_NAME = /^[A-Za-z_][\w'?!]*$/;
 const PRIVATE_KEYWORDS = /^(defp|defmacrop|defguardp|private|protected)\b/;
-
-const require = createRequire(import.meta.url);
 
 interface Definition {
   node: Node;
@@ -63,8 +60,7 @@ export class TagsReader {
 
   private queryFile(): string {
     if ('text' in this.source) throw new Error('a query given as text has no file');
-    const root = path.dirname(require.resolve(`${this.source.package}/package.json`));
-    return path.join(root, this.source.file);
+    return grammarFile(this.source.package, this.source.file);
   }
 
   private queryFor(language: Language): Query {

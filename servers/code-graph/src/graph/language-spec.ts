@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Tree } from 'web-tree-sitter';
 import type { FileFacts } from './facts.js';
 
@@ -15,6 +17,8 @@ export interface LanguageSpec {
   extensions: readonly string[];
   grammarPackage: string;
   wasmFile: string;
+  /** Other files of the grammar package the language reads (its `queries/tags.scm`), shipped with the wasm. */
+  grammarQueries?: readonly string[];
   extract(tree: Tree, source: string): FileFacts;
   /** How an import specifier is turned into candidate files; see module-paths.ts. */
   moduleStyle:
@@ -63,9 +67,40 @@ export interface NameRules {
   commands?: boolean;
 }
 
+/**
+ * The folder of grammar files this package ships (`grammars/`): each language's `.wasm`,
+ * gzip-compressed (a tenth of the size), and the tags queries, copied from the grammar packages
+ * at build time (see tsup.config.ts), so an install needs none of those packages (hundreds of
+ * megabytes of C sources and native builds).
+ */
+export const SHIPPED_GRAMMARS = path.join(
+  path.dirname(require.resolve('@toolmesh/server-code-graph/package.json')),
+  'grammars',
+);
+
+/** Where `file` of a grammar package goes in `grammars/`: a wasm by its own (unique) name, compressed; the rest under the package's name. */
+export function shippedName(grammarPackage: string, file: string): string {
+  return file.endsWith('.wasm') ? `${file}.gz` : path.join(grammarPackage, file);
+}
+
+/**
+ * A grammar file as shipped in `grammars/` (`tree-sitter-python.wasm.gz`,
+ * `tree-sitter-elixir/queries/tags.scm`), or, in a checkout not built yet, in the grammar package
+ * itself (a development dependency).
+ */
+export function grammarFile(grammarPackage: string, file: string): string {
+  const shipped = path.join(SHIPPED_GRAMMARS, shippedName(grammarPackage, file));
+  if (existsSync(shipped)) return shipped;
+  return path.join(path.dirname(require.resolve(`${grammarPackage}/package.json`)), file);
+}
+
 export function grammarPath(language: LanguageSpec): string {
-  return path.join(
-    path.dirname(require.resolve(`${language.grammarPackage}/package.json`)),
-    language.wasmFile,
-  );
+  return grammarFile(language.grammarPackage, language.wasmFile);
+}
+
+/** The language's wasm, as web-tree-sitter loads it. */
+export function readGrammar(language: LanguageSpec): Uint8Array {
+  const file = grammarPath(language);
+  const bytes = readFileSync(file);
+  return file.endsWith('.gz') ? gunzipSync(bytes) : bytes;
 }

@@ -151,7 +151,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   },
 ];
 
-/** A language whose grammar is an optional dependency, read by the tags-driven extractor. */
+/** A language read by the tags-driven extractor, through the tags query its grammar ships or one of ours. */
 export function optionalLanguage(
   id: string,
   extensions: string[],
@@ -164,6 +164,7 @@ export function optionalLanguage(
     extensions,
     grammarPackage,
     wasmFile: `${grammarPackage}.wasm`,
+    ...('file' in tags && { grammarQueries: [tags.file] }),
     extract: (tree) => reader.extract(tree),
     moduleStyle: 'none',
     names: TAGS_NAMES,
@@ -184,7 +185,7 @@ type LanguageSupport = { language: string; extensions: readonly string[]; instal
 let support: LanguageSupport | undefined;
 
 /**
- * Every language the engine knows, and whether it can read it here: optional grammars may not be
+ * Every language the engine knows, and whether it can read it here: a grammar file may be missing
  * installed. Looked at once, as the table the files are read with is (byExtension): a grammar
  * installed later is read after a restart, and index_status, asked often while a root indexes,
  * no longer searches node_modules for the missing packages on every call.

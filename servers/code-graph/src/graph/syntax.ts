@@ -1,5 +1,5 @@
 import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
-import { grammarPath, type LanguageSpec } from './language-spec.js';
+import { type LanguageSpec, readGrammar } from './language-spec.js';
 
 export type SyntaxNode = Node;
 
@@ -19,7 +19,7 @@ async function grammar(language: LanguageSpec): Promise<Language> {
   await initialised;
   let loaded = grammars.get(language.id);
   if (!loaded) {
-    loaded = Language.load(grammarPath(language));
+    loaded = Language.load(readGrammar(language));
     grammars.set(language.id, loaded);
   }
   return loaded;

@@ -160,7 +160,7 @@ export const indexStatus = defineTool({
     languages: z
       .array(z.object({ language: z.string(), extensions: z.array(z.string()), installed: z.boolean() }))
       .describe(
-        'Every language the server reads, and whether its grammar is installed here: the optional ones (Elixir, Haskell, Julia, OCaml, Scala) may not be, and then their files are not indexed.',
+        'Every language the server reads, and whether its grammar can be loaded here (the package ships them all); the files of a language whose grammar is missing are not indexed.',
       ),
   }),
   annotations: READ_ONLY,
