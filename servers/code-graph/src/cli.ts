@@ -112,6 +112,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       log,
       watch: false,
       precise: extra['no-precise'] !== true,
+      // A terminal gets the progress bar below; a pipe or a log file a line every few seconds.
+      progress: process.stderr.isTTY
+        ? false
+        : { say: (line) => process.stderr.write(`${CODE_GRAPH_SERVER_NAME}: ${line}\n`) },
     });
   } catch (error) {
     // A missing root, or a database that cannot be opened (not SQLite, say): nothing to answer from.

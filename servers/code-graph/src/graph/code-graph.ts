@@ -5,6 +5,7 @@ import { isInside, type Logger } from '@toolmesh/core';
 import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
 import { PreciseUpgrader } from './precise/precise-upgrader.js';
 import { revertToSyntactic } from './precise/syntactic-revert.js';
+import { followProgress } from './progress-lines.js';
 import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
 import { TreeWatcher, type WatchMode } from './tree-watcher.js';
 
@@ -22,6 +23,11 @@ export interface CodeGraphOptions {
    * index (default true; applies where a tsconfig.json, jsconfig.json or package.json exists).
    */
   precise?: boolean;
+  /**
+   * Where lines saying how far a long index or precise upgrade is go, at most one every
+   * `everyMs` (default PROGRESS_EVERY_MS); by default to the log at info level. False for none.
+   */
+  progress?: { say: (line: string) => void; everyMs?: number } | false;
 }
 
 /** Where a root's graph lives: in the data directory, named by its real path, never inside it. */
@@ -80,7 +86,15 @@ export class CodeGraph {
           : new PreciseUpgrader(index, { log, keepWorker: options.watch !== false });
       return { root, index, queries: new GraphQueries(index.store), ...(precise && { precise }) };
     });
+    const progress = options.progress ?? { say: (line: string) => options.log.info(line) };
+    if (progress) {
+      this.stopProgress = this.roots.map((entry) =>
+        followProgress(entry.root, entry.index, entry.precise, progress.say, progress.everyMs),
+      );
+    }
   }
+
+  private readonly stopProgress: (() => void)[] = [];
 
   /**
    * Starts the watchers, then the first full index of every root. Watching first means a file
@@ -206,6 +220,7 @@ export class CodeGraph {
   }
 
   async close(): Promise<void> {
+    for (const stop of this.stopProgress) stop();
     for (const entry of this.roots) entry.watcher?.close();
     await Promise.all(this.roots.map((entry) => entry.precise?.close()));
     await Promise.all(this.roots.map((entry) => entry.index.close()));

@@ -255,7 +255,7 @@ export const reindex = defineTool({
   name: 'reindex',
   title: 'Re-index the roots',
   description:
-    'Brings the graph of every root up to date now and waits for it: new and changed files (by content hash) are parsed, deleted ones dropped, and the files depending on them re-resolved. Unchanged files are not parsed again. Sends progress notifications when asked. Needed only when the file watcher is off or missed something.',
+    'Brings the graph of every root up to date now and waits for it: new and changed files (by content hash) are parsed, deleted ones dropped, and the files depending on them re-resolved. Unchanged files are not parsed again. Called while the first index runs, it waits for that too. Sends progress notifications when asked, the first index included. Needed only when the file watcher is off or missed something.',
   capability: 'read',
   input: z.object({}),
   output: z.object({ roots: z.array(z.object({ root: z.string(), run: runView })) }),
@@ -269,9 +269,25 @@ export const reindex = defineTool({
       )
       .join('\n'),
   async handle(_args, { engine, progress }) {
-    const unsubscribe = engine.roots.map((entry) =>
+    // It waits behind whatever runs first (the first index, at start), whose progress it reports
+    // too. Progress must only grow: files of runs that ended, and of every root, add up.
+    const counted = engine.roots.map(() => ({ ended: 0, done: 0, total: 0 }));
+    let sent = 0;
+    const unsubscribe = engine.roots.map((entry, position) =>
       entry.index.onProgress((state) => {
-        void progress(state.done, state.total || undefined, `${entry.root}: ${state.phase}`);
+        const count = counted[position] as (typeof counted)[number];
+        if (state.done < count.done) count.ended += count.total;
+        count.done = state.done;
+        count.total = state.total;
+        const done = counted.reduce((sum, each) => sum + each.ended + each.done, 0);
+        const total = counted.reduce((sum, each) => sum + each.ended + each.total, 0);
+        if (done <= sent) return;
+        sent = done;
+        void progress(
+          done,
+          total || undefined,
+          `${entry.root}: ${state.phase} ${state.done}/${state.total} files`,
+        );
       }),
     );
     try {
