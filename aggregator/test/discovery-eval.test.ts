@@ -1,18 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexedTool } from '../src/discovery/indexed-tool.js';
-import { ToolIndex } from '../src/discovery/tool-index.js';
+import { ToolIndex, WEAK_SHARE } from '../src/discovery/tool-index.js';
 import { type EvalQuery, evalQueries, evalRegistry, modelPhrased } from './discovery-eval/eval-set.js';
 import { plainBm25 } from './discovery-eval/plain-bm25.js';
 import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/retrieval-metrics.js';
 
+/** A request's measure, with the share of it that its best hit explains. */
+type Measured = QueryMetrics & { explained: number };
+
 /** Indexes `registry`; the measure of one request over it, every tool scored. */
-function measureOver(registry: IndexedTool[]): (query: EvalQuery) => QueryMetrics {
+function measureOver(registry: IndexedTool[]): (query: EvalQuery) => Measured {
   const index = new ToolIndex();
   for (const entry of registry) index.upsert(entry);
   return (query) => {
     const scores = new Map(registry.map(({ name }) => [name, 0]));
     for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
-    return queryMetrics(scores, query.relevant);
+    return { ...queryMetrics(scores, query.relevant), explained: index.find(query.q).explained };
+  };
+}
+
+/**
+ * How well "weak below `share`" foretells a wrong first hit: the requests it flags, how many
+ * of them had the wrong tool first, and the share of all requests it calls right.
+ */
+function weakRule(measured: readonly Measured[], share: number) {
+  const flagged = measured.filter((one) => one.explained < share);
+  const wrongFlagged = flagged.reduce((sum, one) => sum + 1 - one.recallAt1, 0);
+  const wrongMissed = measured
+    .filter((one) => one.explained >= share)
+    .reduce((sum, one) => sum + 1 - one.recallAt1, 0);
+  const rightFlagged = flagged.length - wrongFlagged;
+  return {
+    flagged: flagged.length,
+    wrongFlagged,
+    accuracy: (measured.length - rightFlagged - wrongMissed) / measured.length,
   };
 }
 
@@ -52,11 +73,14 @@ describe('tool search quality', () => {
   ];
   const measures = new Map([registry, merged].map((tools) => [tools, measureOver(tools)]));
   const baselines = new Map([registry, merged].map((tools) => [tools, baselineOver(tools)]));
+  const measured = new Map(
+    rows.map(({ label, queries, registry: tools }) => [label, queries.map(measures.get(tools)!)]),
+  );
   const figures = new Map(
     rows.map(({ label, queries, registry: tools }) => [
       label,
       {
-        index: meanMetrics(queries.map(measures.get(tools)!)),
+        index: meanMetrics(measured.get(label)!),
         plain: meanMetrics(queries.map(baselines.get(tools)!)),
         count: queries.length,
       },
@@ -101,5 +125,26 @@ describe('tool search quality', () => {
     expect(at('blind, model').recallAt5).toBeGreaterThanOrEqual(0.975);
     expect(at('blind2, model').recallAt1).toBeGreaterThanOrEqual(0.93);
     expect(at('blind2, model').recallAt5).toBeGreaterThanOrEqual(1);
+  });
+
+  // The weak-hit rule is chosen on the tuned half alone: the share, on a grid of 0.05, that
+  // best tells a wrong first hit from a right one there. Every other set only reports it.
+  it('says a hit is weak by the rule chosen on the tuned half, and reports it on every set', () => {
+    const tuned = measured.get('dev, even (tuned)')!;
+    const grid = Array.from({ length: 14 }, (_, step) => 0.05 * (step + 1));
+    const best = grid.reduce((chosen, share) =>
+      weakRule(tuned, share).accuracy > weakRule(tuned, chosen).accuracy ? share : chosen,
+    );
+    expect(best).toBeCloseTo(WEAK_SHARE);
+    console.error(
+      [
+        `weak when the best hit explains under ${WEAK_SHARE} of the query:`,
+        '| set | flagged | of them wrong first | accuracy |',
+        ...[...measured].map(([label, all]) => {
+          const { flagged, wrongFlagged, accuracy } = weakRule(all, WEAK_SHARE);
+          return `| ${label} | ${flagged} | ${wrongFlagged.toFixed(1)} | ${accuracy.toFixed(3)} |`;
+        }),
+      ].join('\n'),
+    );
   });
 });

@@ -1,15 +1,34 @@
-import { Bm25Index, identifierWords } from '@toolmesh/bm25';
+import { Bm25Index, identifierWords, type QueryPart, tokenize } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
 import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
 import { rewriteQuery } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
+import { tellingPart } from './telling-part.js';
 import { serverText, type ToolField, toolFields } from './tool-fields.js';
 import { termExpansions } from './verb-senses.js';
 
 export interface ToolHit {
   name: string;
   score: number;
+}
+
+/** A search with what a model needs to search better when it went badly. */
+export interface ToolSearch {
+  hits: ToolHit[];
+  /** Said when the query was too long to read whole: what was read and what was not. */
+  ignored?: string;
+  /** The query's words that no tool uses, not even as a synonym. */
+  unmatched: string[];
+  /** The share of the query's full score (see `QueryReach`) that the best hit reaches, 0 to 1. */
+  explained: number;
+  /**
+   * The best hit explains too little of the query to be trusted (see `WEAK_SHARE`); also
+   * true when nothing matched.
+   */
+  weak: boolean;
+  /** When weak: the servers whose tools' words come closest to the query, closest first. */
+  closestServers: string[];
 }
 
 const FIELD_WEIGHTS: Record<ToolField, number> = {
@@ -40,11 +59,15 @@ const QUESTION_CHANGE_PENALTY = 0.2;
 const QUESTION_RERANK_DEPTH = 20;
 
 /**
- * The longest query read; the rest is ignored. A request for a tool is a few words, and
- * reading a query costs more than linear time in the length of its longest word: a tool name
- * of 70,000 characters took half a minute to find suggestions for.
+ * Below this share of the query's full score (see `QueryReach`), the best hit is weak: it
+ * explains too little of the request to be called without a second search. Chosen on the
+ * tuned half of the development set (see discovery-eval.test.ts) and reported on the rest.
  */
-export const MAX_QUERY_CHARACTERS = 500;
+export const WEAK_SHARE = 0.15;
+/** How many servers a weak search names as closest. */
+const CLOSEST_SERVERS = 3;
+/** How deep a weak search looks to find the closest servers. */
+const CLOSEST_DEPTH = 30;
 
 /**
  * Ranks the registry's tools for a request written by a model or a person: BM25F over each
@@ -112,28 +135,89 @@ export class ToolIndex {
   }
 
   search(query: string, limit = 5): ToolHit[] {
-    const { text, server } = parseToolQuery(query.slice(0, MAX_QUERY_CHARACTERS));
+    const { text, ignored } = tellingPart(query);
+    // A query of nothing but pasted values asks for nothing; an empty one lists every tool.
+    return text === '' && ignored ? [] : this.#rank(text, limit).hits;
+  }
+
+  /** `search`, with what a model needs to search better when it went badly (see `ToolSearch`). */
+  find(query: string, limit = 5): ToolSearch {
+    const { text, ignored } = tellingPart(query);
+    if (text === '' && ignored)
+      return { hits: [], ignored, unmatched: [], explained: 0, weak: true, closestServers: [] };
+    const { hits, request, expand } = this.#rank(text, Math.max(limit, CLOSEST_DEPTH));
+    const { fullScore, unmatched } = request
+      ? this.#tools.reach(request, { expand, expansionWeight: SYNONYM_WEIGHT })
+      : { fullScore: 0, unmatched: [] };
+    const explained = request === undefined ? 1 : Math.min(1, (hits[0]?.score ?? 0) / fullScore || 0);
+    const weak = explained < WEAK_SHARE;
+    const unmatchedTerms = new Set(unmatched);
+    const unmatchedWords = [
+      ...new Set(
+        text
+          .split(/\s+/)
+          .filter((word) => {
+            const terms = tokenize(word);
+            return terms.length > 0 && terms.every((term) => unmatchedTerms.has(term));
+          })
+          .map((word) => word.replace(/^\W+|\W+$/g, '')),
+      ),
+    ];
+    return {
+      hits: hits.slice(0, limit),
+      ...(ignored && { ignored }),
+      unmatched: unmatchedWords,
+      explained,
+      weak,
+      closestServers: weak ? this.#closestServers(hits) : [],
+    };
+  }
+
+  /** The servers of the best hits, by the sum of their tools' scores among them. */
+  #closestServers(hits: ToolHit[]): string[] {
+    const totals = new Map<string, number>();
+    for (const { name, score } of hits) {
+      const server = this.#entries.get(name)!.server;
+      totals.set(server, (totals.get(server) ?? 0) + score);
+    }
+    return [...totals]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, CLOSEST_SERVERS)
+      .map(([server]) => server);
+  }
+
+  /** The ranked hits for a query already cut to its telling part, with the request as searched. */
+  #rank(
+    query: string,
+    limit: number,
+  ): { hits: ToolHit[]; request?: QueryPart[]; expand?: (term: string) => readonly string[] } {
+    const { text, server } = parseToolQuery(query);
     const accept = server === undefined ? undefined : (name: string) => this.#isOnServer(name, server);
-    if (text === '') return this.#all(accept).slice(0, limit);
+    if (text === '') return { hits: this.#all(accept).slice(0, limit) };
     const named = new Set([...(this.#entries.has(text) ? [text] : []), ...(this.#byOwnName.get(text) ?? [])]);
     const exact = [...named].filter((name) => accept?.(name) ?? true).sort();
     const request = rewriteQuery(text);
+    const expand = termExpansions(text);
     const words = request.map((part) => part.text).join(' ');
     const question = asksToFindOut(text);
     const found = this.#tools
       .search(request, {
         limit: limit + exact.length + (question ? QUESTION_RERANK_DEPTH : 0),
-        expand: termExpansions(text),
+        expand,
         expansionWeight: SYNONYM_WEIGHT,
         ...(accept && { filter: accept }),
         groupBoost: this.#mentionLift(words),
       })
       .map(({ id, score }) => ({ name: id, score }));
     const hits = question ? this.#readersFirst(found) : found;
-    if (exact.length === 0) return hits.slice(0, limit);
+    if (exact.length === 0) return { hits: hits.slice(0, limit), request, expand };
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
-    return [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit);
+    return {
+      hits: [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit),
+      request,
+      expand,
+    };
   }
 
   #readersFirst(hits: ToolHit[]): ToolHit[] {
