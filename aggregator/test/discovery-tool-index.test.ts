@@ -1,3 +1,4 @@
+import { tokenize } from '@toolmesh/bm25';
 import { describe, expect, it } from 'vitest';
 import type { IndexedTool } from '../src/discovery/indexed-tool.js';
 import { parseToolQuery } from '../src/discovery/query-syntax.js';
@@ -5,7 +6,9 @@ import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
 import { READ_CHARACTERS, READ_WORDS, tellingPart } from '../src/discovery/telling-part.js';
 import { ToolIndex } from '../src/discovery/tool-index.js';
+import { TOOL_LANGUAGE } from '../src/discovery/tool-language.js';
 import { termExpansions } from '../src/discovery/verb-senses.js';
+import { evalRegistry } from './discovery-eval/eval-set.js';
 
 const TOOLS: IndexedTool[] = [
   {
@@ -330,5 +333,30 @@ describe('questions', () => {
     ]);
     // The same words as an order are not a question.
     expect(index.search('tab', 3)[0]?.name).not.toBe('b__tab_state');
+  });
+});
+
+describe('tool language', () => {
+  it('keeps where each group of words was seen, and expands each word to the rest of its group', () => {
+    for (const { words, seenIn } of TOOL_LANGUAGE) {
+      expect(seenIn.length).toBeGreaterThan(0);
+      for (const word of words) {
+        const terms = tokenize(word);
+        expect(terms.length).toBeGreaterThan(0);
+        expect(synonymsOf(terms.join(' ')).length).toBeGreaterThanOrEqual(words.length - 1);
+      }
+    }
+    expect(synonymsOf('stash')).toEqual(expect.arrayContaining(['shelve', 'park']));
+  });
+
+  // The README's own example, over toolmesh's own servers: "work on" asks for the work that
+  // is ready, in the words task tools use (ready, next, unblocked), not for the work tree.
+  it('finds the ready queue for "what can I work on now?" over toolmesh’s own servers', () => {
+    const index = new ToolIndex();
+    for (const entry of evalRegistry(['catalogs-first-party'])) index.upsert(entry);
+    expect(index.search('what can I work on now?', 1)[0]?.name).toBe('tickets__list_ready_tickets');
+    expect(index.search('which ticket should I pick up next?', 1)[0]?.name).toBe(
+      'tickets__list_ready_tickets',
+    );
   });
 });

@@ -10,9 +10,12 @@ const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const FILE_NAME = /(?:[\w.-]+\/)*[\w-]+\.([A-Za-z]\w{0,4})\b/g;
 const PATH = /[\w.-]+(?:\/[\w.-]+)+\/?/g;
 
-/** A verb and its particle, perhaps around a pronoun: "sign me out", "roll back", "look it up". */
+/**
+ * A verb and its particle, perhaps around a pronoun: "sign me out", "roll back", "look it up",
+ * "work on".
+ */
 const PHRASAL_VERB =
-  /\b([a-z]+)\s+(?:(?:me|us|it|them|him|her|this|that|everything)\s+)?(out|in|up|off|back|down|over)\b/g;
+  /\b([a-z]+)\s+(?:(?:me|us|it|them|him|her|this|that|everything)\s+)?(out|in|up|off|back|down|over|on)\b/g;
 
 /** The action a question asks for, since question words themselves are stopwords. */
 const QUESTION_INTENTS: ReadonlyArray<readonly [RegExp, string]> = [
