@@ -1,5 +1,6 @@
 import { Bm25Index, identifierWords, type QueryPart, tokenize } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
+import type { LearnedAssociations } from './learned-associations.js';
 import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
 import { rewriteQuery } from './rewrite-query.js';
@@ -29,6 +30,13 @@ export interface ToolSearch {
   weak: boolean;
   /** When weak: the servers whose tools' words come closest to the query, closest first. */
   closestServers: string[];
+  /** The query's terms as learning from use keeps them: no literal values, no numbers. */
+  terms: string[];
+}
+
+export interface ToolIndexOptions {
+  /** What use has taught, when learning is on: it lifts the tools a query's terms led to before. */
+  learned?: () => LearnedAssociations | undefined;
 }
 
 const FIELD_WEIGHTS: Record<ToolField, number> = {
@@ -64,6 +72,11 @@ const QUESTION_RERANK_DEPTH = 20;
  * tuned half of the development set (see discovery-eval.test.ts) and reported on the rest.
  */
 export const WEAK_SHARE = 0.15;
+/**
+ * How much a tool the query's terms led sessions to before is lifted, as a share of the best
+ * score, at full pull (every term led to it, often): a little, so words still decide.
+ */
+export const LEARNED_LIFT = 0.5;
 /** How many servers a weak search names as closest. */
 const CLOSEST_SERVERS = 3;
 /** How deep a weak search looks to find the closest servers. */
@@ -88,6 +101,11 @@ export class ToolIndex {
   readonly #serverTexts = new Map<string, string>();
   /** Each tool's name on its server → the exposed names of the tools of that name. */
   readonly #byOwnName = new Map<string, string[]>();
+  readonly #learned: (() => LearnedAssociations | undefined) | undefined;
+
+  constructor(options: ToolIndexOptions = {}) {
+    this.#learned = options.learned;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -144,7 +162,7 @@ export class ToolIndex {
   find(query: string, limit = 5): ToolSearch {
     const { text, ignored } = tellingPart(query);
     if (text === '' && ignored)
-      return { hits: [], ignored, unmatched: [], explained: 0, weak: true, closestServers: [] };
+      return { hits: [], ignored, unmatched: [], explained: 0, weak: true, closestServers: [], terms: [] };
     const { hits, request, expand } = this.#rank(text, Math.max(limit, CLOSEST_DEPTH));
     const { fullScore, unmatched } = request
       ? this.#tools.reach(request, { expand, expansionWeight: SYNONYM_WEIGHT })
@@ -170,6 +188,7 @@ export class ToolIndex {
       explained,
       weak,
       closestServers: weak ? this.#closestServers(hits) : [],
+      terms: request ? learningTerms(request) : [],
     };
   }
 
@@ -209,7 +228,11 @@ export class ToolIndex {
         groupBoost: this.#mentionLift(words),
       })
       .map(({ id, score }) => ({ name: id, score }));
-    const hits = question ? this.#readersFirst(found) : found;
+    const read = question ? this.#readersFirst(found) : found;
+    const learned = this.#learned?.();
+    const hits = learned
+      ? this.#lifted(read, learned.pull(learningTerms(request), Date.now()), accept)
+      : read;
     if (exact.length === 0) return { hits: hits.slice(0, limit), request, expand };
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
@@ -218,6 +241,24 @@ export class ToolIndex {
       request,
       expand,
     };
+  }
+
+  /** The hits with the tools use has tied to the query's terms lifted (see `LEARNED_LIFT`). */
+  #lifted(
+    hits: ToolHit[],
+    pulls: ReadonlyMap<string, number>,
+    accept: ((name: string) => boolean) | undefined,
+  ): ToolHit[] {
+    if (pulls.size === 0) return hits;
+    const lift = LEARNED_LIFT * (hits[0]?.score || 1);
+    const scores = new Map(hits.map((hit) => [hit.name, hit.score]));
+    for (const [name, pull] of pulls) {
+      if (!this.#entries.has(name) || !(accept?.(name) ?? true)) continue;
+      scores.set(name, (scores.get(name) ?? 0) + lift * pull);
+    }
+    return [...scores]
+      .map(([name, score]) => ({ name, score }))
+      .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   #readersFirst(hits: ToolHit[]): ToolHit[] {
@@ -243,4 +284,9 @@ export class ToolIndex {
   #isOnServer(name: string, server: string): boolean {
     return this.#entries.get(name)?.server.toLowerCase().includes(server) ?? false;
   }
+}
+
+/** A request's terms as learning keeps them: numbers are values (ids, counts), not words for a tool. */
+function learningTerms(request: readonly QueryPart[]): string[] {
+  return [...new Set(request.flatMap((part) => tokenize(part.text)))].filter((term) => !/\d/.test(term));
 }

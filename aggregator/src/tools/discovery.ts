@@ -89,6 +89,11 @@ export const searchToolBm25 = defineTool({
   async handle({ query, limit }, { engine }) {
     const { aggregator, session } = engine;
     const found = aggregator.index.find(query, Math.max(limit, SEARCH_DEPTH));
+    aggregator.learning.searched(
+      session.id,
+      found.terms,
+      found.hits.map((hit) => hit.name),
+    );
     const more = found.hits.slice(limit).flatMap((hit) => {
       const entry = aggregator.registry.tool(hit.name);
       return entry ? [{ name: entry.exposed, server: entry.server, summary: oneLine(entry) }] : [];

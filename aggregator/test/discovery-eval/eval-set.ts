@@ -89,3 +89,23 @@ export function modelPhrased(file: string): EvalQuery[] {
     return { q: rewrites[at]!.q, relevant: request.relevant };
   });
 }
+
+/** A request of a set said again in other words, with the line of the set it comes back from. */
+export interface Recurrence extends EvalQuery {
+  /** The request's index in its set, from 0. */
+  at: number;
+}
+
+/** `queries-<set>.recurring.jsonl`: some requests of `file` said again in other words. */
+export function recurringRequests(file: string): Recurrence[] {
+  const requests = evalQueries(file);
+  return readFileSync(path.join(EVAL_DIR, file.replace(/\.jsonl$/, '.recurring.jsonl')), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const { line: number, request, q } = JSON.parse(line) as { line: number; request: string; q: string };
+      const original = requests[number - 1];
+      if (original?.q !== request) throw new Error(`${file}:${number}: the recurrence is of another request`);
+      return { q, relevant: original.relevant, at: number - 1 };
+    });
+}
