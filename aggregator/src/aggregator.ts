@@ -8,6 +8,7 @@ import { ApprovalPort } from './approvals/approval-port.js';
 import { AuditLog } from './audit/audit-log.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
+import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
 import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { createFrontServer } from './front/front-server.js';
@@ -76,6 +77,8 @@ export class Aggregator {
   readonly index: ToolIndex;
   /** What discovery learns from the tools sessions call after searching. */
   readonly learning: DiscoveryLearning;
+  /** Tool search's optional embeddings stage (`discovery.embeddings`). */
+  readonly embeddings: ConfiguredEmbeddings;
   readonly upstreams: UpstreamSet;
   readonly state: AggregatorState;
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
@@ -101,6 +104,7 @@ export class Aggregator {
       ...(store && { store }),
     });
     this.index = new ToolIndex({ learned: () => this.learning.associations });
+    this.embeddings = new ConfiguredEmbeddings(() => this.config.discovery.embeddings, this.log);
     this.audit = new AuditLog({ state: this.state, log: this.log, settings: () => this.config.audit });
     this.#auditRetention = new AuditRetention({
       state: this.state,
@@ -330,6 +334,10 @@ export class Aggregator {
     const change = this.registry.rebuild(this.upstreams.list());
     for (const name of change.removed) this.index.remove(name);
     for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    this.embeddings.follow(
+      () => this.registry.tools().map(entryDocument),
+      change.added.length + change.removed.length + change.updated.length > 0,
+    );
     const ready = this.upstreams
       .list()
       .filter((upstream) => upstream.state === 'ready')

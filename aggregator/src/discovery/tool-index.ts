@@ -19,6 +19,8 @@ export interface ToolSearch {
   hits: ToolHit[];
   /** Said when the query was too long to read whole: what was read and what was not. */
   ignored?: string;
+  /** What of the query was read (all of it, unless `ignored` says otherwise). */
+  read: string;
   /** The query's words that no tool uses, not even as a synonym. */
   unmatched: string[];
   /** The share of the query's full score (see `QueryReach`) that the best hit reaches, 0 to 1. */
@@ -162,7 +164,16 @@ export class ToolIndex {
   find(query: string, limit = 5): ToolSearch {
     const { text, ignored } = tellingPart(query);
     if (text === '' && ignored)
-      return { hits: [], ignored, unmatched: [], explained: 0, weak: true, closestServers: [], terms: [] };
+      return {
+        hits: [],
+        ignored,
+        read: '',
+        unmatched: [],
+        explained: 0,
+        weak: true,
+        closestServers: [],
+        terms: [],
+      };
     const { hits, request, expand } = this.#rank(text, Math.max(limit, CLOSEST_DEPTH));
     const { fullScore, unmatched } = request
       ? this.#tools.reach(request, { expand, expansionWeight: SYNONYM_WEIGHT })
@@ -184,6 +195,7 @@ export class ToolIndex {
     return {
       hits: hits.slice(0, limit),
       ...(ignored && { ignored }),
+      read: text,
       unmatched: unmatchedWords,
       explained,
       weak,
@@ -210,8 +222,8 @@ export class ToolIndex {
     query: string,
     limit: number,
   ): { hits: ToolHit[]; request?: QueryPart[]; expand?: (term: string) => readonly string[] } {
-    const { text, server } = parseToolQuery(query);
-    const accept = server === undefined ? undefined : (name: string) => this.#isOnServer(name, server);
+    const { text } = parseToolQuery(query);
+    const accept = this.accepts(query);
     if (text === '') return { hits: this.#all(accept).slice(0, limit) };
     const named = new Set([...(this.#entries.has(text) ? [text] : []), ...(this.#byOwnName.get(text) ?? [])]);
     const exact = [...named].filter((name) => accept?.(name) ?? true).sort();
@@ -241,6 +253,12 @@ export class ToolIndex {
       request,
       expand,
     };
+  }
+
+  /** Which tools a query may return: those of the servers its `server:` filter names, or all. */
+  accepts(query: string): ((name: string) => boolean) | undefined {
+    const { server } = parseToolQuery(query);
+    return server === undefined ? undefined : (name) => this.#isOnServer(name, server);
   }
 
   /** The hits with the tools use has tied to the query's terms lifted (see `LEARNED_LIFT`). */

@@ -1,5 +1,6 @@
 import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
+import { parseToolQuery } from '../discovery/query-syntax.js';
 import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import type { ToolEntry } from '../registry/registry.js';
@@ -88,7 +89,15 @@ export const searchToolBm25 = defineTool({
   },
   async handle({ query, limit }, { engine }) {
     const { aggregator, session } = engine;
-    const found = aggregator.index.find(query, Math.max(limit, SEARCH_DEPTH));
+    const depth = Math.max(limit, SEARCH_DEPTH);
+    const found = aggregator.index.find(query, depth);
+    const embeddings = aggregator.embeddings.stage;
+    const { text } = parseToolQuery(found.read);
+    const fused =
+      embeddings && text !== ''
+        ? await embeddings.fuse(text, found.hits, depth, aggregator.index.accepts(found.read))
+        : undefined;
+    if (fused) found.hits = fused.hits;
     aggregator.learning.searched(
       session.id,
       found.terms,
@@ -117,7 +126,7 @@ export const searchToolBm25 = defineTool({
       ];
     });
     const starting = aggregator.startingServers();
-    const advice = searchAdvice(found, () => [
+    const advice = searchAdvice(found, fused?.problem, () => [
       ...new Set(aggregator.registry.tools().map((entry) => entry.server)),
     ]);
     return {

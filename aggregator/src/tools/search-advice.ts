@@ -7,12 +7,17 @@ const quoted = (words: readonly string[]) => words.map((word) => `"${word}"`).jo
 
 /**
  * What a model should know to search better, or nothing when the search went well: what was
- * left out of a long query, the query's words no tool uses, and, when the best hit is weak,
+ * left out of a long query, that the embeddings stage was left out, the query's words no tool uses, and, when the best hit is weak,
  * the servers whose tools come closest and a request for a query in a tool's own words.
  */
-export function searchAdvice(found: ToolSearch, servers: () => string[]): string | undefined {
+export function searchAdvice(
+  found: ToolSearch,
+  embeddingsProblem: string | undefined,
+  servers: () => string[],
+): string | undefined {
   const said: string[] = [];
   if (found.ignored) said.push(found.ignored);
+  if (embeddingsProblem) said.push(`Ranked by words alone: ${embeddingsProblem}`);
   if (!found.weak) return said.length > 0 ? said.join(' ') : undefined;
   said.push(
     found.hits.length === 0 ? 'No tool matched.' : 'The best match is weak: it explains little of the query.',
