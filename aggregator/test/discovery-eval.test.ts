@@ -111,20 +111,23 @@ describe('tool search quality', () => {
     }
   });
 
+  // The figures reached, rounded down: every set and phrasing fails the test if it falls below.
   it('holds the level it has reached', () => {
-    expect(at('dev, all').recallAt1).toBeGreaterThanOrEqual(0.67);
-    expect(at('dev, all').recallAt5).toBeGreaterThanOrEqual(0.875);
-    expect(at('dev, all').reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
-    expect(at('dev, odd (held out)').recallAt1).toBeGreaterThanOrEqual(0.6);
-    expect(at('dev, odd (held out)').recallAt5).toBeGreaterThanOrEqual(0.8);
-    expect(at('blind, person').recallAt1).toBeGreaterThanOrEqual(0.55);
-    expect(at('blind, person').recallAt5).toBeGreaterThanOrEqual(0.83);
-    expect(at('blind2, as written').recallAt1).toBeGreaterThanOrEqual(0.7);
-    expect(at('blind2, as written').recallAt5).toBeGreaterThanOrEqual(0.85);
-    expect(at('blind, model').recallAt1).toBeGreaterThanOrEqual(0.88);
-    expect(at('blind, model').recallAt5).toBeGreaterThanOrEqual(0.975);
-    expect(at('blind2, model').recallAt1).toBeGreaterThanOrEqual(0.93);
-    expect(at('blind2, model').recallAt5).toBeGreaterThanOrEqual(1);
+    const reached: Record<string, [recallAt1: number, recallAt5: number, recallAt15: number]> = {
+      'dev, all': [0.687, 0.887, 0.925],
+      'dev, even (tuned)': [0.75, 0.95, 1],
+      'dev, odd (held out)': [0.625, 0.825, 0.85],
+      'blind, person': [0.593, 0.871, 0.95],
+      'blind, model': [0.887, 0.975, 1],
+      'dev, all, 1,339': [0.612, 0.862, 0.912],
+      'blind2, as written': [0.74, 0.88, 0.93],
+      'blind2, model': [0.93, 1, 1],
+    };
+    for (const [label, [recallAt1, recallAt5, recallAt15]] of Object.entries(reached)) {
+      expect(at(label).recallAt1, label).toBeGreaterThanOrEqual(recallAt1 - 1e-9);
+      expect(at(label).recallAt5, label).toBeGreaterThanOrEqual(recallAt5 - 1e-9);
+      expect(at(label).recallAt15, label).toBeGreaterThanOrEqual(recallAt15 - 1e-9);
+    }
   });
 
   // The weak-hit rule is chosen on the tuned half alone: the share, on a grid of 0.05, that
