@@ -97,7 +97,7 @@ export class Aggregator {
     this.config = options.config;
     this.registry = new Registry(options.config.toolNameMaxLength);
     this.state = options.state;
-    const store = options.associations ?? associationStoreFor(options.state);
+    const store = options.associations ?? associationStoreFor(options.state, this.log);
     this.learning = new DiscoveryLearning({
       settings: () => this.config.discovery,
       log: this.log,

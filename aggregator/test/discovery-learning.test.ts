@@ -1,13 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@toolmesh/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Aggregator } from '../src/aggregator.js';
+import { parseConfig } from '../src/config/load.js';
 import { LearnedAssociations } from '../src/discovery/learned-associations.js';
 import { DiscoveryLearning, type LearningSettings } from '../src/discovery/learning.js';
 import { SearchTrails } from '../src/discovery/search-trail.js';
 import { ToolIndex } from '../src/discovery/tool-index.js';
 import { SqliteAssociationStore } from '../src/state/association-store.js';
+import { SqliteState } from '../src/state/sqlite-state.js';
 import {
   type EvalQuery,
   evalQueries,
@@ -176,6 +179,29 @@ describe('learning from use, on a replayed sequence', () => {
     expect(learned.recallAt1).toBeGreaterThan(without.recallAt1);
     for (const label of ['never seen, as a person asks', 'never seen, as a model writes']) {
       expect(figures[label]!.with.recallAt5).toBeGreaterThanOrEqual(figures[label]!.without.recallAt5 - 0.05);
+    }
+  });
+});
+
+describe('an aggregator whose discovery.sqlite cannot be opened', () => {
+  it('starts, learns in memory only, and says so in its log', async () => {
+    const home = mkdtempSync(path.join(folder, 'blocked-'));
+    mkdirSync(path.join(home, 'discovery.sqlite'));
+    const state = SqliteState.open(path.join(home, 'state.sqlite'));
+    const lines: string[] = [];
+    const loaded = parseConfig({ mcpServers: {} });
+    const aggregator = await Aggregator.start({
+      config: loaded.config,
+      servers: loaded.servers,
+      state,
+      log: createLogger({ level: 'warning', sink: (line) => lines.push(line) }),
+    });
+    try {
+      expect(lines.join('\n')).toMatch(/kept in memory only: .*discovery\.sqlite cannot be opened/);
+      expect(aggregator.learning.associations?.size).toBe(0);
+    } finally {
+      await aggregator.stop();
+      await state.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
+import { errorMessage, type Logger, openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { Association } from '../discovery/learned-associations.js';
 import { SqliteState } from './sqlite-state.js';
 import type { AggregatorState } from './state.js';
@@ -76,9 +76,18 @@ export class SqliteAssociationStore implements AssociationStore {
   }
 }
 
-/** The store that goes with `state`: beside its SQLite file, or none for state kept elsewhere or in memory. */
-export function associationStoreFor(state: AggregatorState): AssociationStore | undefined {
-  return state instanceof SqliteState && state.location !== ':memory:'
-    ? SqliteAssociationStore.besideState(state.location)
-    : undefined;
+/**
+ * The store that goes with `state`: beside its SQLite file, or none for state kept elsewhere or
+ * in memory, or when the file cannot be opened (then learning stays in memory, said in the log).
+ */
+export function associationStoreFor(state: AggregatorState, log: Logger): AssociationStore | undefined {
+  if (!(state instanceof SqliteState) || state.location === ':memory:') return undefined;
+  try {
+    return SqliteAssociationStore.besideState(state.location);
+  } catch (error) {
+    log.warning(
+      `what discovery learns from use is kept in memory only: ${path.join(path.dirname(state.location), 'discovery.sqlite')} cannot be opened (${errorMessage(error)})`,
+    );
+    return undefined;
+  }
 }
