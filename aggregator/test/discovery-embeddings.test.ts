@@ -49,6 +49,12 @@ describe('the embeddings stage with USE-lite on real catalogues', () => {
     const before = model.inputs;
     await stage.sync(registry);
     expect(model.inputs).toBe(before);
+    // A registry change embeds only what it changed: here one tool's description.
+    const [first, ...rest] = registry;
+    await stage.sync([{ ...first!, description: `Changed. ${first!.description ?? ''}` }, ...rest]);
+    expect(model.inputs).toBe(before + 1);
+    await stage.sync(registry);
+    expect(model.inputs).toBe(before + 2);
 
     const rows: string[] = ['| set | BM25 R@1 / R@5 / R@15 | USE-lite alone | fused |'];
     const cells = (metrics: QueryMetrics) =>
