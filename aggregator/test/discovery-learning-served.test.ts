@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
 import { SqliteAssociationStore } from '../src/state/association-store.js';
@@ -64,5 +69,37 @@ describe('search_tool_bm25 learning from the tools sessions call', () => {
     const store = SqliteAssociationStore.besideState(path.join(harness.folder, 'state.sqlite'));
     expect(await store.all()).toEqual([]);
     await store.close();
+  });
+});
+
+describe('toolmesh discovery forget', () => {
+  it('forgets what was learnt in the data directory, and says how much', async () => {
+    const bin = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const data = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-forget-'));
+    try {
+      const store = SqliteAssociationStore.open(path.join(data, 'aggregator', 'discovery.sqlite'));
+      await store.put([
+        { term: 'park', tool: 'git__git_stash', strength: 1, at: 0 },
+        { term: 'shelv', tool: 'git__git_stash', strength: 2, at: 0 },
+      ]);
+      await store.close();
+      const run = (...args: string[]) =>
+        promisify(execFile)(process.execPath, [bin, ...args], {
+          env: { ...process.env, TOOLMESH_DATA_DIR: data },
+          timeout: 30_000,
+        }).catch((error: { code: number; stderr: string }) => error);
+      expect(await run('discovery', 'forget')).toMatchObject({
+        stdout: 'forgot 2 learnt links between search words and tools\n',
+      });
+      const after = SqliteAssociationStore.open(path.join(data, 'aggregator', 'discovery.sqlite'));
+      expect(await after.all()).toEqual([]);
+      await after.close();
+      expect(await run('discovery', 'remember')).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/forget/),
+      });
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });
