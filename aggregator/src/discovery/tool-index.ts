@@ -3,7 +3,7 @@ import type { IndexedTool } from './indexed-tool.js';
 import type { LearnedAssociations } from './learned-associations.js';
 import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
-import { rewriteQuery } from './rewrite-query.js';
+import { rewriteQuery, withoutValues } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
 import { tellingPart } from './telling-part.js';
 import { serverText, type ToolField, toolFields } from './tool-fields.js';
@@ -200,7 +200,7 @@ export class ToolIndex {
       explained,
       weak,
       closestServers: weak ? this.#closestServers(hits) : [],
-      terms: request ? learningTerms(request) : [],
+      terms: request ? learningTerms(parseToolQuery(text).text) : [],
     };
   }
 
@@ -243,7 +243,7 @@ export class ToolIndex {
     const read = question ? this.#readersFirst(found) : found;
     const learned = this.#learned?.();
     const hits = learned
-      ? this.#lifted(read, learned.pull(learningTerms(request), Date.now()), accept)
+      ? this.#lifted(read, learned.pull(learningTerms(text), Date.now()), accept)
       : read;
     if (exact.length === 0) return { hits: hits.slice(0, limit), request, expand };
     const top = (hits[0]?.score ?? 0) + 1;
@@ -304,7 +304,10 @@ export class ToolIndex {
   }
 }
 
-/** A request's terms as learning keeps them: numbers are values (ids, counts), not words for a tool. */
-function learningTerms(request: readonly QueryPart[]): string[] {
-  return [...new Set(request.flatMap((part) => tokenize(part.text)))].filter((term) => !/\d/.test(term));
+/**
+ * A request's own terms as learning keeps them: without its literal values, and without numbers,
+ * which are values too (ids, counts), not words for a tool.
+ */
+function learningTerms(request: string): string[] {
+  return [...new Set(tokenize(withoutValues(request)))].filter((term) => !/\d/.test(term));
 }
