@@ -242,9 +242,7 @@ export class ToolIndex {
       .map(({ id, score }) => ({ name: id, score }));
     const read = question ? this.#readersFirst(found) : found;
     const learned = this.#learned?.();
-    const hits = learned
-      ? this.#lifted(read, learned.pull(learningTerms(text), Date.now()), accept)
-      : read;
+    const hits = learned ? this.#lifted(read, learned.pull(learningTerms(text), Date.now()), accept) : read;
     if (exact.length === 0) return { hits: hits.slice(0, limit), request, expand };
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
