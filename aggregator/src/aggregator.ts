@@ -8,12 +8,15 @@ import { ApprovalPort } from './approvals/approval-port.js';
 import { AuditLog } from './audit/audit-log.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
+import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
+import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { createFrontServer } from './front/front-server.js';
 import { relayTarget } from './front/relay-target.js';
 import type { Exposure, FrontSession } from './front/session.js';
 import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
+import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import type { AggregatorState } from './state/state.js';
 import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
 import { UpstreamSet } from './upstream/upstream-set.js';
@@ -28,6 +31,8 @@ export interface AggregatorOptions {
   workspaces?: readonly Workspace[];
   /** Sessions, modes, todo lists and approvals; the caller owns it and closes it. */
   state: AggregatorState;
+  /** Where discovery keeps what it learns from use; default: beside a SQLite state's file. */
+  associations?: AssociationStore;
   log?: Logger;
   /** Health-check and restart timing, mostly for tests. */
   upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
@@ -69,7 +74,11 @@ export class Aggregator {
   readonly log: Logger;
   config: AggregatorConfig;
   readonly registry: Registry;
-  readonly index = new ToolIndex();
+  readonly index: ToolIndex;
+  /** What discovery learns from the tools sessions call after searching. */
+  readonly learning: DiscoveryLearning;
+  /** Tool search's optional embeddings stage (`discovery.embeddings`). */
+  readonly embeddings: ConfiguredEmbeddings;
   readonly upstreams: UpstreamSet;
   readonly state: AggregatorState;
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
@@ -88,6 +97,14 @@ export class Aggregator {
     this.config = options.config;
     this.registry = new Registry(options.config.toolNameMaxLength);
     this.state = options.state;
+    const store = options.associations ?? associationStoreFor(options.state, this.log);
+    this.learning = new DiscoveryLearning({
+      settings: () => this.config.discovery,
+      log: this.log,
+      ...(store && { store }),
+    });
+    this.index = new ToolIndex({ learned: () => this.learning.associations });
+    this.embeddings = new ConfiguredEmbeddings(() => this.config.discovery.embeddings, this.log);
     this.audit = new AuditLog({ state: this.state, log: this.log, settings: () => this.config.audit });
     this.#auditRetention = new AuditRetention({
       state: this.state,
@@ -115,6 +132,7 @@ export class Aggregator {
    */
   static async start(options: AggregatorOptions): Promise<Aggregator> {
     const aggregator = new Aggregator(options);
+    await aggregator.learning.load();
     aggregator.#auditRetention.start();
     aggregator.upstreams.start(options.servers);
     await aggregator.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs);
@@ -127,6 +145,7 @@ export class Aggregator {
     this.#auditRetention.stop();
     await Promise.allSettled([...this.sessions].map((session) => session.server.close()));
     await this.upstreams.stop();
+    await this.learning.close();
   }
 
   /**
@@ -243,6 +262,7 @@ export class Aggregator {
 
   detach(session: FrontSession): void {
     this.sessions.delete(session);
+    this.learning.forget(session.id);
     void this.state.endSession(session.id, Date.now()).catch(() => undefined);
   }
 
@@ -314,6 +334,10 @@ export class Aggregator {
     const change = this.registry.rebuild(this.upstreams.list());
     for (const name of change.removed) this.index.remove(name);
     for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    this.embeddings.follow(
+      () => this.registry.tools().map(entryDocument),
+      change.added.length + change.removed.length + change.updated.length > 0,
+    );
     const ready = this.upstreams
       .list()
       .filter((upstream) => upstream.state === 'ready')

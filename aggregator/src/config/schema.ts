@@ -2,6 +2,7 @@ import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
 import { tokenNameProblem } from '../auth/token-name.js';
 import { PROGRESS_STRETCH } from '../front/call-deadline.js';
+import { DISCOVERY_DEFAULTS, discoverySchema } from './discovery-schema.js';
 
 /** How long one start of a server may take when its config does not say: see connectTimeoutMs. */
 export const CONNECT_TIMEOUT_MS = 30_000;
@@ -299,6 +300,9 @@ export const configSchema = z.looseObject({
   audit: auditSchema
     .default({ enabled: true, retentionDays: 30 })
     .describe('The log of every tools/call that reached policy.'),
+  discovery: discoverySchema
+    .default(DISCOVERY_DEFAULTS)
+    .describe('How search_tool_bm25 learns from use, and its optional embeddings stage.'),
 });
 
 export type StdioServerConfig = z.infer<typeof stdioServerSchema>;

@@ -10,9 +10,12 @@ const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi;
 const FILE_NAME = /(?:[\w.-]+\/)*[\w-]+\.([A-Za-z]\w{0,4})\b/g;
 const PATH = /[\w.-]+(?:\/[\w.-]+)+\/?/g;
 
-/** A verb and its particle, perhaps around a pronoun: "sign me out", "roll back", "look it up". */
+/**
+ * A verb and its particle, perhaps around a pronoun: "sign me out", "roll back", "look it up",
+ * "work on".
+ */
 const PHRASAL_VERB =
-  /\b([a-z]+)\s+(?:(?:me|us|it|them|him|her|this|that|everything)\s+)?(out|in|up|off|back|down|over)\b/g;
+  /\b([a-z]+)\s+(?:(?:me|us|it|them|him|her|this|that|everything)\s+)?(out|in|up|off|back|down|over|on)\b/g;
 
 /** The action a question asks for, since question words themselves are stopwords. */
 const QUESTION_INTENTS: ReadonlyArray<readonly [RegExp, string]> = [
@@ -37,6 +40,11 @@ const PHRASE_BREAK =
 const PHRASE_WEIGHT_STEP = 0.3;
 const LATEST_PHRASE_WEIGHT = 0.4;
 
+/** A request without the literal values it carries, a file name kept as the kind of file it names. */
+export function withoutValues(request: string): string {
+  return request.replace(QUOTED, '$1 ').replace(URL, ' ').replace(FILE_NAME, ' file $1 ').replace(PATH, ' ');
+}
+
 /**
  * Turns a request into weighted search text: literal values dropped, its phrases weighed by
  * their order, each phrasal verb joined into its one-word form as well ("sign out" →
@@ -44,11 +52,7 @@ const LATEST_PHRASE_WEIGHT = 0.4;
  * we have?" → list).
  */
 export function rewriteQuery(request: string): QueryPart[] {
-  const text = request
-    .replace(QUOTED, '$1 ')
-    .replace(URL, ' ')
-    .replace(FILE_NAME, ' file $1 ')
-    .replace(PATH, ' ');
+  const text = withoutValues(request);
   const phrases: { text: string; start: number; weight: number }[] = [];
   let start = 0;
   for (const phraseBreak of [...text.matchAll(PHRASE_BREAK), { index: text.length, 0: '' }]) {

@@ -1,4 +1,5 @@
 import { tokenize } from '@toolmesh/bm25';
+import { TOOL_LANGUAGE } from './tool-language.js';
 
 /**
  * Words that people and tool authors use for the same action or thing. Each group is
@@ -77,7 +78,7 @@ const GROUPS: readonly (readonly string[])[] = [
 ];
 
 const expansions = new Map<string, string[]>();
-for (const group of GROUPS) {
+for (const group of [...GROUPS, ...TOOL_LANGUAGE.map(({ words }) => words)]) {
   for (const member of group) {
     const terms = tokenize(member);
     if (terms.length === 0 || terms.length > 2) continue;

@@ -1,15 +1,44 @@
-import { Bm25Index, identifierWords } from '@toolmesh/bm25';
+import { Bm25Index, identifierWords, type QueryPart, tokenize } from '@toolmesh/bm25';
 import type { IndexedTool } from './indexed-tool.js';
+import type { LearnedAssociations } from './learned-associations.js';
 import { parseToolQuery } from './query-syntax.js';
 import { asksToFindOut, changesThings } from './read-intent.js';
-import { rewriteQuery } from './rewrite-query.js';
+import { rewriteQuery, withoutValues } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
+import { tellingPart } from './telling-part.js';
 import { serverText, type ToolField, toolFields } from './tool-fields.js';
 import { termExpansions } from './verb-senses.js';
 
 export interface ToolHit {
   name: string;
   score: number;
+}
+
+/** A search with what a model needs to search better when it went badly. */
+export interface ToolSearch {
+  hits: ToolHit[];
+  /** Said when the query was too long to read whole: what was read and what was not. */
+  ignored?: string;
+  /** What of the query was read (all of it, unless `ignored` says otherwise). */
+  read: string;
+  /** The query's words that no tool uses, not even as a synonym. */
+  unmatched: string[];
+  /** The share of the query's full score (see `QueryReach`) that the best hit reaches, 0 to 1. */
+  explained: number;
+  /**
+   * The best hit explains too little of the query to be trusted (see `WEAK_SHARE`); also
+   * true when nothing matched.
+   */
+  weak: boolean;
+  /** When weak: the servers whose tools' words come closest to the query, closest first. */
+  closestServers: string[];
+  /** The query's terms as learning from use keeps them: no literal values, no numbers. */
+  terms: string[];
+}
+
+export interface ToolIndexOptions {
+  /** What use has taught, when learning is on: it lifts the tools a query's terms led to before. */
+  learned?: () => LearnedAssociations | undefined;
 }
 
 const FIELD_WEIGHTS: Record<ToolField, number> = {
@@ -40,11 +69,20 @@ const QUESTION_CHANGE_PENALTY = 0.2;
 const QUESTION_RERANK_DEPTH = 20;
 
 /**
- * The longest query read; the rest is ignored. A request for a tool is a few words, and
- * reading a query costs more than linear time in the length of its longest word: a tool name
- * of 70,000 characters took half a minute to find suggestions for.
+ * Below this share of the query's full score (see `QueryReach`), the best hit is weak: it
+ * explains too little of the request to be called without a second search. Chosen on the
+ * tuned half of the development set (see discovery-eval.test.ts) and reported on the rest.
  */
-export const MAX_QUERY_CHARACTERS = 500;
+export const WEAK_SHARE = 0.15;
+/**
+ * How much a tool the query's terms led sessions to before is lifted, as a share of the best
+ * score, at full pull (every term led to it, often): a little, so words still decide.
+ */
+export const LEARNED_LIFT = 0.5;
+/** How many servers a weak search names as closest. */
+const CLOSEST_SERVERS = 3;
+/** How deep a weak search looks to find the closest servers. */
+const CLOSEST_DEPTH = 30;
 
 /**
  * Ranks the registry's tools for a request written by a model or a person: BM25F over each
@@ -65,6 +103,11 @@ export class ToolIndex {
   readonly #serverTexts = new Map<string, string>();
   /** Each tool's name on its server → the exposed names of the tools of that name. */
   readonly #byOwnName = new Map<string, string[]>();
+  readonly #learned: (() => LearnedAssociations | undefined) | undefined;
+
+  constructor(options: ToolIndexOptions = {}) {
+    this.#learned = options.learned;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -112,28 +155,126 @@ export class ToolIndex {
   }
 
   search(query: string, limit = 5): ToolHit[] {
-    const { text, server } = parseToolQuery(query.slice(0, MAX_QUERY_CHARACTERS));
-    const accept = server === undefined ? undefined : (name: string) => this.#isOnServer(name, server);
-    if (text === '') return this.#all(accept).slice(0, limit);
+    const { text, ignored } = tellingPart(query);
+    // A query of nothing but pasted values asks for nothing; an empty one lists every tool.
+    return text === '' && ignored ? [] : this.#rank(text, limit).hits;
+  }
+
+  /** `search`, with what a model needs to search better when it went badly (see `ToolSearch`). */
+  find(query: string, limit = 5): ToolSearch {
+    const { text, ignored } = tellingPart(query);
+    if (text === '' && ignored)
+      return {
+        hits: [],
+        ignored,
+        read: '',
+        unmatched: [],
+        explained: 0,
+        weak: true,
+        closestServers: [],
+        terms: [],
+      };
+    const { hits, request, expand } = this.#rank(text, Math.max(limit, CLOSEST_DEPTH));
+    const { fullScore, unmatched } = request
+      ? this.#tools.reach(request, { expand, expansionWeight: SYNONYM_WEIGHT })
+      : { fullScore: 0, unmatched: [] };
+    const explained = request === undefined ? 1 : Math.min(1, (hits[0]?.score ?? 0) / fullScore || 0);
+    const weak = explained < WEAK_SHARE;
+    const unmatchedTerms = new Set(unmatched);
+    const unmatchedWords = [
+      ...new Set(
+        text
+          .split(/\s+/)
+          .filter((word) => {
+            const terms = tokenize(word);
+            return terms.length > 0 && terms.every((term) => unmatchedTerms.has(term));
+          })
+          .map((word) => word.replace(/^\W+|\W+$/g, '')),
+      ),
+    ];
+    return {
+      hits: hits.slice(0, limit),
+      ...(ignored && { ignored }),
+      read: text,
+      unmatched: unmatchedWords,
+      explained,
+      weak,
+      closestServers: weak ? this.#closestServers(hits) : [],
+      terms: request ? learningTerms(parseToolQuery(text).text) : [],
+    };
+  }
+
+  /** The servers of the best hits, by the sum of their tools' scores among them. */
+  #closestServers(hits: ToolHit[]): string[] {
+    const totals = new Map<string, number>();
+    for (const { name, score } of hits) {
+      const server = this.#entries.get(name)!.server;
+      totals.set(server, (totals.get(server) ?? 0) + score);
+    }
+    return [...totals]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, CLOSEST_SERVERS)
+      .map(([server]) => server);
+  }
+
+  /** The ranked hits for a query already cut to its telling part, with the request as searched. */
+  #rank(
+    query: string,
+    limit: number,
+  ): { hits: ToolHit[]; request?: QueryPart[]; expand?: (term: string) => readonly string[] } {
+    const { text } = parseToolQuery(query);
+    const accept = this.accepts(query);
+    if (text === '') return { hits: this.#all(accept).slice(0, limit) };
     const named = new Set([...(this.#entries.has(text) ? [text] : []), ...(this.#byOwnName.get(text) ?? [])]);
     const exact = [...named].filter((name) => accept?.(name) ?? true).sort();
     const request = rewriteQuery(text);
+    const expand = termExpansions(text);
     const words = request.map((part) => part.text).join(' ');
     const question = asksToFindOut(text);
     const found = this.#tools
       .search(request, {
         limit: limit + exact.length + (question ? QUESTION_RERANK_DEPTH : 0),
-        expand: termExpansions(text),
+        expand,
         expansionWeight: SYNONYM_WEIGHT,
         ...(accept && { filter: accept }),
         groupBoost: this.#mentionLift(words),
       })
       .map(({ id, score }) => ({ name: id, score }));
-    const hits = question ? this.#readersFirst(found) : found;
-    if (exact.length === 0) return hits.slice(0, limit);
+    const read = question ? this.#readersFirst(found) : found;
+    const learned = this.#learned?.();
+    const hits = learned ? this.#lifted(read, learned.pull(learningTerms(text), Date.now()), accept) : read;
+    if (exact.length === 0) return { hits: hits.slice(0, limit), request, expand };
     const top = (hits[0]?.score ?? 0) + 1;
     const rest = hits.filter((hit) => !exact.includes(hit.name));
-    return [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit);
+    return {
+      hits: [...exact.map((name) => ({ name, score: top })), ...rest].slice(0, limit),
+      request,
+      expand,
+    };
+  }
+
+  /** Which tools a query may return: those of the servers its `server:` filter names, or all. */
+  accepts(query: string): ((name: string) => boolean) | undefined {
+    const { server } = parseToolQuery(query);
+    return server === undefined ? undefined : (name) => this.#isOnServer(name, server);
+  }
+
+  /** The hits with the tools use has tied to the query's terms lifted (see `LEARNED_LIFT`). */
+  #lifted(
+    hits: ToolHit[],
+    pulls: ReadonlyMap<string, number>,
+    accept: ((name: string) => boolean) | undefined,
+  ): ToolHit[] {
+    if (pulls.size === 0) return hits;
+    const lift = LEARNED_LIFT * (hits[0]?.score || 1);
+    const scores = new Map(hits.map((hit) => [hit.name, hit.score]));
+    for (const [name, pull] of pulls) {
+      if (!this.#entries.has(name) || !(accept?.(name) ?? true)) continue;
+      scores.set(name, (scores.get(name) ?? 0) + lift * pull);
+    }
+    return [...scores]
+      .map(([name, score]) => ({ name, score }))
+      .sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   #readersFirst(hits: ToolHit[]): ToolHit[] {
@@ -159,4 +300,12 @@ export class ToolIndex {
   #isOnServer(name: string, server: string): boolean {
     return this.#entries.get(name)?.server.toLowerCase().includes(server) ?? false;
   }
+}
+
+/**
+ * A request's own terms as learning keeps them: without its literal values, and without numbers,
+ * which are values too (ids, counts), not words for a tool.
+ */
+function learningTerms(request: string): string[] {
+  return [...new Set(tokenize(withoutValues(request)))].filter((term) => !/\d/.test(term));
 }

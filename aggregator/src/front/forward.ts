@@ -77,6 +77,7 @@ export async function forwardToolCall(
       `Unknown tool "${exposed}": find tools with search_tool_bm25 or list_my_tools.`,
     );
   }
+  aggregator.learning.called(session.id, exposed);
   // Mode first, then the workspace, and only a call that can run is put to a person.
   const decision = aggregator.policy.decide(session.mode, entry);
   audit.decided(auditedTool(session, exposed, entry.server, args ?? {}), decision.verdict, decision.rule);

@@ -1,10 +1,12 @@
 import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
-import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
+import { parseToolQuery } from '../discovery/query-syntax.js';
 import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import type { ToolEntry } from '../registry/registry.js';
 import { instanceOf } from '../workspaces/instances.js';
 import { defineTool } from './define.js';
+import { searchAdvice } from './search-advice.js';
 import { stillStarting, unknownToolMessage } from './unknown-tool-message.js';
 
 const READS_REGISTRY = {
@@ -14,21 +16,27 @@ const READS_REGISTRY = {
   openWorldHint: false,
 } as const;
 
-/** The most hits one search returns: each carries a whole input schema. */
+/** The most hits one search returns with their input schemas. */
 export const SEARCH_LIMIT_MAX = 25;
+/** How deep a search lists: past `limit`, the hits come as a name and one line, without schema. */
+export const SEARCH_DEPTH = 15;
+
+/** A tool's one line: its description's first sentence, else its title. */
+function oneLine(entry: ToolEntry): string {
+  return (entry.tool.description ?? entry.tool.title ?? '').split(/(?<=\.)\s|\n/)[0]?.slice(0, 160) ?? '';
+}
 
 export const searchToolBm25 = defineTool({
   name: OWN_TOOL_NAMES.search,
   title: 'Search the tool registry',
   description:
-    'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns each hit with its input schema, so it can be called right away with call_tool.',
+    'Finds tools in the registry of every connected MCP server. Write a keyword-rich query naming the service, the action and the object, e.g. "github create pull request" or "slack post message channel"; prefix "server:<name>" to search one server. Returns the best `limit` hits with their input schemas, so they can be called right away with call_tool, then more candidates up to rank 15 as a name and one line (search for one by name to get its schema). When the match is weak it says so, with the words no tool uses: search again in the words a tool would use.',
   capability: 'discovery',
   input: z.object({
     query: z
       .string()
       .min(1)
-      .max(MAX_QUERY_CHARACTERS)
-      .describe('Keywords: service, verb, object. Not a whole sentence.'),
+      .describe('Keywords: service, verb, object. A long query is read in its first words only.'),
     limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).default(5),
   }),
   output: z.object({
@@ -45,6 +53,16 @@ export const searchToolBm25 = defineTool({
         approval: z.string().optional().describe('Why a call will first ask a person to approve it.'),
       }),
     ),
+    more: z
+      .array(z.object({ name: z.string(), server: z.string(), summary: z.string() }))
+      .optional()
+      .describe('The next candidates, up to rank 15, without their schemas.'),
+    advice: z
+      .string()
+      .optional()
+      .describe(
+        'How to search better: said when the match is weak, or the query was too long to read whole.',
+      ),
     starting: z
       .array(z.string())
       .optional()
@@ -55,18 +73,41 @@ export const searchToolBm25 = defineTool({
   render: (output) => {
     const hits =
       output.results.length === 0
-        ? 'No tool matched: try other keywords (service, verb, object), or list_my_tools.'
+        ? 'No tool matched.'
         : output.results
             .map(
               (hit) =>
                 `${hit.name} (${hit.server}, score ${hit.score.toFixed(2)}${hit.callable ? '' : `, not callable: ${hit.reason}`}${hit.approval ? `, needs approval: ${hit.approval}` : ''})\n  ${hit.description ?? ''}`,
             )
             .join('\n');
-    return output.starting ? `${hits}\n${stillStarting(output.starting)}` : hits;
+    const more = output.more?.length
+      ? `\nMore candidates:\n${output.more.map((hit) => `${hit.name} (${hit.server}) — ${hit.summary}`).join('\n')}`
+      : '';
+    const advice = output.advice ? `\n${output.advice}` : '';
+    const starting = output.starting ? `\n${stillStarting(output.starting)}` : '';
+    return `${hits}${more}${advice}${starting}`;
   },
   async handle({ query, limit }, { engine }) {
     const { aggregator, session } = engine;
-    const results = aggregator.index.search(query, limit).flatMap((hit) => {
+    const depth = Math.max(limit, SEARCH_DEPTH);
+    const found = aggregator.index.find(query, depth);
+    const embeddings = aggregator.embeddings.stage;
+    const { text } = parseToolQuery(found.read);
+    const fused =
+      embeddings && text !== ''
+        ? await embeddings.fuse(text, found.hits, depth, aggregator.index.accepts(found.read))
+        : undefined;
+    if (fused) found.hits = fused.hits;
+    aggregator.learning.searched(
+      session.id,
+      found.terms,
+      found.hits.map((hit) => hit.name),
+    );
+    const more = found.hits.slice(limit).flatMap((hit) => {
+      const entry = aggregator.registry.tool(hit.name);
+      return entry ? [{ name: entry.exposed, server: entry.server, summary: oneLine(entry) }] : [];
+    });
+    const results = found.hits.slice(0, limit).flatMap((hit) => {
       const entry = aggregator.registry.tool(hit.name);
       if (!entry) return [];
       const { callable, reason, approval } = aggregator.callability(session, entry);
@@ -85,7 +126,15 @@ export const searchToolBm25 = defineTool({
       ];
     });
     const starting = aggregator.startingServers();
-    return { results, ...(starting.length > 0 && { starting }) };
+    const advice = searchAdvice(found, fused?.problem, () => [
+      ...new Set(aggregator.registry.tools().map((entry) => entry.server)),
+    ]);
+    return {
+      results,
+      ...(more.length > 0 && { more }),
+      ...(advice && { advice }),
+      ...(starting.length > 0 && { starting }),
+    };
   },
 });
 
@@ -136,8 +185,7 @@ export const listMyTools = defineTool({
       if (server !== undefined && entry.server !== server) continue;
       const { callable, approval } = aggregator.callability(session, entry);
       if (!callable) continue;
-      const summary =
-        (entry.tool.description ?? entry.tool.title ?? '').split(/(?<=\.)\s|\n/)[0]?.slice(0, 160) ?? '';
+      const summary = oneLine(entry);
       const list = groups.get(entry.server) ?? [];
       list.push({
         name: entry.exposed,

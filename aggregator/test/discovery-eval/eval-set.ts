@@ -69,3 +69,43 @@ export function evalQueries(file = 'queries-dev.jsonl'): EvalQuery[] {
       return { q, relevant: new Set(pairs.map(([s, t]) => exposedName(s, t))) };
     });
 }
+
+/**
+ * A query set as a model would phrase it: `queries-<set>.model.jsonl` holds, line by line,
+ * each request of `queries-<set>.jsonl` beside the first query a model would send for it,
+ * written from the request and the search tool's description alone. The tools that answer
+ * it are the request's.
+ */
+export function modelPhrased(file: string): EvalQuery[] {
+  const requests = evalQueries(file);
+  const rewrites = readFileSync(path.join(EVAL_DIR, file.replace(/\.jsonl$/, '.model.jsonl')), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as { request: string; q: string });
+  if (rewrites.length !== requests.length) throw new Error(`${file}: not one rewrite per request`);
+  return requests.map((request, at) => {
+    if (rewrites[at]!.request !== request.q)
+      throw new Error(`${file}:${at + 1}: the rewrite is of another request`);
+    return { q: rewrites[at]!.q, relevant: request.relevant };
+  });
+}
+
+/** A request of a set said again in other words, with the line of the set it comes back from. */
+export interface Recurrence extends EvalQuery {
+  /** The request's index in its set, from 0. */
+  at: number;
+}
+
+/** `queries-<set>.recurring.jsonl`: some requests of `file` said again in other words. */
+export function recurringRequests(file: string): Recurrence[] {
+  const requests = evalQueries(file);
+  return readFileSync(path.join(EVAL_DIR, file.replace(/\.jsonl$/, '.recurring.jsonl')), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const { line: number, request, q } = JSON.parse(line) as { line: number; request: string; q: string };
+      const original = requests[number - 1];
+      if (original?.q !== request) throw new Error(`${file}:${number}: the recurrence is of another request`);
+      return { q, relevant: original.relevant, at: number - 1 };
+    });
+}

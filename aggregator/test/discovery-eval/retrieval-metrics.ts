@@ -1,11 +1,13 @@
 export interface QueryMetrics {
   recallAt1: number;
   recallAt5: number;
+  /** Whether it is among the 15 a search lists: the first `limit` with schemas, the rest as one line each. */
+  recallAt15: number;
   reciprocalRankAt10: number;
 }
 
 /**
- * Recall@1, Recall@5 and reciprocal rank within the top 10 of one query, with ties among
+ * Recall@1, Recall@5, Recall@15 and reciprocal rank within the top 10 of one query, with ties among
  * equal scores resolved in expectation over a random order, so no ranking gains from the
  * order tools were registered in. `scores` holds every tool's score (0 when unmatched).
  */
@@ -22,16 +24,17 @@ export function queryMetrics(
     else if (score === best) tied++;
   }
   const relevantTied = relevantScores.filter((score) => score === best).length;
-  const metrics = { recallAt1: 0, recallAt5: 0, reciprocalRankAt10: 0 };
+  const metrics = { recallAt1: 0, recallAt5: 0, recallAt15: 0, reciprocalRankAt10: 0 };
   const outcomes = logBinomial(tied, relevantTied);
   for (let position = 1; position <= tied - relevantTied + 1; position++) {
     const rank = above + position;
-    if (rank > 10) break;
+    if (rank > 15) break;
     // The first relevant tool lands at `position` when the rest of them fall behind it.
     const chance = Math.exp(logBinomial(tied - position, relevantTied - 1) - outcomes);
     if (rank <= 1) metrics.recallAt1 += chance;
     if (rank <= 5) metrics.recallAt5 += chance;
-    metrics.reciprocalRankAt10 += chance / rank;
+    metrics.recallAt15 += chance;
+    if (rank <= 10) metrics.reciprocalRankAt10 += chance / rank;
   }
   return metrics;
 }
@@ -42,6 +45,7 @@ export function meanMetrics(all: readonly QueryMetrics[]): QueryMetrics {
   return {
     recallAt1: mean((metrics) => metrics.recallAt1),
     recallAt5: mean((metrics) => metrics.recallAt5),
+    recallAt15: mean((metrics) => metrics.recallAt15),
     reciprocalRankAt10: mean((metrics) => metrics.reciprocalRankAt10),
   };
 }

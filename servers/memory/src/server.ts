@@ -1,6 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
-import { HttpEmbedder, type HttpEmbedderOptions } from './embeddings/http-embedder.js';
+import {
+  createLogger,
+  createToolServer,
+  HttpEmbedder,
+  type HttpEmbedderOptions,
+  type Logger,
+  serverDataFile,
+} from '@toolmesh/core';
 import { OfflineEmbedder } from './embeddings/offline-embedder.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
 import { MemoryEngine } from './engine.js';
@@ -63,7 +69,10 @@ export function openMemoryEngine(setup: MemoryEngineSetup): MemoryEngine {
       })
     : new SqliteHotMemory(store.db, clock, hotLimits.maxItemsPerIdentity);
   const embedder =
-    setup.embedder ?? (setup.embeddings ? new HttpEmbedder(setup.embeddings) : new OfflineEmbedder());
+    setup.embedder ??
+    (setup.embeddings
+      ? new HttpEmbedder({ remedy: 'use mode keyword, or fix --embeddings-url.', ...setup.embeddings })
+      : new OfflineEmbedder());
   return new MemoryEngine({
     store,
     hot,
@@ -101,7 +110,7 @@ export function createMemoryServer(options: MemoryServerOptions): Server {
   });
 }
 
-export { HttpEmbedder } from './embeddings/http-embedder.js';
+export { HttpEmbedder } from '@toolmesh/core';
 export { OfflineEmbedder } from './embeddings/offline-embedder.js';
 export type { EmbeddingProvider } from './embeddings/provider.js';
 export { MemoryEngine, type SearchMode } from './engine.js';

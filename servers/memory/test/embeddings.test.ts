@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createLogger } from '@toolmesh/core';
+import { createLogger, HttpEmbedder } from '@toolmesh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpEmbedder } from '../src/embeddings/http-embedder.js';
 import { OfflineEmbedder } from '../src/embeddings/offline-embedder.js';
 import { openMemoryEngine } from '../src/server.js';
 import { memoryFixture, tempDir } from './fixture.js';
@@ -130,7 +129,11 @@ describe('the OpenAI-compatible embedder', () => {
 describe('an embeddings endpoint that does not answer', () => {
   it('leaves hybrid search with keyword ranking and a warning, and fails semantic search saying so', async () => {
     const m = await memoryFixture({
-      embedder: new HttpEmbedder({ url: 'http://127.0.0.1:1/v1', model: 'm' }),
+      embedder: new HttpEmbedder({
+        url: 'http://127.0.0.1:1/v1',
+        model: 'm',
+        remedy: 'use mode keyword, or fix --embeddings-url.',
+      }),
       workspaces: ['w'],
     });
     try {

@@ -39,6 +39,18 @@ export interface SearchOptions<Id> {
 /** A field's text, whole or in pieces (which spares joining them: a piece boundary separates words). */
 export type FieldText = string | readonly string[];
 
+/** How a query meets an index (see `Bm25Index.reach`). */
+export interface QueryReach {
+  /**
+   * What a document matching every term of the query at saturation would score, counting the
+   * terms no document holds as the rarest: a hit's score over it is the share of the query's
+   * meaning that the hit explains.
+   */
+  fullScore: number;
+  /** The query's terms that no document holds, nor any of their expansions. */
+  unmatched: string[];
+}
+
 export interface Bm25Hit<Id> {
   id: Id;
   score: number;
@@ -209,6 +221,35 @@ export class Bm25Index<Id, Field extends string = string> {
     const hits = ranked.map((slot) => ({ id: this.#ids[slot]!, score: scores[slot]! }));
     for (const slot of matched) scores[slot] = 0;
     return hits;
+  }
+
+  /** How `query` meets this index, with the same options as `search` (see `QueryReach`). */
+  reach(query: string | readonly QueryPart[], options: SearchOptions<Id> = {}): QueryReach {
+    const unmatched: string[] = [];
+    let fullScore = 0;
+    const saturated = this.#k1 + 1;
+    const documentCount = this.size;
+    const idf = (documents: number) => Math.log(1 + (documentCount - documents + 0.5) / (documents + 0.5));
+    const concepts = queryConcepts(query, {
+      tokenize: this.#tokenize,
+      held: (term) => this.#numberHeld(term),
+      expand: options.expand,
+      expansionWeight: options.expansionWeight ?? 0.5,
+      unmatched: (term, weight) => {
+        unmatched.push(term);
+        fullScore += weight * idf(0) * saturated;
+      },
+    });
+    for (const { alternatives, weight } of concepts) {
+      let best = 0;
+      for (const alternative of alternatives) {
+        let sum = 0;
+        for (const term of alternative.terms) sum += idf(this.#postings.documents(term));
+        best = Math.max(best, alternative.weight * sum);
+      }
+      fullScore += weight * best * saturated;
+    }
+    return { fullScore, unmatched };
   }
 
   #boostGroups(matched: number[], boosts: ReadonlyMap<string, number>): void {

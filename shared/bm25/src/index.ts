@@ -3,6 +3,7 @@ export {
   Bm25Index,
   type Bm25Options,
   type FieldText,
+  type QueryReach,
   type SearchOptions,
 } from './bm25-index.js';
 export { identifierWords } from './identifier-words.js';

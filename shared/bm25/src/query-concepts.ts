@@ -26,6 +26,8 @@ export interface ConceptSource {
   held(term: string): number | undefined;
   expand?: ((term: string) => readonly (string | QueryPart)[]) | undefined;
   expansionWeight: number;
+  /** Told of each query term that neither it nor any expansion of it is held, with its weight. */
+  unmatched?: (term: string, weight: number) => void;
 }
 
 /**
@@ -48,6 +50,7 @@ export function queryConcepts(query: string | readonly QueryPart[], source: Conc
         continue;
       }
       const alternatives = alternativesOf(term, [term], source);
+      if (alternatives.length === 0) source.unmatched?.(term, weight);
       const concept = { alternatives, weight, own: source.held(term) !== undefined };
       byTerm.set(term, concept);
       concepts.push(concept);

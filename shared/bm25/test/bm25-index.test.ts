@@ -257,3 +257,27 @@ describe('Bm25Index', () => {
     expect(() => new Bm25Index({ fields: {} })).toThrow(/at least one field/);
   });
 });
+
+describe('Bm25Index.reach', () => {
+  const index = new Bm25Index<string, 'name' | 'body'>({ fields: { name: 3, body: 1 } });
+  index.add('stash', { name: 'git stash', body: 'Set uncommitted changes aside.' });
+  index.add('log', { name: 'git log', body: 'Show the commit history.' });
+  index.add('status', { name: 'git status', body: 'Show the working tree status.' });
+
+  it('names the query terms no document holds, nor any expansion of them', () => {
+    const expand = (term: string) => (term === 'shelv' ? ['stash'] : []);
+    expect(index.reach('shelve my frobnicated changes', { expand }).unmatched).toEqual([
+      tokenize('frobnicated')[0],
+    ]);
+  });
+
+  it('gives a full score no hit reaches, and that a query of unknown words lowers every share', () => {
+    const known = index.reach('git stash changes');
+    const [best] = index.search('git stash changes');
+    expect(best?.id).toBe('stash');
+    expect(best!.score).toBeLessThan(known.fullScore);
+    const diluted = index.reach('git stash changes zzyzx quuxle');
+    const [same] = index.search('git stash changes zzyzx quuxle');
+    expect(same!.score / diluted.fullScore).toBeLessThan(best!.score / known.fullScore);
+  });
+});

@@ -57,6 +57,7 @@ export {
   newestMatches,
   planFullText,
 } from './full-text.js';
+export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export {
   DEFAULT_DENY,

@@ -9,10 +9,4 @@ export interface EmbeddingProvider {
 }
 
 /** Scales a vector to unit length in place (a zero vector stays zero). */
-export function normalize(vector: Float32Array): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += (vector[i] as number) * (vector[i] as number);
-  const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
-  return vector;
-}
+export { unitVector as normalize } from '@toolmesh/core';
