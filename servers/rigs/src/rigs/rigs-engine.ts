@@ -1,0 +1,130 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { type Logger, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
+import type { BrowserMachine } from './browser/browser-machine.js';
+import { launchChromium } from './browser/chromium-launch.js';
+import { type EgressPolicy, EgressProxy } from './egress/egress-proxy.js';
+import { Probes, type Surface } from './probes.js';
+import { type RigKey, RigPool, type RigView } from './rig-pool.js';
+import { RunFolders } from './run-folders.js';
+
+export interface RigsEngineOptions {
+  /** Where rigs keep their folders: `<data>/rigs` by default. */
+  dataDir: string;
+  /** Folders files may be uploaded from. */
+  roots?: readonly string[];
+  chromium?: string;
+  egress?: Partial<EgressPolicy>;
+  maxRigsPerWorkspace?: number;
+  idleMs?: number;
+  probeTtlMs?: number;
+  log?: Logger;
+}
+
+/** Who a call reuses a rig for. */
+export interface Caller {
+  workspace: string;
+  conversation: string;
+}
+
+/** The rigs of one server: probes, the pool, the egress proxy and the upload roots. Knows nothing of MCP. */
+export class RigsEngine {
+  readonly probes: Probes;
+  private readonly folders: RunFolders;
+  private readonly pool: RigPool;
+  private readonly proxy: EgressProxy;
+  private proxyStarted: Promise<string> | undefined;
+  private readonly uploads: PathGuard | undefined;
+
+  constructor(private readonly options: RigsEngineOptions) {
+    this.probes = new Probes({
+      ...(options.chromium !== undefined && { chromium: options.chromium }),
+      ...(options.probeTtlMs !== undefined && { ttlMs: options.probeTtlMs }),
+    });
+    this.folders = new RunFolders(path.join(options.dataDir, 'run'));
+    this.pool = new RigPool({
+      folders: this.folders,
+      ...(options.maxRigsPerWorkspace !== undefined && { maxPerWorkspace: options.maxRigsPerWorkspace }),
+      ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
+      onClosed: (id, why) => options.log?.info(`rig ${id} closed: ${why}`),
+    });
+    this.proxy = new EgressProxy({
+      allowedOrigins: options.egress?.allowedOrigins ?? [],
+      allowPrivateNetwork: options.egress?.allowPrivateNetwork ?? false,
+    });
+    this.uploads = options.roots && options.roots.length > 0 ? new PathGuard(options.roots) : undefined;
+  }
+
+  /** Ends what a crashed run of rigs left: its processes and folders. */
+  async sweep(): Promise<string[]> {
+    const swept = await this.folders.sweep();
+    if (swept.length > 0)
+      this.options.log?.info(`swept ${swept.length} folder(s) a stopped rigs server left`);
+    return swept;
+  }
+
+  /** The probe's answer when the surface cannot start, as the error a tool returns. */
+  ready(surface: Surface, engine?: string): string | undefined {
+    const answer = this.probes.answer(surface, engine);
+    if (answer.ready) return answer.executable;
+    throw new ToolError(answer.detail);
+  }
+
+  async browser<T>(
+    caller: Caller,
+    rigId: string | undefined,
+    action: (machine: BrowserMachine, rigId: string) => Promise<T>,
+  ): Promise<T> {
+    const key: RigKey = { ...caller, surface: 'browser', engine: 'chromium' };
+    return this.pool.use(
+      key,
+      rigId,
+      async (folder) => {
+        const executable = this.ready('browser', 'chromium') as string;
+        this.proxyStarted ??= this.proxy.start();
+        return launchChromium({ executable, folder, proxyUrl: await this.proxyStarted });
+      },
+      action,
+    );
+  }
+
+  /** Refusals the egress proxy made since the last call, for rigs to report. */
+  egressRefusals(): string[] {
+    return this.proxy.takeRefusals();
+  }
+
+  list(workspace: string): RigView[] {
+    return this.pool.list(workspace);
+  }
+
+  close(workspace: string, rigId: string): Promise<void> {
+    return this.pool.close(workspace, rigId);
+  }
+
+  /** The real paths of files to upload, each inside a root; anything else is refused with the rule. */
+  uploadPaths(paths: readonly string[]): string[] {
+    if (!this.uploads) {
+      throw new ToolError(
+        'uploads are off: start toolmesh-rigs with --root DIR to upload files from that folder.',
+      );
+    }
+    const guard = this.uploads;
+    return paths.map((given) => {
+      try {
+        const { absolute } = guard.resolve(given, 'read');
+        if (!statSync(absolute).isFile()) throw new ToolError(`${given} is not a file: upload takes files.`);
+        return absolute;
+      } catch (error) {
+        if (error instanceof PathRefusal) throw new ToolError(`upload refused: ${error.message}`);
+        if (error instanceof ToolError) throw error;
+        throw new ToolError(`cannot upload ${given}: ${(error as Error).message}`);
+      }
+    });
+  }
+
+  async shutdown(): Promise<void> {
+    await this.pool.closeAll();
+    if (this.proxyStarted) await this.proxy.close();
+    this.folders.removeOwner();
+  }
+}

@@ -1,0 +1,65 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markedProcesses } from '../src/rigs/process-group.js';
+import { tempDir } from './fixture.js';
+import { type PageServer, startPageServer } from './page-server.js';
+
+const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+let pages: PageServer;
+let data: string;
+
+beforeAll(async () => {
+  pages = await startPageServer();
+  data = tempDir('toolmesh-rigs-bin-');
+});
+afterAll(async () => {
+  await pages?.close();
+  rmSync(data, { recursive: true, force: true });
+});
+
+const owners = () =>
+  existsSync(path.join(data, 'rigs', 'run')) ? readdirSync(path.join(data, 'rigs', 'run')) : [];
+
+async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('toolmesh-rigs over real stdio', () => {
+  it('drives a browser; after kill -9 nothing survives, and the next start sweeps the folder', async () => {
+    const start = () =>
+      spawnStdioClient(process.execPath, [BIN, '--allow-origin', pages.origin, '--workspace', 'w'], {
+        env: { TOOLMESH_DATA_DIR: data },
+      });
+    const server = await start();
+    const names = (await server.client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(['browser_use', 'ios_use', 'mobile_use', 'rig_close', 'rig_list']);
+    const { ok } = toolExpectations(server);
+    const opened = await ok<{ content: string }>('browser_use', {
+      action: 'navigate',
+      url: `${pages.origin}/second.html`,
+    });
+    expect(opened.content).toContain('title: Second page');
+    expect(markedProcesses(path.join(data, 'rigs'))).not.toEqual([]);
+    expect(owners()).toHaveLength(1);
+
+    process.kill(server.pid as number, 'SIGKILL');
+    await until(
+      () => markedProcesses(path.join(data, 'rigs')).length === 0,
+      'the browser to die with its server',
+    );
+    await server.close().catch(() => undefined);
+    expect(owners()).toHaveLength(1);
+
+    const next = await start();
+    await until(() => owners().length === 0, 'the sweep of the dead server’s folder');
+    await next.close();
+    await until(() => owners().length === 0, 'the clean exit to remove its own folder');
+  });
+});
