@@ -7,7 +7,7 @@ import { RIG_TOOLS } from './tools/index.js';
 export const RIGS_SERVER_NAME = 'toolmesh-rigs';
 export const RIGS_SERVER_VERSION = '0.1.0';
 export const RIGS_SUMMARY =
-  'MCP server of disposable machines: a headless Chromium in a throwaway profile behind an allowlisting egress proxy, reused per conversation and closed when idle; Android and iOS answer honestly what they need.';
+  'MCP server of disposable machines: a headless Chromium in a throwaway profile behind an allowlisting egress proxy and a Linux desktop on Xvfb, reused per conversation and closed when idle; Android and iOS answer honestly what they need.';
 
 export interface RigsServerOptions {
   rigs: RigsEngine;
@@ -37,7 +37,7 @@ export function createRigsServer(options: RigsServerOptions): Server {
     version: RIGS_SERVER_VERSION,
     title: 'toolmesh rigs',
     instructions:
-      'Disposable machines. browser_use drives a headless browser: navigate, then snapshot for refs (e5), then click, fill or select by ref; take a new snapshot after the page changes. rig_list shows the rigs and what can start here; rig_close throws one away.',
+      'Disposable machines. browser_use drives a headless browser: navigate, then snapshot for refs (e5), then click, fill or select by ref; take a new snapshot after the page changes. computer_use drives a Linux desktop in screenshot coordinates. rig_list shows the rigs and what can start here; rig_close throws one away.',
     tools: RIG_TOOLS,
     engine: { rigs: options.rigs, session: randomUUID() },
     log,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
@@ -23,6 +23,12 @@ afterAll(async () => {
 const owners = () =>
   existsSync(path.join(data, 'rigs', 'run')) ? readdirSync(path.join(data, 'rigs', 'run')) : [];
 
+/** The rig folder (of the one owner) that holds `file`. */
+function rigFolderWith(file: string): string {
+  const owner = path.join(data, 'rigs', 'run', owners()[0] as string);
+  return readdirSync(owner).find((rig) => existsSync(path.join(owner, rig, file))) as string;
+}
+
 async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
@@ -32,20 +38,30 @@ async function until(condition: () => boolean, what: string, ms = 20_000): Promi
 }
 
 describe('toolmesh-rigs over real stdio', () => {
-  it('drives a browser; after kill -9 nothing survives, and the next start sweeps the folder', async () => {
+  it('drives a browser and a desktop; after kill -9 nothing survives, and the next start sweeps the folder and the X lock', async () => {
     const start = () =>
       spawnStdioClient(process.execPath, [BIN, '--allow-origin', pages.origin, '--workspace', 'w'], {
         env: { TOOLMESH_DATA_DIR: data },
       });
     const server = await start();
     const names = (await server.client.listTools()).tools.map((tool) => tool.name).sort();
-    expect(names).toEqual(['browser_use', 'ios_use', 'mobile_use', 'rig_close', 'rig_list']);
+    expect(names).toEqual(['browser_use', 'computer_use', 'ios_use', 'mobile_use', 'rig_close', 'rig_list']);
     const { ok } = toolExpectations(server);
     const opened = await ok<{ content: string }>('browser_use', {
       action: 'navigate',
       url: `${pages.origin}/second.html`,
     });
     expect(opened.content).toContain('title: Second page');
+    const desktop = await ok<{ notes: string[] }>('computer_use', {
+      action: 'launch',
+      argv: ['xmessage', 'left behind?'],
+    });
+    expect(desktop.notes).toEqual(['started xmessage; its window is up']);
+    const display = readFileSync(
+      path.join(data, 'rigs', 'run', owners()[0] as string, rigFolderWith('display'), 'display'),
+      'utf8',
+    );
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(true);
     expect(markedProcesses(path.join(data, 'rigs'))).not.toEqual([]);
     expect(owners()).toHaveLength(1);
 
@@ -59,6 +75,8 @@ describe('toolmesh-rigs over real stdio', () => {
 
     const next = await start();
     await until(() => owners().length === 0, 'the sweep of the dead server’s folder');
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
+    expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
     await next.close();
     await until(() => owners().length === 0, 'the clean exit to remove its own folder');
   });

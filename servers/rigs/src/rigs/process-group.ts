@@ -14,24 +14,32 @@ export const DIE_WITH_PARENT = ['setpriv', '--pdeathsig', 'KILL', '--'] as const
 export function spawnInGroup(
   command: string,
   args: readonly string[],
-  options: { rigFolder: string; env?: NodeJS.ProcessEnv; cwd?: string },
+  options: { rigFolder: string; env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' | 'ignore' },
 ): ChildProcess {
   const [setpriv, ...prefix] = DIE_WITH_PARENT;
   return spawn(setpriv, [...prefix, command, ...args], {
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe'],
     cwd: options.cwd ?? options.rigFolder,
     env: { ...(options.env ?? process.env), [RIG_MARK]: options.rigFolder },
   });
 }
 
-/** Whether a process (or, with a negative id, a process group) still exists. */
+/**
+ * Whether a process (or, with a negative id, a process group) still exists. A zombie counts as
+ * gone: it runs nothing, and it waits only for whoever adopted it to reap it.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (pid < 0) return true;
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'latin1').replace(/^.*\) /s, '')[0] !== 'Z';
+  } catch {
+    return false;
   }
 }
 

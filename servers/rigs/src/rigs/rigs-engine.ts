@@ -3,6 +3,8 @@ import path from 'node:path';
 import { type Logger, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
 import type { BrowserMachine } from './browser/browser-machine.js';
 import { launchChromium } from './browser/chromium-launch.js';
+import { DesktopMachine } from './desktop/desktop-machine.js';
+import { removeStaleDisplay } from './desktop/x-display.js';
 import { type EgressPolicy, EgressProxy } from './egress/egress-proxy.js';
 import { Probes, type Surface } from './probes.js';
 import { type RigKey, RigPool, type RigView } from './rig-pool.js';
@@ -57,7 +59,7 @@ export class RigsEngine {
 
   /** Ends what a crashed run of rigs left: its processes and folders. */
   async sweep(): Promise<string[]> {
-    const swept = await this.folders.sweep();
+    const swept = await this.folders.sweep(removeStaleDisplay);
     if (swept.length > 0)
       this.options.log?.info(`swept ${swept.length} folder(s) a stopped rigs server left`);
     return swept;
@@ -81,11 +83,32 @@ export class RigsEngine {
       rigId,
       async (folder) => {
         const executable = this.ready('browser', 'chromium') as string;
-        this.proxyStarted ??= this.proxy.start();
-        return launchChromium({ executable, folder, proxyUrl: await this.proxyStarted });
+        return launchChromium({ executable, folder, proxyUrl: await this.proxyUrl() });
       },
       action,
     );
+  }
+
+  async desktop<T>(
+    caller: Caller,
+    rigId: string | undefined,
+    action: (machine: DesktopMachine, rigId: string) => Promise<T>,
+  ): Promise<T> {
+    const key: RigKey = { ...caller, surface: 'desktop', engine: 'xvfb' };
+    return this.pool.use(
+      key,
+      rigId,
+      async (folder) => {
+        this.ready('desktop');
+        return DesktopMachine.start({ folder, proxyUrl: await this.proxyUrl() });
+      },
+      action,
+    );
+  }
+
+  private proxyUrl(): Promise<string> {
+    this.proxyStarted ??= this.proxy.start();
+    return this.proxyStarted;
   }
 
   /** Refusals the egress proxy made since the last call, for rigs to report. */

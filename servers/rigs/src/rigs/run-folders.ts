@@ -14,8 +14,11 @@ export class RunFolders {
     this.owner = path.join(root, `${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   }
 
-  /** Removes the folders (and ends any process) of servers that are no longer running. */
-  async sweep(): Promise<string[]> {
+  /**
+   * Removes the folders (and ends any process) of servers that are no longer running; `leftovers`
+   * cleans what a rig left outside its folder, given the rig's folder.
+   */
+  async sweep(leftovers: (rigFolder: string) => void = () => undefined): Promise<string[]> {
     let entries: string[];
     try {
       entries = readdirSync(this.root);
@@ -28,6 +31,7 @@ export class RunFolders {
       const folder = path.join(this.root, entry);
       if (folder === this.owner || (Number.isInteger(pid) && pid > 0 && processAlive(pid))) continue;
       await endRigProcesses(folder, [], 500);
+      for (const rig of readdirSync(folder)) leftovers(path.join(folder, rig));
       rmSync(folder, { recursive: true, force: true });
       swept.push(folder);
     }
