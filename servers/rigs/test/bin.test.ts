@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
+import { connectHttpClient, spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
 import { tempDir } from './fixture.js';
@@ -79,5 +80,46 @@ describe('toolmesh-rigs over real stdio', () => {
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
     await next.close();
     await until(() => owners().length === 0, 'the clean exit to remove its own folder');
+  });
+});
+
+describe('toolmesh-rigs over Streamable HTTP', () => {
+  it('gives each MCP session its own rig, and ends them all on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, '--allow-origin', pages.origin, '--transport', 'http', '--port', '0'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, TOOLMESH_DATA_DIR: data },
+      },
+    );
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+        if (found) resolve(found[1] as string);
+      });
+      child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
+    });
+    try {
+      const [one, two] = await Promise.all([connectHttpClient(url), connectHttpClient(url)]);
+      const navigate = { action: 'navigate', url: `${pages.origin}/second.html` };
+      const first = await toolExpectations(one).ok<{ rig_id: string }>('browser_use', navigate);
+      const again = await toolExpectations(one).ok<{ rig_id: string }>('browser_use', navigate);
+      const other = await toolExpectations(two).ok<{ rig_id: string }>('browser_use', navigate);
+      expect(again.rig_id).toBe(first.rig_id);
+      expect(other.rig_id).not.toBe(first.rig_id);
+      const listed = await toolExpectations(two).ok<{ rigs: unknown[] }>('rig_list');
+      expect(listed.rigs).toHaveLength(2);
+      expect(markedProcesses(path.join(data, 'rigs'))).not.toEqual([]);
+      await Promise.all([one.close(), two.close()]);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    expect(markedProcesses(path.join(data, 'rigs'))).toEqual([]);
+    expect(owners()).toEqual([]);
   });
 });

@@ -188,4 +188,56 @@ describe('browser_use on Chromium', () => {
       '/redirect',
     );
   });
+
+  it('refuses a name that resolves to loopback, an https tunnel to a private address, and a fetch from a page', async () => {
+    expect(
+      await s.fails('browser_use', {
+        workspace_id: 'alpha',
+        action: 'navigate',
+        url: `http://localhost:${pages.port}/form.html`,
+      }),
+    ).toMatch(
+      /refused by rigs' egress proxy: refused to connect to localhost \((127\.0\.0\.1|::1)\): it is a loopback address/,
+    );
+    expect(
+      await s.fails('browser_use', {
+        workspace_id: 'alpha',
+        action: 'navigate',
+        url: 'https://192.168.77.1/',
+      }),
+    ).toMatch(
+      /ERR_TUNNEL_CONNECTION_FAILED.*refused by rigs' egress proxy: 192\.168\.77\.1:443 is a private network address/,
+    );
+    const elsewhere = `http://127.0.0.1:${pages.port === 1 ? 2 : pages.port - 1}/secret`;
+    const opened = await use({
+      action: 'navigate',
+      url: `${pages.origin}/fetch.html?to=${encodeURIComponent(elsewhere)}`,
+    });
+    const seen = [...opened.notes];
+    for (let attempt = 0; attempt < 50 && !seen.join('\n').includes('secret'); attempt++) {
+      const network = await use({ action: 'network' });
+      seen.push(...network.notes, network.content);
+    }
+    expect(seen.join('\n')).toMatch(
+      /egress: refused by rigs' egress proxy: 127\.0\.0\.1:\d+ is a loopback address/,
+    );
+  });
+
+  it('writes and reads the clipboard', async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/second.html` });
+    await use({ action: 'clipboard', text: 'copied through rigs' });
+    const read = await use({ action: 'clipboard' });
+    expect(read.content).toMatch(/^<untrusted-content[\s\S]*\ncopied through rigs\n<\/untrusted-content/);
+  });
+
+  it('goes back, presses keys and hovers', async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    await use({ action: 'navigate', url: `${pages.origin}/second.html` });
+    expect((await use({ action: 'back' })).content).toContain('title: Form page');
+    const snap = await use({ action: 'snapshot' });
+    await use({ action: 'hover', ref: refOf(snap.content, /button "Order"/) });
+    await use({ action: 'fill', ref: refOf(snap.content, /textbox "Name"/), text: 'Grace' });
+    await use({ action: 'press', ref: refOf(snap.content, /textbox "Name"/), key: 'Enter' });
+    expect((await use({ action: 'snapshot', find: 'ordered' })).content).toContain('for Grace');
+  });
 });

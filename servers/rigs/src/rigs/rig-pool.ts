@@ -165,18 +165,15 @@ export class RigPool {
     const inWorkspace = [...this.rigs.values()].filter(
       (rig) => rig.key.workspace === key.workspace && rig.status !== 'closing',
     );
-    if (inWorkspace.length >= this.maxPerWorkspace) {
-      const idle = inWorkspace.filter((rig) => rig.busy === 0);
-      const oldest = (idle.length > 0 ? idle : inWorkspace).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (oldest)
-        await this.end(
-          oldest,
-          `least recently used: workspace "${key.workspace}" is at its cap of ${this.maxPerWorkspace} rigs`,
-        );
-    }
+    const idle = inWorkspace.filter((rig) => rig.busy === 0);
+    const evicted =
+      inWorkspace.length >= this.maxPerWorkspace
+        ? (idle.length > 0 ? idle : inWorkspace).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0]
+        : undefined;
     const id = `rig-${randomBytes(4).toString('hex')}`;
     const folder = this.options.folders.create(id);
     const now = Date.now();
+    // Registered before anything is awaited, so a second call with the same key finds this rig.
     const rig: Rig = {
       id,
       key,
@@ -186,7 +183,15 @@ export class RigPool {
       lastUsedAt: now,
       busy: 0,
       queue: Promise.resolve(),
-      started: start(folder),
+      started: (async () => {
+        if (evicted) {
+          await this.end(
+            evicted,
+            `least recently used: workspace "${key.workspace}" is at its cap of ${this.maxPerWorkspace} rigs`,
+          );
+        }
+        return start(folder);
+      })(),
     };
     this.rigs.set(id, rig);
     try {

@@ -34,8 +34,7 @@ export class RigsEngine {
   readonly probes: Probes;
   private readonly folders: RunFolders;
   private readonly pool: RigPool;
-  private readonly proxy: EgressProxy;
-  private proxyStarted: Promise<string> | undefined;
+  private readonly egress: EgressPolicy;
   private readonly uploads: PathGuard | undefined;
 
   constructor(private readonly options: RigsEngineOptions) {
@@ -50,10 +49,10 @@ export class RigsEngine {
       ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
       onClosed: (id, why) => options.log?.info(`rig ${id} closed: ${why}`),
     });
-    this.proxy = new EgressProxy({
+    this.egress = {
       allowedOrigins: options.egress?.allowedOrigins ?? [],
       allowPrivateNetwork: options.egress?.allowPrivateNetwork ?? false,
-    });
+    };
     this.uploads = options.roots && options.roots.length > 0 ? new PathGuard(options.roots) : undefined;
   }
 
@@ -81,9 +80,9 @@ export class RigsEngine {
     return this.pool.use(
       key,
       rigId,
-      async (folder) => {
+      (folder) => {
         const executable = this.ready('browser', 'chromium') as string;
-        return launchChromium({ executable, folder, proxyUrl: await this.proxyUrl() });
+        return this.withProxy((proxy) => launchChromium({ executable, folder, proxy }));
       },
       action,
     );
@@ -98,22 +97,24 @@ export class RigsEngine {
     return this.pool.use(
       key,
       rigId,
-      async (folder) => {
+      (folder) => {
         this.ready('desktop');
-        return DesktopMachine.start({ folder, proxyUrl: await this.proxyUrl() });
+        return this.withProxy((proxy) => DesktopMachine.start({ folder, proxy }));
       },
       action,
     );
   }
 
-  private proxyUrl(): Promise<string> {
-    this.proxyStarted ??= this.proxy.start();
-    return this.proxyStarted;
-  }
-
-  /** Refusals the egress proxy made since the last call, for rigs to report. */
-  egressRefusals(): string[] {
-    return this.proxy.takeRefusals();
+  /** Each rig has its own egress proxy, so what it refused is told to that rig's callers only. */
+  private async withProxy<M>(start: (proxy: EgressProxy) => Promise<M>): Promise<M> {
+    const proxy = new EgressProxy(this.egress);
+    await proxy.start();
+    try {
+      return await start(proxy);
+    } catch (error) {
+      await proxy.close();
+      throw error;
+    }
   }
 
   list(workspace: string): RigView[] {
@@ -147,7 +148,6 @@ export class RigsEngine {
 
   async shutdown(): Promise<void> {
     await this.pool.closeAll();
-    if (this.proxyStarted) await this.proxy.close();
     this.folders.removeOwner();
   }
 }

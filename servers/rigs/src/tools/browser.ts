@@ -176,15 +176,27 @@ export const browserUse = defineTool({
     const rigs = context.engine.rigs;
     let rigId = '';
     rigs.ready('browser', args.engine);
-    const answer = await rigs.browser(callerOf(context), args.rig_id, (machine, id) => {
+    const answer = await rigs.browser(callerOf(context), args.rig_id, async (machine, id) => {
       rigId = id;
-      return perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')));
+      try {
+        const done = await perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')));
+        return {
+          ...done,
+          notes: [...done.notes, ...machine.egressRefusals().map((line) => `egress: ${line}`)],
+        };
+      } catch (error) {
+        // A refused tunnel (https) reaches the page only as a connection error: say why.
+        const refusals = machine.egressRefusals();
+        if (error instanceof ToolError && refusals.length > 0) {
+          throw new ToolError(`${error.message} (${refusals.join(' ')})`);
+        }
+        throw error;
+      }
     });
-    const refusals = rigs.egressRefusals();
     const output: UseOutput = {
       rig_id: rigId,
       tab: answer.tab,
-      notes: [...answer.notes, ...refusals.map((line) => `egress: ${line}`)],
+      notes: answer.notes,
       content: framed(answer.body, `browser rig ${rigId} tab ${answer.tab}`),
       ...answer.page,
     };

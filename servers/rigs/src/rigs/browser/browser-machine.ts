@@ -1,5 +1,6 @@
 import { type BudgetPage, decodeCursor, requestKey, ToolError, takeWithinBudget } from '@toolmesh/core';
 import type { BrowserContext, Dialog, Locator, Page } from 'playwright-core';
+import type { EgressProxy } from '../egress/egress-proxy.js';
 import type { Machine } from '../rig-pool.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
 import { narrowSnapshot } from './narrow-snapshot.js';
@@ -46,6 +47,7 @@ export class BrowserMachine implements Machine {
   readonly notes: string[];
   readonly displaySize: { width: number; height: number };
   private readonly pid: number;
+  private readonly proxy: EgressProxy;
   private readonly tabs = new Map<Page, string>();
   private readonly navigations = new WeakMap<Page, number>();
   private tabCount = 0;
@@ -65,8 +67,10 @@ export class BrowserMachine implements Machine {
       viewport: { width: number; height: number };
       notes: string[];
       executable: string;
+      proxy: EgressProxy;
     },
   ) {
+    this.proxy = options.proxy;
     this.pid = options.pid;
     this.displaySize = options.viewport;
     this.notes = options.notes;
@@ -80,7 +84,16 @@ export class BrowserMachine implements Machine {
   }
 
   async close(): Promise<void> {
-    await this.context.close();
+    try {
+      await this.context.close();
+    } finally {
+      await this.proxy.close();
+    }
+  }
+
+  /** What the egress proxy refused since the last call. */
+  egressRefusals(): string[] {
+    return this.proxy.takeRefusals();
   }
 
   private register(page: Page, popup: boolean): void {
@@ -217,7 +230,7 @@ export class BrowserMachine implements Machine {
     const page = await this.page();
     let status: number | undefined;
     try {
-      const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+      const response = await this.goto(page, url);
       status = response?.status();
       const refusal = response ? await response.headerValue('x-toolmesh-refused') : null;
       if (refusal) throw new ToolError(decodeURI(refusal));
@@ -226,6 +239,23 @@ export class BrowserMachine implements Machine {
       throw new ToolError(`navigate to ${url} failed: ${firstLine(error)}`);
     }
     return this.answer(page, { notes: [`navigated${status !== undefined ? ` (HTTP ${status})` : ''}`] });
+  }
+
+  /**
+   * Chromium shows its error page for a failed load a moment after the failure is reported, and
+   * that navigation would interrupt the next one: so a failed load waits for its error page.
+   */
+  private async goto(page: Page, url: string) {
+    try {
+      return await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+    } catch (error) {
+      if (/net::ERR_/.test(firstLine(error))) {
+        await page
+          .waitForURL(/^chrome-error:/, { timeout: 2000, waitUntil: 'commit' })
+          .catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   async back(): Promise<BrowserAnswer> {

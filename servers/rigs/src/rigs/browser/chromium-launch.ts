@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
 import { BrowserMachine } from './browser-machine.js';
 
@@ -37,8 +38,8 @@ function writeLauncher(folder: string, executable: string): string {
 export interface ChromiumLaunch {
   executable: string;
   folder: string;
-  /** The egress proxy every request goes through, loopback included. */
-  proxyUrl: string;
+  /** The egress proxy every request goes through, loopback included; the machine closes it. */
+  proxy: EgressProxy;
   viewport?: { width: number; height: number };
 }
 
@@ -54,7 +55,7 @@ export async function launchChromium(options: ChromiumLaunch): Promise<BrowserMa
     downloadsPath: path.join(folder, 'downloads'),
     acceptDownloads: true,
     // Playwright adds <-loopback> to the bypass list, so loopback goes through the proxy too.
-    proxy: { server: options.proxyUrl },
+    proxy: { server: options.proxy.url },
     // WebRTC would otherwise send UDP around the proxy.
     args: [
       '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -68,5 +69,11 @@ export async function launchChromium(options: ChromiumLaunch): Promise<BrowserMa
   });
   const pid = Number(readFileSync(path.join(folder, 'browser.pid'), 'utf8'));
   const notes = noSandbox ? [`--no-sandbox: ${noSandbox}`] : [];
-  return new BrowserMachine(context, { pid, viewport, notes, executable: options.executable });
+  return new BrowserMachine(context, {
+    pid,
+    viewport,
+    notes,
+    executable: options.executable,
+    proxy: options.proxy,
+  });
 }

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
 import { MAX_IMAGE_BYTES } from '../browser/jpeg-screenshot.js';
+import type { EgressProxy } from '../egress/egress-proxy.js';
 import { RIG_MARK, spawnInGroup } from '../process-group.js';
 import type { Machine } from '../rig-pool.js';
 import { freeDisplay, recordDisplay, writeOpenboxConfig, writeXauthority } from './x-display.js';
@@ -18,8 +19,8 @@ export interface DesktopOptions {
   size?: Size;
   /** The largest screenshot a model is shown (default 1024×768); larger displays are scaled down into it. */
   target?: Size;
-  /** Given to desktop programs as http_proxy and https_proxy; only programs that honour them use it. */
-  proxyUrl?: string;
+  /** Given to desktop programs as http_proxy and https_proxy (only programs that honour them use it); the machine closes it. */
+  proxy?: EgressProxy;
 }
 
 export type Point = readonly [number, number];
@@ -60,6 +61,7 @@ export class DesktopMachine implements Machine {
     private readonly env: NodeJS.ProcessEnv,
     size: Size,
     target: Size,
+    private readonly proxy?: EgressProxy,
   ) {
     this.displaySize = size;
     this.scale = Math.min(1, target.width / size.width, target.height / size.height);
@@ -89,14 +91,14 @@ export class DesktopMachine implements Machine {
         DISPLAY: `:${display}`,
         XAUTHORITY: writeXauthority(folder, display),
         ...(process.env.LANG && { LANG: process.env.LANG }),
-        ...(options.proxyUrl && {
-          http_proxy: options.proxyUrl,
-          https_proxy: options.proxyUrl,
-          HTTP_PROXY: options.proxyUrl,
-          HTTPS_PROXY: options.proxyUrl,
+        ...(options.proxy && {
+          http_proxy: options.proxy.url,
+          https_proxy: options.proxy.url,
+          HTTP_PROXY: options.proxy.url,
+          HTTPS_PROXY: options.proxy.url,
         }),
       };
-      const machine = new DesktopMachine(folder, display, env, size, target);
+      const machine = new DesktopMachine(folder, display, env, size, target, options.proxy);
       try {
         await machine.boot();
         return machine;
@@ -163,8 +165,10 @@ export class DesktopMachine implements Machine {
     return [...this.groups];
   }
 
-  /** Nothing to ask politely: the pool ends the process groups, and Xvfb removes its lock and socket on TERM. */
-  async close(): Promise<void> {}
+  /** The pool ends the process groups (Xvfb removes its lock and socket on TERM); only the proxy is ours to close. */
+  async close(): Promise<void> {
+    await this.proxy?.close();
+  }
 
   /** Runs an X client on the display and returns its stdout; argv is passed as is, never through a shell. */
   private run(command: string, args: string[], input?: string): Promise<string> {
