@@ -1,4 +1,4 @@
-import { budgetFields, frameUntrusted, type ToolContext, toolDefiner } from '@toolmesh/core';
+import { frameUntrusted, type ToolContext, toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
 import type { Caller, RigsEngine } from '../rigs/rigs-engine.js';
 
@@ -31,17 +31,16 @@ export const rigIdArg = z
   .optional()
   .describe('A rig from rig_list; leave out to reuse (or start) this conversation’s rig.');
 
+/** Kept bare: it is listed with every use tool, whose description says what comes back. */
 export const useOutput = z.object({
   rig_id: z.string(),
   tab: z.string().optional(),
-  notes: z.array(z.string()).describe('What rigs did and noticed, in its own words.'),
-  content: z
-    .string()
-    .describe('What came from the machine, framed as untrusted data; empty when nothing did.'),
-  truncated: budgetFields.truncated.optional(),
-  nextCursor: budgetFields.nextCursor,
-  blockedByBudget: budgetFields.blockedByBudget,
-  minimumRequiredBytes: budgetFields.minimumRequiredBytes,
+  notes: z.array(z.string()),
+  content: z.string(),
+  truncated: z.boolean().optional(),
+  nextCursor: z.string().optional(),
+  blockedByBudget: z.boolean().optional(),
+  minimumRequiredBytes: z.number().optional(),
 });
 
 export type UseOutput = z.infer<typeof useOutput>;

@@ -6,23 +6,15 @@ const deviceInput = (actions: readonly [string, ...string[]]) =>
   z.object({
     action: z.enum(actions),
     rig_id: rigIdArg,
-    x: z.number().int().min(0).optional().describe('tap, swipe: x in screen pixels.'),
-    y: z.number().int().min(0).optional().describe('tap, swipe: y in screen pixels.'),
-    to_x: z.number().int().min(0).optional().describe('swipe: end x.'),
-    to_y: z.number().int().min(0).optional().describe('swipe: end y.'),
-    text: z.string().max(10_000).optional().describe('type: the text.'),
-    key: z.string().max(64).optional().describe('key: a key name or code.'),
-    app: z
-      .string()
-      .max(4096)
-      .optional()
-      .describe('install: a package file under the roots; start, stop, reset, uninstall: the app id.'),
+    x: z.number().int().min(0).optional(),
+    y: z.number().int().min(0).optional(),
+    to_x: z.number().int().min(0).optional().describe('swipe: end point.'),
+    to_y: z.number().int().min(0).optional(),
+    text: z.string().max(10_000).optional(),
+    key: z.string().max(64).optional(),
+    app: z.string().max(4096).optional().describe('install: a package file; others: the app id.'),
     url: z.string().max(8192).optional().describe('open_url: a deep link.'),
-    argv: z
-      .array(z.string().max(4096))
-      .max(64)
-      .optional()
-      .describe('command: argv, each element quoted by rigs.'),
+    argv: z.array(z.string().max(4096)).max(64).optional().describe('command: argv, quoted by rigs.'),
   });
 
 const DEVICE_ACTIONS = [
