@@ -3,9 +3,11 @@ import type { BrowserContext, Dialog, Locator, Page } from 'playwright-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import type { Machine } from '../rig-pool.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
-import { narrowSnapshot } from './narrow-snapshot.js';
+import { type Paging, SnapshotBook, type SnapshotRequest, staleRef } from './snapshot-book.js';
 
 /** What an action gives back: page-derived text (framed by the tool), rigs' own notes, an image. */
+export type { Paging } from './snapshot-book.js';
+
 export interface BrowserAnswer {
   tab: string;
   /** Everything that came from the page: url, title, snapshot, text, messages. */
@@ -13,23 +15,6 @@ export interface BrowserAnswer {
   notes: string[];
   image?: Buffer;
   page?: Omit<BudgetPage<string>, 'items'>;
-}
-
-export interface Paging {
-  maxTokens: number;
-  cursor?: string | undefined;
-}
-
-interface Snapshot {
-  id: number;
-  page: Page;
-  navigation: number;
-  refs: Set<string>;
-  lines: string[];
-  /** The request it answers (scope, depth, find), so a cursor continues the same one. */
-  request: string;
-  /** What its cursors are bound to: the request and this snapshot. */
-  key: string;
 }
 
 /** The page's own globals that evaluate uses; this package is built without the DOM types. */
@@ -52,8 +37,7 @@ export class BrowserMachine implements Machine {
   private readonly navigations = new WeakMap<Page, number>();
   private tabCount = 0;
   private current: Page | undefined;
-  private snapshot: Snapshot | undefined;
-  private snapshotCount = 0;
+  private readonly snapshots = new SnapshotBook<Page>();
   private dialog: Dialog | undefined;
   private dialogWaiter: (() => void) | undefined;
   private consoleLines: string[] = [];
@@ -213,15 +197,9 @@ export class BrowserMachine implements Machine {
 
   /** The element a ref of the last snapshot names; a ref that no longer holds fails at once. */
   private async locate(page: Page, ref: string): Promise<Locator> {
-    const stale = (why: string) =>
-      new ToolError(`ref ${ref} is stale (${why}): take a new snapshot and use its refs.`);
-    const snapshot = this.snapshot;
-    if (!snapshot || snapshot.page !== page) throw stale('no snapshot of this tab yet');
-    if (!snapshot.refs.has(ref)) throw stale('it is not in the last snapshot');
-    if ((this.navigations.get(page) ?? 0) !== snapshot.navigation)
-      throw stale('the page navigated since the snapshot');
+    this.snapshots.check(page, this.navigations.get(page) ?? 0, ref);
     const locator = page.locator(`aria-ref=${ref}`);
-    if ((await locator.count().catch(() => 0)) === 0) throw stale('its element left the page');
+    if ((await locator.count().catch(() => 0)) === 0) throw staleRef(ref, 'its element left the page');
     return locator;
   }
 
@@ -265,60 +243,23 @@ export class BrowserMachine implements Machine {
     return this.answer(page, { notes: [response ? 'went back' : 'there was no earlier page'] });
   }
 
-  async takeSnapshot(
-    options: { scope?: string; depth?: number; find?: string } & Paging,
-  ): Promise<BrowserAnswer> {
+  async takeSnapshot(request: SnapshotRequest & Paging): Promise<BrowserAnswer> {
     this.refuseWhileDialog();
     const page = await this.page();
-    const key = requestKey({ scope: options.scope, depth: options.depth, find: options.find });
-    let snapshot = this.snapshot;
-    if (options.cursor === undefined || !snapshot || snapshot.request !== key || snapshot.page !== page) {
-      if (options.cursor !== undefined) {
-        throw new ToolError('`cursor` belongs to an older snapshot: call snapshot again without it.');
-      }
-      const target = options.scope === undefined ? page : await this.scopeLocator(page, options.scope);
-      const text = await target.ariaSnapshot({
-        mode: 'ai',
-        ...(options.depth !== undefined && { depth: options.depth }),
-        timeout: ACTION_TIMEOUT_MS,
-      });
-      const navigation = this.navigations.get(page) ?? 0;
-      const previous = this.snapshot;
-      // A scoped snapshot shows part of the page, so the refs of the last whole one stay usable.
-      const kept =
-        options.scope !== undefined && previous?.page === page && previous.navigation === navigation
-          ? [...previous.refs]
-          : [];
-      const refs = new Set([
-        ...kept,
-        ...[...text.matchAll(/\[ref=([a-z0-9]+)\]/g)].map((match) => match[1] as string),
-      ]);
-      snapshot = {
-        id: ++this.snapshotCount,
-        page,
-        navigation,
-        refs,
-        lines: narrowSnapshot(text, options.find),
-        request: key,
-        key: `${key}.${this.snapshotCount}`,
-      };
-      this.snapshot = snapshot;
-    }
-    const offset = decodeCursor(options.cursor, snapshot.key);
-    const cut = takeWithinBudget(snapshot.lines, options.maxTokens, {
-      offset,
-      key: snapshot.key,
-      size: (line) => Buffer.byteLength(line, 'utf8') + 1,
-    });
-    const { items, ...paging } = cut;
-    const notes: string[] = [];
-    if (options.find !== undefined && snapshot.lines.length === 0)
-      notes.push(`nothing in the snapshot matches "${options.find}"`);
-    if (cut.truncated)
-      notes.push(
-        'snapshot cut at maxTokens: continue with nextCursor, or narrow it with scope, depth or find.',
-      );
-    return { ...(await this.answer(page, { body: items.join('\n'), notes })), page: paging };
+    const { lines, paging, notes } = await this.snapshots.page(
+      page,
+      this.navigations.get(page) ?? 0,
+      request,
+      async () => {
+        const target = request.scope === undefined ? page : await this.scopeLocator(page, request.scope);
+        return target.ariaSnapshot({
+          mode: 'ai',
+          ...(request.depth !== undefined && { depth: request.depth }),
+          timeout: ACTION_TIMEOUT_MS,
+        });
+      },
+    );
+    return { ...(await this.answer(page, { body: lines.join('\n'), notes })), page: paging };
   }
 
   private async scopeLocator(page: Page, scope: string): Promise<Locator> {
