@@ -78,6 +78,9 @@ try {
     aptInstall('chromium-headless-shell', 'the rigs server’s browser tests');
   }
   // The rigs server's desktop tests: a virtual display, a window manager, input, screenshots, clipboard, xmessage.
+  if (process.platform === 'linux' && !has('firefox-esr') && !has('firefox')) {
+    aptInstall('firefox-esr', 'the rigs server’s Firefox tests');
+  }
   for (const [command, debianPackage] of [
     ['Xvfb', 'xvfb'],
     ['openbox', 'openbox'],

@@ -81,10 +81,16 @@ export class Probes {
   }
 
   private browser(engine: string, env: NodeJS.ProcessEnv): ProbeAnswer {
+    if (engine === 'firefox') {
+      const firefox = findExecutable(['firefox-esr', 'firefox'], env);
+      return firefox
+        ? { ready: true, detail: `Firefox at ${firefox}`, executable: firefox }
+        : { ready: false, detail: 'no Firefox found: install firefox-esr (Debian), or use engine chromium' };
+    }
     if (engine !== 'chromium') {
       return {
         ready: false,
-        detail: `the ${engine} engine is not available in this build: use engine chromium`,
+        detail: `the ${engine} engine is not available in this build: use engine chromium or firefox`,
       };
     }
     const executable = findChromium(this.options.chromium, env);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type Logger, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
 import type { BrowserMachine } from './browser/browser-machine.js';
 import { launchChromium } from './browser/chromium-launch.js';
+import { FirefoxMachine } from './browser/firefox-machine.js';
 import { DesktopMachine } from './desktop/desktop-machine.js';
 import { removeStaleDisplay } from './desktop/x-display.js';
 import { type EgressPolicy, EgressProxy } from './egress/egress-proxy.js';
@@ -83,6 +84,23 @@ export class RigsEngine {
       (folder) => {
         const executable = this.ready('browser', 'chromium') as string;
         return this.withProxy((proxy) => launchChromium({ executable, folder, proxy }));
+      },
+      action,
+    );
+  }
+
+  async firefox<T>(
+    caller: Caller,
+    rigId: string | undefined,
+    action: (machine: FirefoxMachine, rigId: string) => Promise<T>,
+  ): Promise<T> {
+    const key: RigKey = { ...caller, surface: 'browser', engine: 'firefox' };
+    return this.pool.use(
+      key,
+      rigId,
+      (folder) => {
+        const executable = this.ready('browser', 'firefox') as string;
+        return this.withProxy((proxy) => FirefoxMachine.launch({ executable, folder, proxy }));
       },
       action,
     );

@@ -1,6 +1,7 @@
 import { cursorArg, maxTokensArg, ToolError, withContent } from '@toolmesh/core';
 import { z } from 'zod';
 import type { BrowserAnswer, BrowserMachine } from '../rigs/browser/browser-machine.js';
+import { FIREFOX_ACTIONS, type FirefoxMachine } from '../rigs/browser/firefox-machine.js';
 import {
   callerOf,
   defineTool,
@@ -37,7 +38,10 @@ const SNAPSHOT_BUDGET = 24_000;
 
 const input = z.object({
   action: z.enum(ACTIONS),
-  engine: z.enum(['chromium']).default('chromium').describe('The browser engine.'),
+  engine: z
+    .enum(['chromium', 'firefox'])
+    .default('chromium')
+    .describe('chromium (every action) or firefox (navigate, snapshot, click).'),
   rig_id: rigIdArg,
   url: z.string().max(8192).optional().describe('navigate: an http or https URL.'),
   ref: z
@@ -109,6 +113,28 @@ function webUrl(text: string): string {
   return url.href;
 }
 
+/** Firefox does navigate, snapshot and click in this build. */
+function performFirefox(machine: FirefoxMachine, args: Input): Promise<BrowserAnswer> {
+  switch (args.action) {
+    case 'navigate':
+      return machine.navigate(webUrl(need(args, 'url')));
+    case 'snapshot':
+      return machine.takeSnapshot({
+        ...(args.scope !== undefined && { scope: args.scope }),
+        ...(args.depth !== undefined && { depth: args.depth }),
+        ...(args.find !== undefined && { find: args.find }),
+        maxTokens: args.maxTokens ?? SNAPSHOT_BUDGET,
+        cursor: args.cursor,
+      });
+    case 'click':
+      return machine.click(need(args, 'ref'));
+    default:
+      throw new ToolError(
+        `engine firefox does ${FIREFOX_ACTIONS.join(', ')} in this build, not ${args.action}: use engine chromium for it.`,
+      );
+  }
+}
+
 function perform(machine: BrowserMachine, args: Input, uploads: () => string[]): Promise<BrowserAnswer> {
   const paging = (budget: number) => ({ maxTokens: args.maxTokens ?? budget, cursor: args.cursor });
   switch (args.action) {
@@ -176,10 +202,14 @@ export const browserUse = defineTool({
     const rigs = context.engine.rigs;
     let rigId = '';
     rigs.ready('browser', args.engine);
-    const answer = await rigs.browser(callerOf(context), args.rig_id, async (machine, id) => {
+    const drive = async (
+      machine: BrowserMachine | FirefoxMachine,
+      id: string,
+      run: () => Promise<BrowserAnswer>,
+    ) => {
       rigId = id;
       try {
-        const done = await perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')));
+        const done = await run();
         return {
           ...done,
           notes: [...done.notes, ...machine.egressRefusals().map((line) => `egress: ${line}`)],
@@ -192,7 +222,15 @@ export const browserUse = defineTool({
         }
         throw error;
       }
-    });
+    };
+    const answer =
+      args.engine === 'firefox'
+        ? await rigs.firefox(callerOf(context), args.rig_id, (machine, id) =>
+            drive(machine, id, () => performFirefox(machine, args)),
+          )
+        : await rigs.browser(callerOf(context), args.rig_id, (machine, id) =>
+            drive(machine, id, () => perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')))),
+          );
     const output: UseOutput = {
       rig_id: rigId,
       tab: answer.tab,
