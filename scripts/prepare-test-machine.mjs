@@ -81,6 +81,9 @@ try {
   if (process.platform === 'linux' && !has('firefox-esr') && !has('firefox')) {
     aptInstall('firefox-esr', 'the rigs server’s Firefox tests');
   }
+  if (process.platform === 'linux' && !has('WebKitWebDriver')) {
+    aptInstall('webkit2gtk-driver', 'the rigs server’s WebKit tests');
+  }
   for (const [command, debianPackage] of [
     ['Xvfb', 'xvfb'],
     ['openbox', 'openbox'],

@@ -10,6 +10,16 @@ export interface ProbeAnswer {
   executable?: string;
 }
 
+/** WebKitGTK's MiniBrowser, which Debian keeps beside the library rather than on PATH. */
+export function findMiniBrowser(): string | undefined {
+  return findExecutable([
+    '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+    '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+    '/usr/lib/x86_64-linux-gnu/webkitgtk-6.0/MiniBrowser',
+    '/usr/lib/aarch64-linux-gnu/webkitgtk-6.0/MiniBrowser',
+  ]);
+}
+
 export type Surface = 'browser' | 'desktop' | 'mobile' | 'ios';
 
 const DESKTOP_PROGRAMS = [
@@ -87,10 +97,24 @@ export class Probes {
         ? { ready: true, detail: `Firefox at ${firefox}`, executable: firefox }
         : { ready: false, detail: 'no Firefox found: install firefox-esr (Debian), or use engine chromium' };
     }
+    if (engine === 'webkit') {
+      const driver = findExecutable(['WebKitWebDriver'], env);
+      const missing = [
+        driver ? '' : 'WebKitWebDriver',
+        findMiniBrowser() ? '' : 'MiniBrowser',
+        findExecutable(['Xvfb'], env) ? '' : 'Xvfb',
+      ].filter(Boolean);
+      return driver && missing.length === 0
+        ? { ready: true, detail: `WebKitWebDriver at ${driver}`, executable: driver }
+        : {
+            ready: false,
+            detail: `no WebKit: ${missing.join(', ')} not found; install webkit2gtk-driver and xvfb (Debian), or use engine chromium`,
+          };
+    }
     if (engine !== 'chromium') {
       return {
         ready: false,
-        detail: `the ${engine} engine is not available in this build: use engine chromium or firefox`,
+        detail: `the ${engine} engine is not available in this build: use engine chromium, firefox or webkit`,
       };
     }
     const executable = findChromium(this.options.chromium, env);

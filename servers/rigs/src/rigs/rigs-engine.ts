@@ -4,10 +4,11 @@ import { type Logger, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
 import type { BrowserMachine } from './browser/browser-machine.js';
 import { launchChromium } from './browser/chromium-launch.js';
 import { FirefoxMachine } from './browser/firefox-machine.js';
+import { WebKitMachine } from './browser/webkit-machine.js';
 import { DesktopMachine } from './desktop/desktop-machine.js';
 import { removeStaleDisplay } from './desktop/x-display.js';
 import { type EgressPolicy, EgressProxy } from './egress/egress-proxy.js';
-import { Probes, type Surface } from './probes.js';
+import { findMiniBrowser, Probes, type Surface } from './probes.js';
 import { type RigKey, RigPool, type RigView } from './rig-pool.js';
 import { RunFolders } from './run-folders.js';
 
@@ -89,18 +90,30 @@ export class RigsEngine {
     );
   }
 
-  async firefox<T>(
+  /** A Firefox or WebKit rig: navigate, snapshot (an in-page outline) and click. */
+  async outlineBrowser<T>(
     caller: Caller,
+    engine: 'firefox' | 'webkit',
     rigId: string | undefined,
-    action: (machine: FirefoxMachine, rigId: string) => Promise<T>,
+    action: (machine: FirefoxMachine | WebKitMachine, rigId: string) => Promise<T>,
   ): Promise<T> {
-    const key: RigKey = { ...caller, surface: 'browser', engine: 'firefox' };
+    const key: RigKey = { ...caller, surface: 'browser', engine };
     return this.pool.use(
       key,
       rigId,
       (folder) => {
-        const executable = this.ready('browser', 'firefox') as string;
-        return this.withProxy((proxy) => FirefoxMachine.launch({ executable, folder, proxy }));
+        const executable = this.ready('browser', engine) as string;
+        return this.withProxy(
+          (proxy): Promise<FirefoxMachine | WebKitMachine> =>
+            engine === 'firefox'
+              ? FirefoxMachine.launch({ executable, folder, proxy })
+              : WebKitMachine.launch({
+                  driver: executable,
+                  miniBrowser: findMiniBrowser() as string,
+                  folder,
+                  proxy,
+                }),
+        );
       },
       action,
     );

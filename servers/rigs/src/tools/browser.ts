@@ -1,7 +1,7 @@
 import { cursorArg, maxTokensArg, ToolError, withContent } from '@toolmesh/core';
 import { z } from 'zod';
 import type { BrowserAnswer, BrowserMachine } from '../rigs/browser/browser-machine.js';
-import { FIREFOX_ACTIONS, type FirefoxMachine } from '../rigs/browser/firefox-machine.js';
+import { OUTLINE_ACTIONS, type OutlineBrowser } from '../rigs/browser/outline-browser.js';
 import {
   callerOf,
   defineTool,
@@ -39,9 +39,9 @@ const SNAPSHOT_BUDGET = 24_000;
 const input = z.object({
   action: z.enum(ACTIONS),
   engine: z
-    .enum(['chromium', 'firefox'])
+    .enum(['chromium', 'firefox', 'webkit'])
     .default('chromium')
-    .describe('chromium (every action) or firefox (navigate, snapshot, click).'),
+    .describe('chromium (every action), firefox or webkit (navigate, snapshot, click).'),
   rig_id: rigIdArg,
   url: z.string().max(8192).optional().describe('navigate: an http or https URL.'),
   ref: z
@@ -113,8 +113,8 @@ function webUrl(text: string): string {
   return url.href;
 }
 
-/** Firefox does navigate, snapshot and click in this build. */
-function performFirefox(machine: FirefoxMachine, args: Input): Promise<BrowserAnswer> {
+/** Firefox and WebKit do navigate, snapshot and click in this build. */
+function performOutline(machine: OutlineBrowser, args: Input): Promise<BrowserAnswer> {
   switch (args.action) {
     case 'navigate':
       return machine.navigate(webUrl(need(args, 'url')));
@@ -130,7 +130,7 @@ function performFirefox(machine: FirefoxMachine, args: Input): Promise<BrowserAn
       return machine.click(need(args, 'ref'));
     default:
       throw new ToolError(
-        `engine firefox does ${FIREFOX_ACTIONS.join(', ')} in this build, not ${args.action}: use engine chromium for it.`,
+        `engine ${args.engine} does ${OUTLINE_ACTIONS.join(', ')} in this build, not ${args.action}: use engine chromium for it.`,
       );
   }
 }
@@ -203,7 +203,7 @@ export const browserUse = defineTool({
     let rigId = '';
     rigs.ready('browser', args.engine);
     const drive = async (
-      machine: BrowserMachine | FirefoxMachine,
+      machine: BrowserMachine | OutlineBrowser,
       id: string,
       run: () => Promise<BrowserAnswer>,
     ) => {
@@ -216,7 +216,7 @@ export const browserUse = defineTool({
         };
       } catch (error) {
         // A refused tunnel (https) reaches the page only as a connection error: say why.
-        const refusals = machine.egressRefusals();
+        const refusals = machine.egressRefusals().filter((line) => !(error as Error).message.includes(line));
         if (error instanceof ToolError && refusals.length > 0) {
           throw new ToolError(`${error.message} (${refusals.join(' ')})`);
         }
@@ -224,9 +224,9 @@ export const browserUse = defineTool({
       }
     };
     const answer =
-      args.engine === 'firefox'
-        ? await rigs.firefox(callerOf(context), args.rig_id, (machine, id) =>
-            drive(machine, id, () => performFirefox(machine, args)),
+      args.engine !== 'chromium'
+        ? await rigs.outlineBrowser(callerOf(context), args.engine, args.rig_id, (machine, id) =>
+            drive(machine, id, () => performOutline(machine, args)),
           )
         : await rigs.browser(callerOf(context), args.rig_id, (machine, id) =>
             drive(machine, id, () => perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')))),

@@ -7,11 +7,9 @@ import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
 import type { Machine } from '../rig-pool.js';
 import type { BrowserAnswer } from './browser-machine.js';
+import type { OutlineBrowser } from './outline-browser.js';
 import { PAGE_OUTLINE, PAGE_REF } from './page-outline.js';
 import { type Paging, SnapshotBook, type SnapshotRequest, staleRef } from './snapshot-book.js';
-
-/** What the Firefox engine does in this build; other actions are refused with this list. */
-export const FIREFOX_ACTIONS = ['navigate', 'snapshot', 'click'] as const;
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
@@ -19,7 +17,7 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * A headless Firefox driven by puppeteer-core over WebDriver BiDi. BiDi gives no accessibility
  * tree, so snapshots are an outline built in the page (roles and names), with refs of its own.
  */
-export class FirefoxMachine implements Machine {
+export class FirefoxMachine implements Machine, OutlineBrowser {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names (WebDriver BiDi has no accessibility tree)',

@@ -19,6 +19,8 @@ export interface DesktopOptions {
   size?: Size;
   /** The largest screenshot a model is shown (default 1024×768); larger displays are scaled down into it. */
   target?: Size;
+  /** Whether openbox manages the display (default true); a display only for a browser needs none. */
+  windowManager?: boolean;
   /** Given to desktop programs as http_proxy and https_proxy (only programs that honour them use it); the machine closes it. */
   proxy?: EgressProxy;
 }
@@ -100,7 +102,7 @@ export class DesktopMachine implements Machine {
       };
       const machine = new DesktopMachine(folder, display, env, size, target, options.proxy);
       try {
-        await machine.boot();
+        await machine.boot(options.windowManager ?? true);
         return machine;
       } catch (error) {
         lastError = error;
@@ -110,7 +112,7 @@ export class DesktopMachine implements Machine {
     throw new ToolError(`the desktop did not start: ${(lastError as Error).message}`);
   }
 
-  private async boot(): Promise<void> {
+  private async boot(windowManager: boolean): Promise<void> {
     const { width, height } = this.displaySize;
     recordDisplay(this.folder, this.display);
     const xvfb = this.spawn('Xvfb', [
@@ -135,6 +137,7 @@ export class DesktopMachine implements Machine {
       await this.run('xdpyinfo', []);
       return true;
     }, `Xvfb answering on :${this.display}`);
+    if (!windowManager) return;
     this.spawn('openbox', ['--config-file', writeOpenboxConfig(this.folder), '--sm-disable']);
     // Apps started before the window manager is up appear seconds late, so wait for it.
     await until(
@@ -143,7 +146,8 @@ export class DesktopMachine implements Machine {
     );
   }
 
-  private spawn(command: string, args: readonly string[], stdin: 'pipe' | 'ignore' = 'ignore') {
+  /** Starts a program on the display, as a process group of the rig. */
+  spawn(command: string, args: readonly string[], stdin: 'pipe' | 'ignore' = 'ignore') {
     const child = spawnInGroup(command, args, { rigFolder: this.folder, env: this.env, stdin });
     child.stderr?.resume();
     if (child.pid !== undefined) this.groups.push(child.pid);

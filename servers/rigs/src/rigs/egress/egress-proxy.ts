@@ -67,6 +67,11 @@ export class EgressProxy {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** The refusals since the last `takeRefusals`, left in place. */
+  pendingRefusals(): readonly string[] {
+    return this.refusals;
+  }
+
   takeRefusals(): string[] {
     const taken = this.refusals;
     this.refusals = [];

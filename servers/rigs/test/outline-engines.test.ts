@@ -13,10 +13,6 @@ interface Use {
   content: string;
 }
 
-const use = (args: Record<string, unknown>) =>
-  s.ok<Use>('browser_use', { workspace_id: 'alpha', engine: 'firefox', ...args });
-const fails = (args: Record<string, unknown>) =>
-  s.fails('browser_use', { workspace_id: 'alpha', engine: 'firefox', ...args });
 const refOf = (content: string, pattern: RegExp) => {
   const ref = content
     .split('\n')
@@ -36,7 +32,15 @@ afterAll(async () => {
   await pages?.close();
 });
 
-describe('browser_use on Firefox (WebDriver BiDi)', () => {
+describe.each([
+  ['firefox', 'Firefox over WebDriver BiDi'],
+  ['webkit', 'WebKit over WebDriver'],
+])('browser_use with engine %s (%s)', (engine) => {
+  const use = (args: Record<string, unknown>) =>
+    s.ok<Use>('browser_use', { workspace_id: 'alpha', engine, ...args });
+  const fails = (args: Record<string, unknown>) =>
+    s.fails('browser_use', { workspace_id: 'alpha', engine, ...args });
+
   it('navigates, outlines the page with refs, framed, and clicks by ref', { timeout: 90_000 }, async () => {
     const opened = await use({ action: 'navigate', url: `${pages.origin}/form.html` });
     expect(opened.content).toContain('title: Form page');
@@ -53,7 +57,7 @@ describe('browser_use on Firefox (WebDriver BiDi)', () => {
     const link = refOf((await use({ action: 'snapshot' })).content, /link "Second page"/);
     await use({ action: 'click', ref: link });
     expect((await use({ action: 'snapshot' })).content).toMatch(/heading "Second"/);
-    expect(fx.rigs.list('alpha')).toMatchObject([{ surface: 'browser', engine: 'firefox' }]);
+    expect(fx.rigs.list('alpha')).toMatchObject([{ surface: 'browser', engine }]);
   });
 
   it('sends loopback through the egress proxy too, and refuses what it should', async () => {
@@ -61,11 +65,13 @@ describe('browser_use on Firefox (WebDriver BiDi)', () => {
     expect(await fails({ action: 'navigate', url: elsewhere })).toMatch(
       /127\.0\.0\.1:\d+ is a loopback address/,
     );
+    const fetching = `${pages.origin}/fetch.html?to=${encodeURIComponent(`${elsewhere}secret`)}`;
+    expect((await use({ action: 'navigate', url: fetching })).content).toContain('title: Fetch page');
     expect(await fails({ action: 'navigate', url: 'http://10.255.255.1/' })).toMatch(
       /10\.255\.255\.1:80 is a private network address/,
     );
     expect(await fails({ action: 'screenshot' })).toMatch(
-      /engine firefox does navigate, snapshot, click in this build/,
+      new RegExp(`engine ${engine} does navigate, snapshot, click in this build`),
     );
   });
 
