@@ -39,7 +39,9 @@ async function until(condition: () => boolean, what: string, ms = 20_000): Promi
 }
 
 describe('toolmesh-rigs over real stdio', () => {
-  it('drives a browser and a desktop; after kill -9 nothing survives, and the next start sweeps the folder and the X lock', async () => {
+  it('drives Chromium, Firefox and a desktop; after kill -9 nothing survives, and the next start sweeps the folder and the X lock', {
+    timeout: 90_000,
+  }, async () => {
     const start = () =>
       spawnStdioClient(process.execPath, [BIN, '--allow-origin', pages.origin, '--workspace', 'w'], {
         env: { TOOLMESH_DATA_DIR: data },
@@ -53,6 +55,12 @@ describe('toolmesh-rigs over real stdio', () => {
       url: `${pages.origin}/second.html`,
     });
     expect(opened.content).toContain('title: Second page');
+    const firefox = await ok<{ content: string }>('browser_use', {
+      engine: 'firefox',
+      action: 'navigate',
+      url: `${pages.origin}/second.html`,
+    });
+    expect(firefox.content).toContain('title: Second page');
     const desktop = await ok<{ notes: string[] }>('computer_use', {
       action: 'launch',
       argv: ['xmessage', 'left behind?'],
