@@ -77,6 +77,7 @@ await runServerProgram({
       log,
     });
     await rigs.sweep();
+    process.env.TMPDIR = rigs.serverTemp();
     log.debug(`rigs for workspaces ${flags.workspaces.join(', ')}`);
     const options = {
       rigs,

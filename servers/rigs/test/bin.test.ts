@@ -73,7 +73,12 @@ describe('toolmesh-rigs over real stdio', () => {
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(true);
     expect(markedProcesses(path.join(data, 'rigs'))).not.toEqual([]);
     expect(owners()).toHaveLength(1);
+    // Playwright's own artifacts folder lands in the server's run folder, so the sweep takes it too.
+    expect(readdirSync(path.join(data, 'rigs', 'run', owners()[0] as string, '.tmp')).join(' ')).toMatch(
+      /playwright-artifacts-/,
+    );
 
+    const [dead] = owners();
     process.kill(server.pid as number, 'SIGKILL');
     await until(
       () => markedProcesses(path.join(data, 'rigs')).length === 0,
@@ -83,7 +88,7 @@ describe('toolmesh-rigs over real stdio', () => {
     expect(owners()).toHaveLength(1);
 
     const next = await start();
-    await until(() => owners().length === 0, 'the sweep of the dead server’s folder');
+    await until(() => !owners().includes(dead as string), 'the sweep of the dead server’s folder');
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
     await next.close();
@@ -128,6 +133,11 @@ describe('toolmesh-rigs over Streamable HTTP', () => {
       await exited;
     }
     expect(markedProcesses(path.join(data, 'rigs'))).toEqual([]);
-    expect(owners()).toEqual([]);
+    expect(
+      owners(),
+      JSON.stringify(
+        owners().map((owner) => readdirSync(path.join(data, 'rigs', 'run', owner), { recursive: true })),
+      ),
+    ).toEqual([]);
   });
 });

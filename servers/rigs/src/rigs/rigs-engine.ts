@@ -66,6 +66,14 @@ export class RigsEngine {
     return swept;
   }
 
+  /**
+   * A temp folder for the server process's own files (Playwright keeps an artifacts folder per
+   * browser in the temp directory, left behind by a kill -9): inside the run folder, swept with it.
+   */
+  serverTemp(): string {
+    return this.folders.serverTemp();
+  }
+
   /** The probe's answer when the surface cannot start, as the error a tool returns. */
   ready(surface: Surface, engine?: string): string | undefined {
     const answer = this.probes.answer(surface, engine);

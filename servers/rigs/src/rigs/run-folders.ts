@@ -46,6 +46,13 @@ export class RunFolders {
     return folder;
   }
 
+  /** A temp folder for the server itself, inside its owner folder, so a sweep takes it too. */
+  serverTemp(): string {
+    const folder = path.join(this.owner, '.tmp');
+    mkdirSync(folder, { recursive: true });
+    return folder;
+  }
+
   remove(folder: string): void {
     rmSync(folder, { recursive: true, force: true });
   }
