@@ -68,6 +68,25 @@ describe('rig lifecycle', () => {
     ).toMatch(/no rig/);
   });
 
+  it('tells a client that asked for progress when it starts a rig, and only then', async () => {
+    const s = await fx.connect();
+    const heard: string[] = [];
+    const call = () =>
+      s.client.callTool(
+        {
+          name: 'browser_use',
+          arguments: { workspace_id: 'beta', action: 'navigate', url: `${pages.origin}/second.html` },
+        },
+        undefined,
+        { onprogress: (progress) => heard.push(progress.message ?? '') },
+      );
+    await call();
+    expect(heard).toEqual(['starting a Chromium rig']);
+    await call();
+    expect(heard).toEqual(['starting a Chromium rig']);
+    await fx.rigs.close('beta', fx.rigs.list('beta')[0]?.id as string);
+  });
+
   it('closes the least recently used rig when a workspace is at its cap', async () => {
     const s = await fx.connect();
     const before = fx.rigs.list('alpha');

@@ -25,10 +25,15 @@ export interface RigsEngineOptions {
   log?: Logger;
 }
 
-/** Who a call reuses a rig for. */
+/** Who a call reuses a rig for, and how to tell them a rig is being started (it takes seconds). */
 export interface Caller {
   workspace: string;
   conversation: string;
+  starting?: (what: string) => void;
+}
+
+function rigKey({ workspace, conversation }: Caller, surface: Surface, engine: string): RigKey {
+  return { workspace, conversation, surface, engine };
 }
 
 /** The rigs of one server: probes, the pool, the egress proxy and the upload roots. Knows nothing of MCP. */
@@ -74,7 +79,7 @@ export class RigsEngine {
     return this.folders.serverTemp();
   }
 
-  /** The probe's answer when the surface cannot start, as the error a tool returns. */
+  /** Throws the probe's answer when the surface cannot start here; else returns the program it found. */
   ready(surface: Surface, engine?: string): string | undefined {
     const answer = this.probes.answer(surface, engine);
     if (answer.ready) return answer.executable;
@@ -86,12 +91,13 @@ export class RigsEngine {
     rigId: string | undefined,
     action: (machine: BrowserMachine, rigId: string) => Promise<T>,
   ): Promise<T> {
-    const key: RigKey = { ...caller, surface: 'browser', engine: 'chromium' };
+    const key = rigKey(caller, 'browser', 'chromium');
     return this.pool.use(
       key,
       rigId,
       (folder) => {
         const executable = this.ready('browser', 'chromium') as string;
+        caller.starting?.('starting a Chromium rig');
         return this.withProxy((proxy) => launchChromium({ executable, folder, proxy }));
       },
       action,
@@ -105,12 +111,13 @@ export class RigsEngine {
     rigId: string | undefined,
     action: (machine: FirefoxMachine | WebKitMachine, rigId: string) => Promise<T>,
   ): Promise<T> {
-    const key: RigKey = { ...caller, surface: 'browser', engine };
+    const key = rigKey(caller, 'browser', engine);
     return this.pool.use(
       key,
       rigId,
       (folder) => {
         const executable = this.ready('browser', engine) as string;
+        caller.starting?.(`starting a ${engine} rig`);
         return this.withProxy(
           (proxy): Promise<FirefoxMachine | WebKitMachine> =>
             engine === 'firefox'
@@ -132,12 +139,13 @@ export class RigsEngine {
     rigId: string | undefined,
     action: (machine: DesktopMachine, rigId: string) => Promise<T>,
   ): Promise<T> {
-    const key: RigKey = { ...caller, surface: 'desktop', engine: 'xvfb' };
+    const key = rigKey(caller, 'desktop', 'xvfb');
     return this.pool.use(
       key,
       rigId,
       (folder) => {
         this.ready('desktop');
+        caller.starting?.('starting a desktop rig');
         return this.withProxy((proxy) => DesktopMachine.start({ folder, proxy }));
       },
       action,

@@ -13,7 +13,11 @@ export const defineTool = toolDefiner<RigsSession>();
 
 /** The rig a call reuses: the workspace's, for the aggregator's conversation or this MCP session. */
 export function callerOf(context: ToolContext<RigsSession>): Caller {
-  return { workspace: context.workspace, conversation: context.conversation ?? context.engine.session };
+  return {
+    workspace: context.workspace,
+    conversation: context.conversation ?? context.engine.session,
+    starting: (what) => void context.progress(0, undefined, what).catch(() => undefined),
+  };
 }
 
 /** Driving a machine starts processes, reaches the network and changes the machine's state. */
