@@ -139,6 +139,21 @@ describe('computer_use on Xvfb and openbox', () => {
     );
   });
 
+  it('resizes the display by restarting it, closing its programs, and says so', async () => {
+    await use({ action: 'launch', argv: ['xmessage', 'closed by the resize'] });
+    expect(xmessages()).toHaveLength(1);
+    const resized = await use({ action: 'resize', size: [1024, 768] });
+    expect(resized.notes[0]).toMatch(
+      /now 1024×768 \(screenshots 1024×768\); it restarted, so the programs on it were closed/,
+    );
+    expect(xmessages()).toEqual([]);
+    const result = await s.call('computer_use', { workspace_id: 'alpha', action: 'screenshot' });
+    expect(jpegSize(onlyImage(result))).toEqual({ width: 1024, height: 768 });
+    expect(fx.rigs.list('alpha')[0]?.displaySize).toEqual({ width: 1024, height: 768 });
+    await use({ action: 'mouse_move', coordinate: [1000, 700] });
+    expect((await use({ action: 'cursor_position' })).notes).toEqual(['the pointer is at [1000, 700]']);
+  });
+
   it('leaves no process, folder or X lock behind after rig_close', async () => {
     const [rig] = fx.rigs.list('alpha');
     const display = /Xvfb :(\d+)/.exec(rig?.controller ?? '')?.[1];

@@ -12,7 +12,7 @@ import {
   useOutput,
 } from './define.js';
 
-/** Anthropic's computer-use actions, plus launch and clipboard. */
+/** Anthropic's computer-use actions, plus launch, clipboard and resize. */
 const ACTIONS = [
   'key',
   'type',
@@ -33,6 +33,7 @@ const ACTIONS = [
   'zoom',
   'launch',
   'clipboard',
+  'resize',
 ] as const;
 
 const coordinate = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
@@ -69,6 +70,10 @@ const input = z.object({
     .max(64)
     .optional()
     .describe('launch: the program and its arguments (no shell).'),
+  size: z
+    .tuple([z.number().int().min(320).max(3840), z.number().int().min(240).max(2160)])
+    .optional()
+    .describe('resize: [width, height] of the display; it restarts, closing its programs.'),
 });
 
 type Input = z.infer<typeof input>;
@@ -132,6 +137,10 @@ async function perform(machine: DesktopMachine, args: Input): Promise<DesktopAns
       return machine.launch(need(args, 'argv'));
     case 'clipboard':
       return machine.clipboard(args.text);
+    case 'resize': {
+      const [width, height] = need(args, 'size');
+      return machine.resize({ width, height });
+    }
   }
 }
 
@@ -139,7 +148,7 @@ export const computerUse = defineTool({
   name: 'computer_use',
   title: 'Drive a Linux desktop',
   description:
-    'Drive a disposable Linux desktop (Xvfb and openbox; one per conversation, reused, closed when idle) with Anthropic’s computer-use actions: key, type, mouse_move, left/right/middle/double/triple click, left_click_drag, left_mouse_down/up, scroll, hold_key, wait, screenshot, cursor_position, zoom; plus launch (start a program, argv) and clipboard. Coordinates are in screenshot pixels; screenshots are one JPEG scaled to fit 1024×768.',
+    'Drive a disposable Linux desktop (Xvfb and openbox; one per conversation, reused, closed when idle) with Anthropic’s computer-use actions: key, type, mouse_move, left/right/middle/double/triple click, left_click_drag, left_mouse_down/up, scroll, hold_key, wait, screenshot, cursor_position, zoom; plus launch (start a program, argv), clipboard and resize (restarts the display). Coordinates are in screenshot pixels; screenshots are one JPEG scaled to fit 1024×768.',
   capability: 'desktop',
   input,
   output: useOutput,

@@ -4,9 +4,15 @@ import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
 import { MAX_IMAGE_BYTES } from '../browser/jpeg-screenshot.js';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import { RIG_MARK, spawnInGroup } from '../process-group.js';
+import { endRigProcesses, RIG_MARK, spawnInGroup } from '../process-group.js';
 import type { Machine } from '../rig-pool.js';
-import { freeDisplay, recordDisplay, writeOpenboxConfig, writeXauthority } from './x-display.js';
+import {
+  freeDisplay,
+  recordDisplay,
+  removeStaleDisplay,
+  writeOpenboxConfig,
+  writeXauthority,
+} from './x-display.js';
 
 export interface Size {
   width: number;
@@ -51,10 +57,11 @@ export class DesktopMachine implements Machine {
     'a process group on a private X display (Xvfb, openbox), not a virtual machine',
     'desktop programs get the egress proxy as http_proxy and https_proxy, which only programs that honour it use',
   ];
-  readonly displaySize: Size;
+  /** The display's real size; `resize` changes it. */
+  displaySize: Size;
   /** Screen size in the model's coordinates: the display scaled down to fit the target. */
-  readonly screen: Size;
-  private readonly scale: number;
+  screen: Size = { width: 0, height: 0 };
+  private scale = 1;
   private readonly groups: number[] = [];
 
   private constructor(
@@ -62,16 +69,18 @@ export class DesktopMachine implements Machine {
     readonly display: number,
     private readonly env: NodeJS.ProcessEnv,
     size: Size,
-    target: Size,
+    private readonly target: Size,
     private readonly proxy?: EgressProxy,
   ) {
     this.displaySize = size;
-    this.scale = Math.min(1, target.width / size.width, target.height / size.height);
-    this.screen = {
-      width: Math.round(size.width * this.scale),
-      height: Math.round(size.height * this.scale),
-    };
+    this.fit();
     this.controller = `xdotool, scrot and xclip on Xvfb :${display} with openbox`;
+  }
+
+  private fit(): void {
+    const { width, height } = this.displaySize;
+    this.scale = Math.min(1, this.target.width / width, this.target.height / height);
+    this.screen = { width: Math.round(width * this.scale), height: Math.round(height * this.scale) };
   }
 
   static async start(options: DesktopOptions): Promise<DesktopMachine> {
@@ -167,6 +176,31 @@ export class DesktopMachine implements Machine {
 
   processGroups(): number[] {
     return [...this.groups];
+  }
+
+  /**
+   * Xvfb cannot change its screen size once started, so the display restarts at the new size on
+   * the same number: every program on it is closed, and the answer says so.
+   */
+  async resize(size: Size): Promise<DesktopAnswer> {
+    await endRigProcesses(this.folder, this.groups);
+    this.groups.length = 0;
+    removeStaleDisplay(this.folder);
+    this.displaySize = size;
+    this.fit();
+    try {
+      await this.boot(true);
+    } catch (error) {
+      throw new ToolError(
+        `the display did not restart at ${size.width}×${size.height}: ${(error as Error).message}; close this rig and start another.`,
+      );
+    }
+    return {
+      notes: [
+        `the display is now ${size.width}×${size.height} (screenshots ${this.screen.width}×${this.screen.height}); it restarted, so the programs on it were closed`,
+      ],
+      body: '',
+    };
   }
 
   /** The pool ends the process groups (Xvfb removes its lock and socket on TERM); only the proxy is ours to close. */
@@ -311,10 +345,14 @@ export class DesktopMachine implements Machine {
   async clipboard(text?: string): Promise<DesktopAnswer> {
     if (text !== undefined) {
       // xclip stays as the selection's owner, so it runs in the rig's groups and ends with the display.
+      // It forks into the background once it owns the selection: its first process exiting says so.
       const child = this.spawn('xclip', ['-selection', 'clipboard', '-in'], 'pipe');
       await new Promise<void>((resolve, reject) => {
         child.once('error', reject);
-        child.stdin?.end(text, () => resolve());
+        child.once('exit', (code) =>
+          code === 0 ? resolve() : reject(new ToolError(`xclip could not take the clipboard (exit ${code})`)),
+        );
+        child.stdin?.end(text);
       });
       return { notes: [`wrote ${text.length} character(s) to the clipboard`], body: '' };
     }
