@@ -74,6 +74,27 @@ async function ensureRedis() {
 
 try {
   if (process.platform === 'linux' && !has('bwrap')) aptInstall('bubblewrap', 'the sandbox tests');
+  if (process.platform === 'linux' && !has('chromium-headless-shell') && !has('chromium')) {
+    aptInstall('chromium-headless-shell', 'the rigs server’s browser tests');
+  }
+  // The rigs server's desktop tests: a virtual display, a window manager, input, screenshots, clipboard, xmessage.
+  if (process.platform === 'linux' && !has('firefox-esr') && !has('firefox')) {
+    aptInstall('firefox-esr', 'the rigs server’s Firefox tests');
+  }
+  if (process.platform === 'linux' && !has('WebKitWebDriver')) {
+    aptInstall('webkit2gtk-driver', 'the rigs server’s WebKit tests');
+  }
+  for (const [command, debianPackage] of [
+    ['Xvfb', 'xvfb'],
+    ['openbox', 'openbox'],
+    ['xdotool', 'xdotool'],
+    ['scrot', 'scrot'],
+    ['xclip', 'xclip'],
+    ['xmessage', 'x11-utils'],
+  ]) {
+    if (process.platform === 'linux' && !has(command))
+      aptInstall(debianPackage, 'the rigs server’s desktop tests');
+  }
   await ensureRedis();
 } catch (error) {
   log(error.message);

@@ -78,6 +78,17 @@ describe('the merged registry', () => {
     expect(resultText(await call('fixture__whoami'))).toMatch(/^local:.+/);
   });
 
+  it("gives the server one conversation key per session, in the request's _meta", async () => {
+    const conversation = async (client: Awaited<ReturnType<Harness['connect']>>) =>
+      /conversation ([\w-]+)/.exec(resultText(await client.call('fixture__whoami')))?.[1];
+    const one = await harness.connect();
+    const two = await harness.connect();
+    const first = await conversation(one);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await conversation(one)).toBe(first);
+    expect(await conversation(two)).not.toBe(first);
+  });
+
   it('shows only the discovery tools on a discovery endpoint, and calls through call_tool', async () => {
     const { client, call } = await harness.connect({ exposure: 'discovery' });
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([

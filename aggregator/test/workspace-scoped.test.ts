@@ -117,11 +117,11 @@ describe('workspaceScoped in a config', () => {
     expect([...unused.keys()]).toEqual(['fs@api', 'plain']);
   });
 
-  it('is on for the first-party tickets and memory, and off for the others', () => {
+  it('is on for the first-party tickets, memory and rigs, and off for the others', () => {
     const installed = installedFirstPartyServers();
     expect(installed.get('tickets')?.workspaceScoped).toBe(true);
     for (const [name, config] of installed) {
-      expect(config.workspaceScoped, name).toBe(name === 'tickets' || name === 'memory');
+      expect(config.workspaceScoped, name).toBe(['tickets', 'memory', 'rigs'].includes(name));
     }
   });
 });

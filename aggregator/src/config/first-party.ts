@@ -11,7 +11,7 @@ export const FIRST_PARTY_SERVERS = ['fs', 'git', 'code-graph', 'tickets', 'memor
 const PER_WORKSPACE = new Set<string>(['fs', 'git', 'code-graph']);
 
 /** The servers that keep workspaces apart in their own data, so one process serves every workspace. */
-const WORKSPACE_SCOPED = new Set<string>(['tickets', 'memory']);
+const WORKSPACE_SCOPED = new Set<string>(['tickets', 'memory', 'rigs']);
 
 /** The servers that reach beyond this machine (feeds fetch, rigs drive remote machines). */
 const NEEDS_NETWORK = new Set<string>(['feeds', 'rigs']);

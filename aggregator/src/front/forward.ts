@@ -116,7 +116,7 @@ export async function forwardToolCall(
         ...deadlineOptions(timeout, withProgress),
         ...(onprogress && { onprogress }),
       },
-      { [META_KEYS.agent]: session.identity },
+      { [META_KEYS.agent]: session.identity, [META_KEYS.conversation]: session.conversation },
     );
     return capResult(result, aggregator.config.resultMaxBytes, exposed);
   } catch (error) {

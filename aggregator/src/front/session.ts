@@ -20,6 +20,8 @@ const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(lev
 export class FrontSession {
   /** toolmesh's own id for the session, the key of its todo list and approvals in the state. */
   readonly id = randomUUID();
+  /** What servers see as `toolmesh/conversation`: one per session, apart from the id that keys its state. */
+  readonly conversation = randomUUID();
   lastActive = Date.now();
   /** Set by the client's `logging/setLevel`; downstream log messages below it are dropped. */
   logLevel: LoggingLevel | undefined;

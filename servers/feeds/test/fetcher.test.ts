@@ -1,6 +1,6 @@
+import { NetworkRefusal, refusalReason } from '@toolmesh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeedFetcher, FetchError, parseRetryAfter, USER_AGENT } from '../src/feeds/fetcher.js';
-import { NetworkRefusal, refusalReason } from '../src/feeds/ssrf-guard.js';
 import { type FeedServer, startFeedServer } from './feed-server.js';
 
 let server: FeedServer;

@@ -27,4 +27,6 @@ export const META_KEYS = {
   workspaceScoped: 'toolmesh/workspaceScoped',
   /** In a forwarded call's request `_meta`: who is calling, as the aggregator authenticated them. */
   agent: 'toolmesh/agent',
+  /** In a forwarded call's request `_meta`: the conversation it belongs to, for servers that keep per-conversation state. */
+  conversation: 'toolmesh/conversation',
 } as const;

@@ -14,6 +14,8 @@ export interface ToolContext<Engine> {
   identity: string;
   /** The workspace of the call: its checked `workspace_id` for workspace-scoped tools, else the first served. */
   workspace: string;
+  /** The request's `toolmesh/conversation`, when the aggregator passed one. */
+  conversation?: string;
 }
 
 /** MCP annotations of a tool that only reads: it changes nothing, may be repeated, and stays inside its server. */

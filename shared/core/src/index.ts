@@ -77,6 +77,7 @@ export {
   serve,
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
+export { checkLiteralHost, guardedLookup, NetworkRefusal, refusalReason } from './ssrf-guard.js';
 export { type Statement, statementCache } from './statement-cache.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-transport.js';
 export { renderToolReference } from './tool-docs.js';

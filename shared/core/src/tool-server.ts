@@ -43,10 +43,12 @@ export interface ToolServerOptions<Engine> {
 }
 
 /** What a caller of runTool supplies; the identity and workspace come from the call and its scope. */
-export type ToolCallContext<Engine> = Omit<ToolContext<Engine>, 'identity' | 'workspace'> & {
+export type ToolCallContext<Engine> = Omit<ToolContext<Engine>, 'identity' | 'workspace' | 'conversation'> & {
   scope?: CallingScope;
   /** The request's `toolmesh/agent`, when it came with one. */
   requestAgent?: unknown;
+  /** The request's `toolmesh/conversation`, when it came with one. */
+  requestConversation?: unknown;
 };
 
 const DEFAULT_SCOPE: CallingScope = { workspaces: ['default'] };
@@ -92,7 +94,7 @@ export async function runTool<Engine>(
   rawArgs: unknown,
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
-  const { scope = DEFAULT_SCOPE, requestAgent, ...context } = callContext;
+  const { scope = DEFAULT_SCOPE, requestAgent, requestConversation, ...context } = callContext;
   const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
   try {
@@ -104,6 +106,8 @@ export async function runTool<Engine>(
       ...context,
       identity: callingIdentity(requestAgent, scope),
       workspace,
+      ...(typeof requestConversation === 'string' &&
+        requestConversation !== '' && { conversation: requestConversation }),
     });
     if (isRawResult(returned)) return returned.result;
     const reply = isToolReply(returned) ? returned : withContent(returned, []);
@@ -154,6 +158,7 @@ export function createToolServer<Engine>(options: ToolServerOptions<Engine>): Se
       log,
       ...(options.scope && { scope: options.scope }),
       requestAgent: request.params._meta?.[META_KEYS.agent],
+      requestConversation: request.params._meta?.[META_KEYS.conversation],
     });
   });
   return server;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
-import { checkLiteralHost, guardedLookup, NetworkRefusal } from './ssrf-guard.js';
+import { checkLiteralHost, guardedLookup, NetworkRefusal } from '@toolmesh/core';
 
 export const USER_AGENT =
   'toolmesh-feeds/0.1.0 (feed reader for AI agents; polls at most every 30 minutes; conditional GET)';

@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
-/** Ranges a feed may not point at, most specific first, so the reason names the worst match. */
+/** Ranges a server may not reach for an outside request, most specific first, so the reason names the worst match. */
 const REFUSED: readonly [cidr: string, reason: string][] = [
   ['169.254.169.254/32', 'the cloud metadata service (AWS, GCP, Azure, OpenStack)'],
   ['fd00:ec2::254/128', 'the AWS metadata service over IPv6'],
@@ -59,7 +59,7 @@ const LISTS = [...REFUSED, ...REFUSED.flatMap(embeddingsOf)].map(([cidr, reason]
   return { family, list, reason };
 });
 
-/** Why a feed may not be fetched from this address, or undefined when it is a public one. */
+/** Why an outside request may not reach this address, or undefined when it is a public one. */
 export function refusalReason(address: string): string | undefined {
   const version = isIP(address);
   if (version === 0) return 'not an IP address';
@@ -76,7 +76,7 @@ export class NetworkRefusal extends Error {
 function refusal(host: string, address: string, reason: string): NetworkRefusal {
   const via = host === address ? address : `${host} (${address})`;
   return new NetworkRefusal(
-    `refused to connect to ${via}: it is ${reason}. Feeds are fetched from public addresses only; start the server with --allow-private-network to allow private ones`,
+    `refused to connect to ${via}: it is ${reason}. Only public addresses are reached; start the server with --allow-private-network to allow private ones`,
   );
 }
 
