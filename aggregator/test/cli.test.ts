@@ -59,6 +59,17 @@ describe('the toolmesh CLI', () => {
     expect(await toolmesh('frobnicate')).toMatchObject({ code: 2 });
   });
 
+  it('refuses a flag the command does not take, naming the command and its flags', async () => {
+    const mixed = await toolmesh('tools', '--force', '--reason', 'x', '--watch');
+    expect(mixed).toMatchObject({ code: 2, stdout: '' });
+    expect(mixed.stderr).toMatch(/tools: Unknown option '--force'; it takes .*--json/);
+    const watchingDecision = await toolmesh('approvals', 'approve', 'some-id', '--watch');
+    expect(watchingDecision).toMatchObject({ code: 2 });
+    expect(watchingDecision.stdout).toMatch(/usage: toolmesh approvals approve <id>/);
+    expect((await toolmesh('approvals', '--reason', 'x')).code).toBe(2);
+    expect((await toolmesh('init', '--watch')).stderr).toMatch(/init: Unknown option '--watch'/);
+  });
+
   it('checks arguments and numeric flags itself, naming the flag, the value and the range', async () => {
     const array = await toolmesh('call', 'fs__read_file', '[1,2]');
     expect(array).toMatchObject({ code: 2 });

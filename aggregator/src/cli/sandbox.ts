@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { findBwrap, INSTALL_BWRAP } from '../sandbox/find-bwrap.js';
 import { SandboxSetupError, sandboxedCommand } from '../sandbox/sandboxed-command.js';
+import type { Command } from './command.js';
 
 export const SANDBOX_USAGE = `toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
 
@@ -119,3 +120,9 @@ export async function sandboxCommand(argv: readonly string[]): Promise<number> {
     });
   });
 }
+
+export const sandbox: Command = {
+  usage: `  toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
+                                        run any command (an MCP server) in a bubblewrap sandbox`,
+  run: sandboxCommand,
+};
