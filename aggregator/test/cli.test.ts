@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,19 @@ function toolmesh(...args: string[]) {
     (result) => ({ ...result, code: 0 }),
     (error: { code: number; stdout: string; stderr: string }) => error,
   );
+}
+
+/** Runs the bin until its stderr matches `pattern`, then ends it; resolves to that stderr. */
+function spawnUntil(args: string[], pattern: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: folder, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (pattern.test(stderr)) child.kill('SIGTERM');
+    });
+    child.once('exit', () => (pattern.test(stderr) ? resolve(stderr) : reject(new Error(stderr))));
+  });
 }
 
 describe('the toolmesh CLI', () => {
@@ -137,6 +150,18 @@ describe('the toolmesh CLI', () => {
       ),
     );
     expect(doctor.stdout).not.toMatch(/env and args/);
+  });
+
+  it('says at start that nothing is served and how to add servers, and doctor fails', async () => {
+    const empty = path.join(folder, 'empty.json');
+    writeFileSync(empty, JSON.stringify({ mcpServers: { off: { command: 'x', disabled: true } } }));
+    const doctor = await toolmesh('doctor', '--config', empty);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(
+      /^FAILED {2}nothing is served: .*empty\.json has no enabled server; add one under "mcpServers"/m,
+    );
+    const served = await spawnUntil(['serve', '--config', empty], /nothing is served/);
+    expect(served).toMatch(/nothing is served: .*empty\.json has no enabled server.*toolmesh init/);
   });
 
   it('init writes a starter config and will not overwrite one', async () => {

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Aggregator } from '../aggregator.js';
+import type { LoadedConfig } from '../config/load.js';
 import { isStdioServer, type ServerConfig } from '../config/schema.js';
 import { findOnPath } from '../sandbox/find-bwrap.js';
 import { openState } from '../state/open-state.js';
 import { startTimedOut } from '../upstream/upstream.js';
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
-import { configOf, loggerFor, REGISTRY_FLAGS } from './registry-flags.js';
+import { configOf, loggerFor, nothingServed, REGISTRY_FLAGS } from './registry-flags.js';
 
 export const doctorCommand: Command = {
   usage: '  toolmesh doctor                       start each server and say which fail, and how to fix it',
@@ -25,7 +26,7 @@ export const doctorCommand: Command = {
       startupWaitMs: Number.POSITIVE_INFINITY,
     });
     try {
-      return report(aggregator, loaded.warnings);
+      return report(aggregator, loaded);
     } finally {
       await aggregator.stop();
       await aggregator.state.close();
@@ -33,8 +34,13 @@ export const doctorCommand: Command = {
   },
 };
 
-function report(aggregator: Aggregator, configWarnings: readonly string[]): number {
-  for (const warning of configWarnings) print(`warning ${warning}`);
+function report(aggregator: Aggregator, loaded: LoadedConfig): number {
+  for (const warning of loaded.warnings) print(`warning ${warning}`);
+  const empty = nothingServed(loaded);
+  if (empty) {
+    print(`FAILED  ${empty}`);
+    return 1;
+  }
   let failed = 0;
   for (const upstream of aggregator.upstreams.list()) {
     if (upstream.state === 'ready') {
@@ -54,8 +60,6 @@ function report(aggregator: Aggregator, configWarnings: readonly string[]): numb
   for (const conflict of aggregator.registry.uriConflicts) {
     print(`shadowed resource ${conflict.uri} of ${conflict.also}: ${conflict.owner} serves it`);
   }
-  if (aggregator.upstreams.list().length === 0)
-    print('no server configured: run toolmesh init, or install @toolmesh/server-* packages');
   return failed > 0 ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import type { LoadedConfig } from '../config/load.js';
-import { resolveConfig } from './resolve-config.js';
+import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
 import { UsageError } from './usage-error.js';
 
 /** The flags of every command that runs the registry: which config, the default root, the log level. */
@@ -56,4 +56,12 @@ export function checkSession(aggregator: Aggregator, flags: SessionFlags): void 
 /** The session options of --mode and --workspace. */
 export function sessionOf(flags: SessionFlags): { mode?: string; workspace?: string } {
   return { ...(flags.mode && { mode: flags.mode }), ...(flags.workspace && { workspace: flags.workspace }) };
+}
+
+/** What to say when the config gives no server to run: nothing is served, and how to add servers. */
+export function nothingServed(loaded: LoadedConfig): string | undefined {
+  if (loaded.servers.size > 0) return undefined;
+  return loaded.file
+    ? `nothing is served: ${loaded.file} has no enabled server; add one under "mcpServers" (its "command" and "args", as a Claude Desktop or Cursor config has them), or run toolmesh init --force for a starter config`
+    : `nothing is served: there is no ${DEFAULT_CONFIG_FILE} here and no @toolmesh/server-* package is installed; run toolmesh init to write a starter config, or install a server package (npm install @toolmesh/server-fs)`;
 }

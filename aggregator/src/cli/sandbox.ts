@@ -8,7 +8,8 @@ export const SANDBOX_USAGE = `toolmesh sandbox [--root DIR]... [--read-only] [--
 
 Runs <command> in a bubblewrap sandbox, as toolmesh runs a server whose config says "sandbox":
 system folders read-only, the --root folders at their own paths (read-write unless --read-only),
-private /tmp and home, no network unless --net, its own PID namespace, no capabilities, and an
+everything else read-only (an empty /tmp and home included, so a write outside the roots fails
+rather than vanishing with the sandbox), no network unless --net, its own PID namespace, no capabilities, and an
 environment of PATH, TERM, TZ, the locale (LANG, LANGUAGE, LC_*) and TOOLMESH_DATA_DIR only;
 --env NAME passes one more variable of yours.
 stdin, stdout and stderr are the command's, so it can be an MCP stdio server in a client config;
@@ -93,6 +94,7 @@ export async function sandboxCommand(argv: readonly string[]): Promise<number> {
         args: options.args,
         roots: options.roots,
         writableRoots: !options.readOnly,
+        readOnlyOutsideRoots: true,
         network: options.network,
         env,
       },

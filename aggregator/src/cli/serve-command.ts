@@ -8,6 +8,7 @@ import {
   checkSession,
   configOf,
   loggerFor,
+  nothingServed,
   REGISTRY_FLAGS,
   SESSION_FLAGS,
   sessionOf,
@@ -36,7 +37,8 @@ export const serveCommand: Command = {
     const port = wholeNumberOption('--port', values.port, { min: 0, max: 65535 });
     const loaded = configOf(values);
     for (const warning of loaded.warnings) log.warning(warning);
-    if (loaded.servers.size === 0) log.warning('no server configured or installed: the registry is empty');
+    const empty = nothingServed(loaded);
+    if (empty) log.warning(empty);
     // SIGHUP's default action ends the process; it asks for a reload, so it never may.
     const hangupWithoutReload = () =>
       log.info(
