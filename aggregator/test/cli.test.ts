@@ -164,13 +164,45 @@ describe('the toolmesh CLI', () => {
     expect(served).toMatch(/nothing is served: .*empty\.json has no enabled server.*toolmesh init/);
   });
 
+  it('names a server that failed to start with the cause from its stderr, in doctor and the start banner', async () => {
+    const config = path.join(folder, 'unpublished.json');
+    const npm404 =
+      "console.error('npm error code E404'); console.error('npm error 404 Not Found - GET https://registry.npmjs.org/@toolmesh%2fserver-nope'); process.exit(1)";
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          fs: { command: process.execPath, args: [FS_BIN, '--root', folder] },
+          nope: { command: process.execPath, args: ['-e', npm404] },
+        },
+      }),
+    );
+    const doctor = await toolmesh('doctor', '--config', config);
+    expect(doctor.stdout).toMatch(/^FAILED\s+nope: .*its stderr ended: .*npm error 404 Not Found - GET/m);
+    const banner = await spawnUntil(
+      ['serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'],
+      /listening on|FAILED nope.*\n/,
+    );
+    expect(banner).toMatch(/^servers ready: fs \(\d+ tools\)$/m);
+    expect(banner).toMatch(
+      /^FAILED nope: .*npm error 404 Not Found.*; retrying in \d+ s \(toolmesh doctor says what to check\)$/m,
+    );
+  });
+
   it('init writes a starter config and will not overwrite one', async () => {
     const elsewhere = path.join(folder, 'sub');
     await exec('mkdir', ['-p', elsewhere]);
     await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere });
-    expect(
-      JSON.parse(readFileSync(path.join(elsewhere, 'toolmesh.json'), 'utf8')).mcpServers.fs,
-    ).toBeDefined();
+    const written = JSON.parse(readFileSync(path.join(elsewhere, 'toolmesh.json'), 'utf8'));
+    // The installed fs server, by absolute path: the config works here, published or not.
+    expect(written.mcpServers.fs).toEqual({ command: process.execPath, args: [FS_BIN, '--root', '.'] });
+    writeFileSync(path.join(elsewhere, 'note.txt'), 'written by init\n');
+    const doctor = await exec(process.execPath, [BIN, 'doctor'], { cwd: elsewhere });
+    expect(doctor.stdout).toMatch(/^ok\s+fs: \d+ tools/m);
+    const read = await exec(process.execPath, [BIN, 'call', 'fs__read_file', '{"path":"note.txt"}'], {
+      cwd: elsewhere,
+    });
+    expect(read.stdout).toContain('written by init');
     const again = await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere }).catch((error) => error);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/exists; pass --force/);

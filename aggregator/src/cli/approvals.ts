@@ -155,8 +155,6 @@ export async function approvalsCommand(args: string[], options: ApprovalsCommand
 }
 
 export const approvals: Command = {
-  usage: `  toolmesh approvals [--watch] [--json] the calls waiting for a person's approval
-  toolmesh approvals approve|deny <id> [--reason TEXT]`,
   async run(args) {
     const state = openState({});
     const watching = new AbortController();

@@ -129,8 +129,6 @@ export async function auditCommand(
 }
 
 export const audit: Command = {
-  usage: `  toolmesh audit [--since 30m|2h|7d] [--tool GLOB] [--identity NAME] [--limit N] [--json]
-                                        the calls that reached policy, newest first`,
   async run(args) {
     const state = openState({});
     try {

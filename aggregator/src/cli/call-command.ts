@@ -6,7 +6,6 @@ import { withOneShotSession } from './one-shot.js';
 import { REGISTRY_FLAGS, SESSION_FLAGS } from './registry-flags.js';
 
 export const callCommand: Command = {
-  usage: "  toolmesh call <tool> '<json arguments>' [--json] [--mode MODE]",
   async run(args) {
     const { values, positionals } = parseFlags('call', args, {
       ...REGISTRY_FLAGS,
@@ -16,6 +15,8 @@ export const callCommand: Command = {
     // Checked before any server starts, so a typo costs no start-up.
     const { tool, args: toolArguments } = callArguments(positionals);
     return withOneShotSession(values, async (aggregator, session) => {
+      // Not in a cached catalogue: perhaps a server has it now, so every server is asked.
+      if (!aggregator.registry.tool(tool)) await aggregator.upstreams.wakeAll();
       if (!aggregator.registry.tool(tool)) {
         process.stderr.write(
           `toolmesh: ${unknownToolMessage(aggregator, tool, 'toolmesh search "<words>"')}\n`,

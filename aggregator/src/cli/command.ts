@@ -1,9 +1,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
-/** One `toolmesh <name>` command: its lines in the usage, and how it runs on the arguments after its name. */
+/** One `toolmesh <name>` command: how it runs on the arguments after its name. */
 export interface Command {
-  usage: string;
   /** Resolves to the exit code, or -1 when the command keeps running (serve) and exits by itself later. */
   run(args: string[]): Promise<number>;
 }

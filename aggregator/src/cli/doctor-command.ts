@@ -1,16 +1,17 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { dataDirectory } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import type { LoadedConfig } from '../config/load.js';
 import { isStdioServer, type ServerConfig } from '../config/schema.js';
 import { findOnPath } from '../sandbox/find-bwrap.js';
 import { openState } from '../state/open-state.js';
+import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { startTimedOut } from '../upstream/upstream.js';
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
 import { configOf, loggerFor, nothingServed, REGISTRY_FLAGS } from './registry-flags.js';
 
 export const doctorCommand: Command = {
-  usage: '  toolmesh doctor                       start each server and say which fail, and how to fix it',
   async run(args) {
     const { values, positionals } = parseFlags('doctor', args, REGISTRY_FLAGS);
     flagsOnly('doctor', positionals);
@@ -24,6 +25,7 @@ export const doctorCommand: Command = {
       upstream: { pingIntervalMs: 0 },
       // Every server's own answer: each start is bounded by its connect timeout.
       startupWaitMs: Number.POSITIVE_INFINITY,
+      catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
     });
     try {
       return report(aggregator, loaded);

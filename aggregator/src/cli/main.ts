@@ -1,30 +1,60 @@
-import { ConfigError } from '../config/load.js';
-import { approvals } from './approvals.js';
-import { audit } from './audit.js';
-import { callCommand } from './call-command.js';
+import { ConfigError } from '../config/config-error.js';
 import type { Command } from './command.js';
-import { doctorCommand } from './doctor-command.js';
-import { initCommand } from './init-command.js';
 import { DEFAULT_CONFIG_FILE } from './resolve-config.js';
-import { sandbox } from './sandbox.js';
-import { searchCommand } from './search-command.js';
-import { serveCommand } from './serve-command.js';
-import { token } from './token.js';
-import { toolsCommand } from './tools-command.js';
 import { UsageError } from './usage-error.js';
 
-/** Every command, by its name; each parses its own flags. */
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  tools: toolsCommand,
-  search: searchCommand,
-  call: callCommand,
-  doctor: doctorCommand,
-  init: initCommand,
-  approvals,
-  audit,
-  token,
-  sandbox,
+/**
+ * Every command, by its name, with its lines in the usage; each parses its own flags. A command's
+ * module is loaded only when it runs: start-up time is mostly loading modules.
+ */
+const COMMANDS: Record<string, { usage: string; load: () => Promise<Command> }> = {
+  serve: {
+    usage: `  toolmesh serve [--config FILE] [--transport stdio|http] [--host H] [--port N] [--root DIR]
+                 [--mode MODE]          stdio: the session's mode (HTTP: the path, /mcp/<mode>)
+                 [--workspace ID]       stdio: bind the session to one workspace (HTTP: ?workspace=ID)`,
+    load: async () => (await import('./serve-command.js')).serveCommand,
+  },
+  tools: {
+    usage: '  toolmesh tools [--json] [--mode MODE] list the tools of the registry (as MODE sees them)',
+    load: async () => (await import('./tools-command.js')).toolsCommand,
+  },
+  search: {
+    usage: '  toolmesh search "<query>" [--limit N] [--json] [--mode MODE]',
+    load: async () => (await import('./search-command.js')).searchCommand,
+  },
+  call: {
+    usage: "  toolmesh call <tool> '<json arguments>' [--json] [--mode MODE]",
+    load: async () => (await import('./call-command.js')).callCommand,
+  },
+  doctor: {
+    usage: '  toolmesh doctor                       start each server and say which fail, and how to fix it',
+    load: async () => (await import('./doctor-command.js')).doctorCommand,
+  },
+  init: {
+    usage: `  toolmesh init [--force]               write a starter ${DEFAULT_CONFIG_FILE}`,
+    load: async () => (await import('./init-command.js')).initCommand,
+  },
+  approvals: {
+    usage: `  toolmesh approvals [--watch] [--json] the calls waiting for a person's approval
+  toolmesh approvals approve|deny <id> [--reason TEXT]`,
+    load: async () => (await import('./approvals.js')).approvals,
+  },
+  audit: {
+    usage: `  toolmesh audit [--since 30m|2h|7d] [--tool GLOB] [--identity NAME] [--limit N] [--json]
+                                        the calls that reached policy, newest first`,
+    load: async () => (await import('./audit.js')).audit,
+  },
+  token: {
+    usage: `  toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver]
+  toolmesh token list [--json] | toolmesh token revoke NAME
+                                        bearer tokens for the HTTP endpoint (shown once, kept as hashes)`,
+    load: async () => (await import('./token.js')).token,
+  },
+  sandbox: {
+    usage: `  toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
+                                        run any command (an MCP server) in a bubblewrap sandbox`,
+    load: async () => (await import('./sandbox.js')).sandbox,
+  },
 };
 
 const USAGE = `toolmesh — one MCP endpoint over many MCP servers
@@ -59,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${command.usage}\n`);
     return 0;
   }
-  return command.run(args);
+  return (await command.load()).run(args);
 }
 
 export async function run(argv: string[]): Promise<void> {

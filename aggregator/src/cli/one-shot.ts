@@ -1,5 +1,7 @@
+import { dataDirectory } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import { openState } from '../state/open-state.js';
+import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { connectInProcess, type InProcessClient } from './in-process-client.js';
 import {
   checkSession,
@@ -11,8 +13,10 @@ import {
 } from './registry-flags.js';
 
 /**
- * Runs `use` as one client session of a registry started for it, then stops every server it
- * started: `toolmesh tools`, `search` and `call`.
+ * Runs `use` as one client session of a registry made for it, then stops every server it
+ * started: `toolmesh tools`, `search` and `call`. Servers whose catalogue is cached (from the
+ * last registry built with this config) are listed from the cache and not started unless a
+ * call needs them; the others are started, and waited for.
  */
 export async function withOneShotSession<T>(
   flags: RegistryFlags & SessionFlags,
@@ -28,6 +32,8 @@ export async function withOneShotSession<T>(
     upstream: { pingIntervalMs: 0 },
     // One answer from every server, not from those that were quick: each start is still bounded by its connect timeout.
     startupWaitMs: Number.POSITIVE_INFINITY,
+    catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
+    fromCache: true,
   });
   try {
     checkSession(aggregator, flags);
@@ -43,4 +49,15 @@ export async function withOneShotSession<T>(
     await aggregator.stop();
     await aggregator.state.close();
   }
+}
+
+/** Says, on stderr, that the tools listed come from the cache, and how old it is. */
+export function noteCacheAge(aggregator: Aggregator, now = Date.now()): void {
+  if (aggregator.cachedSince === undefined) return;
+  const minutes = Math.round((now - aggregator.cachedSince) / 60_000);
+  const age =
+    minutes < 1 ? 'less than a minute' : minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+  process.stderr.write(
+    `(tools listed from the catalogue cached ${age} ago, without starting their servers; toolmesh doctor or serve refreshes it)\n`,
+  );
 }

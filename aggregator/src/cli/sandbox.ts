@@ -124,7 +124,5 @@ export async function sandboxCommand(argv: readonly string[]): Promise<number> {
 }
 
 export const sandbox: Command = {
-  usage: `  toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
-                                        run any command (an MCP server) in a bubblewrap sandbox`,
   run: sandboxCommand,
 };

@@ -3,6 +3,7 @@ import { dataDirectory, type Logger } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
 import { openState } from '../state/open-state.js';
+import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { type Command, flagsOnly, parseFlags } from './command.js';
 import {
   checkSession,
@@ -18,9 +19,6 @@ import { UsageError, wholeNumberOption } from './usage-error.js';
 import { watchConfig } from './watch-config.js';
 
 export const serveCommand: Command = {
-  usage: `  toolmesh serve [--config FILE] [--transport stdio|http] [--host H] [--port N] [--root DIR]
-                 [--mode MODE]          stdio: the session's mode (HTTP: the path, /mcp/<mode>)
-                 [--workspace ID]       stdio: bind the session to one workspace (HTTP: ?workspace=ID)`,
   async run(args) {
     const { values, positionals } = parseFlags('serve', args, {
       ...REGISTRY_FLAGS,
@@ -50,12 +48,14 @@ export const serveCommand: Command = {
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
     let started: Aggregator | undefined;
     const access = transport === 'http' ? await httpAccess(loaded, host, () => started) : undefined;
-    const aggregator = await Aggregator.start({
+    // Served at once: servers join as they get ready (see Aggregator.started).
+    const aggregator = Aggregator.launch({
       config: loaded.config,
       servers: loaded.servers,
       workspaces: loaded.workspaces,
       state: openState({}),
       log,
+      catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
     });
     started = aggregator;
     checkSession(aggregator, values);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Logger, StdioLineTransport } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
@@ -8,6 +9,25 @@ import type { Exposure } from '../front/session.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
+
+/** How long the servers get to leave on their own at exit; the watchdog ends what is left. */
+const EXIT_GRACE_MS = 250;
+
+/** Which servers are up once the start-up wait is over, and which failed and why. */
+function serverReport(aggregator: Aggregator): { ready: string; problems: string[] } {
+  const upstreams = aggregator.upstreams.list();
+  const ready = upstreams
+    .filter((upstream) => upstream.state === 'ready')
+    .map((upstream) => `${upstream.name} (${upstream.catalog.tools.length} tools)`);
+  const problems = upstreams.flatMap((upstream) => {
+    if (upstream.state === 'starting') return [`still starting: ${upstream.name}; it joins when ready`];
+    if (upstream.state !== 'restarting') return [];
+    return [
+      `FAILED ${upstream.name}: ${upstream.lastError ?? 'did not start'}; retrying in ${upstream.secondsUntilRetry()} s (toolmesh doctor says what to check)`,
+    ];
+  });
+  return { ready: ready.length > 0 ? `servers ready: ${ready.join(', ')}` : 'no server is ready', problems };
+}
 
 function clientSnippets(url: string, modes: string[], access: HttpAccess): string {
   const token = access.localToken;
@@ -58,6 +78,11 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     });
     await server.connect(new StdioLineTransport());
     close = () => server.close();
+    void aggregator.started.then(() => {
+      const { ready, problems } = serverReport(aggregator);
+      options.log.info(ready);
+      for (const problem of problems) options.log.warning(problem);
+    });
   } else {
     const { SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
     const access = options.access ?? {};
@@ -171,7 +196,12 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       maxBodyBytes: aggregator.config.http.maxBodyBytes,
       allowedOrigins: aggregator.config.http.allowedOrigins,
     });
-    process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names(), access)}\n`);
+    // The banner waits for the start-up wait, so that it can say which servers failed.
+    await aggregator.started;
+    const { ready, problems } = serverReport(aggregator);
+    process.stderr.write(
+      `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n\n`,
+    );
     options.log.info(`listening on ${front.url}`);
     close = () => front.close();
   }
@@ -181,7 +211,9 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     if (stopping) return;
     stopping = true;
     await close().catch(() => undefined);
-    await aggregator.stop();
+    // A server still leaving after the grace is ended by the orphan watchdog, which outlives
+    // toolmesh: it sends SIGTERM to every group still running once toolmesh is gone, then SIGKILL.
+    await Promise.race([aggregator.stop(), sleep(EXIT_GRACE_MS)]);
     await aggregator.state.close().catch(() => undefined);
     process.exit(0);
   };

@@ -138,9 +138,6 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
 }
 
 export const token: Command = {
-  usage: `  toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver]
-  toolmesh token list [--json] | toolmesh token revoke NAME
-                                        bearer tokens for the HTTP endpoint (shown once, kept as hashes)`,
   run: async (args) =>
     tokenCommand(args, { storeFile: tokenStoreFile(dataDirectory()), config: resolveConfig, print }),
 };

@@ -1,9 +1,8 @@
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
-import { withOneShotSession } from './one-shot.js';
+import { noteCacheAge, withOneShotSession } from './one-shot.js';
 import { REGISTRY_FLAGS, SESSION_FLAGS } from './registry-flags.js';
 
 export const toolsCommand: Command = {
-  usage: '  toolmesh tools [--json] [--mode MODE] list the tools of the registry (as MODE sees them)',
   async run(args) {
     const { values, positionals } = parseFlags('tools', args, {
       ...REGISTRY_FLAGS,
@@ -11,7 +10,8 @@ export const toolsCommand: Command = {
       json: { type: 'boolean', default: false },
     });
     flagsOnly('tools', positionals);
-    return withOneShotSession(values, async (_aggregator, session) => {
+    return withOneShotSession(values, async (aggregator, session) => {
+      noteCacheAge(aggregator);
       const { tools } = await session.client.listTools();
       if (values.json) print(JSON.stringify(tools, null, 2));
       else

@@ -1,16 +1,24 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
+
+let validator: Promise<Ajv> | undefined;
 
 /**
- * Structure only: formats are left to the server, whose own check may read a format more
- * loosely, and a call it would run must not be refused here.
+ * Loaded on the first call that needs approval, not at start-up. Structure only: formats are
+ * left to the server, whose own check may read a format more loosely, and a call it would run
+ * must not be refused here.
  */
-const ajv = new Ajv({ strict: false, validateFormats: false, validateSchema: false, allErrors: true });
+function ajvOnce(): Promise<Ajv> {
+  validator ??= import('ajv').then(
+    ({ Ajv }) => new Ajv({ strict: false, validateFormats: false, validateSchema: false, allErrors: true }),
+  );
+  return validator;
+}
 
 /** One compiled check per schema; a schema that cannot be compiled is left to its server to judge. */
 const checks = new WeakMap<object, ValidateFunction | null>();
 
-function checkOf(schema: Tool['inputSchema']): ValidateFunction | null {
+function checkOf(ajv: Ajv, schema: Tool['inputSchema']): ValidateFunction | null {
   let check = checks.get(schema);
   if (check === undefined) {
     try {
@@ -24,8 +32,12 @@ function checkOf(schema: Tool['inputSchema']): ValidateFunction | null {
 }
 
 /** Why `args` cannot be a call of `tool` by its input schema, or undefined when they fit. */
-export function argumentsMisfit(tool: Tool, args: Record<string, unknown>): string | undefined {
-  const check = checkOf(tool.inputSchema);
+export async function argumentsMisfit(
+  tool: Tool,
+  args: Record<string, unknown>,
+): Promise<string | undefined> {
+  const ajv = await ajvOnce();
+  const check = checkOf(ajv, tool.inputSchema);
   if (!check || check(args)) return undefined;
   return ajv.errorsText(check.errors, { dataVar: 'arguments', separator: '; ' });
 }

@@ -34,7 +34,7 @@ export async function approvalRefusal(
   audit: AuditedCall,
 ): Promise<string | undefined> {
   if (decision.verdict !== 'confirm') return undefined;
-  const misfit = argumentsMisfit(call.tool, call.arguments);
+  const misfit = await argumentsMisfit(call.tool, call.arguments);
   if (misfit)
     return `${call.exposed} was not run, and no one was asked to approve it: ${misfit}. Correct the arguments by its input schema (search_tool_bm25 shows it) and call again.`;
   const { workspace } = auditedTool(session, call.exposed, call.server, call.arguments);
