@@ -187,6 +187,13 @@ describe('the toolmesh CLI', () => {
     expect(banner).toMatch(
       /^FAILED nope: .*npm error 404 Not Found.*; retrying in \d+ s \(toolmesh doctor says what to check\)$/m,
     );
+    // The banner's commands run as written, or as it says toolmesh runs here when not on PATH.
+    expect(banner).toMatch(/decided with `toolmesh approvals --watch`/);
+    const invocation = /run the toolmesh commands named here as `(.+) …`/.exec(banner)?.[1] ?? 'toolmesh';
+    const [command = '', ...words] = invocation.split(' ');
+    expect((await exec(command, [...words, 'approvals'], { cwd: folder })).stdout).toBe(
+      'no approval is pending\n',
+    );
   });
 
   it('init writes a starter config and will not overwrite one', async () => {

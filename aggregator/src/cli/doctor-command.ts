@@ -10,6 +10,7 @@ import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { startTimedOut } from '../upstream/upstream.js';
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
 import { configOf, loggerFor, nothingServed, REGISTRY_FLAGS } from './registry-flags.js';
+import { stopPromptly } from './stop-promptly.js';
 
 export const doctorCommand: Command = {
   async run(args) {
@@ -30,8 +31,7 @@ export const doctorCommand: Command = {
     try {
       return report(aggregator, loaded);
     } finally {
-      await aggregator.stop();
-      await aggregator.state.close();
+      await stopPromptly(aggregator);
     }
   },
 };

@@ -11,6 +11,7 @@ import {
   type SessionFlags,
   sessionOf,
 } from './registry-flags.js';
+import { stopPromptly } from './stop-promptly.js';
 
 /**
  * Runs `use` as one client session of a registry made for it, then stops every server it
@@ -46,8 +47,7 @@ export async function withOneShotSession<T>(
       await session.close();
     }
   } finally {
-    await aggregator.stop();
-    await aggregator.state.close();
+    await stopPromptly(aggregator);
   }
 }
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Logger, StdioLineTransport } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
@@ -6,12 +5,11 @@ import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
+import { toolmeshInvocation } from './invocation.js';
+import { stopPromptly } from './stop-promptly.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
-
-/** How long the servers get to leave on their own at exit; the watchdog ends what is left. */
-const EXIT_GRACE_MS = 250;
 
 /** Which servers are up once the start-up wait is over, and which failed and why. */
 function serverReport(aggregator: Aggregator): { ready: string; problems: string[] } {
@@ -29,6 +27,15 @@ function serverReport(aggregator: Aggregator): { ready: string; problems: string
   return { ready: ready.length > 0 ? `servers ready: ${ready.join(', ')}` : 'no server is ready', problems };
 }
 
+/** Where `toolmesh` is not a command here (a clone not linked), how to run the commands the banner names. */
+function notOnPath(): string[] {
+  const invocation = toolmeshInvocation();
+  if (invocation === 'toolmesh') return [];
+  return [
+    `  toolmesh is not on PATH here: run the toolmesh commands named here as \`${invocation} …\`, or put it on PATH (in a clone: pnpm link --global in aggregator/)`,
+  ];
+}
+
 function clientSnippets(url: string, modes: string[], access: HttpAccess): string {
   const token = access.localToken;
   const headers = token ? { Authorization: `Bearer ${token}` } : undefined;
@@ -36,7 +43,7 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
     ? ['  authentication is off (auth.required false): any program on this machine can call it']
     : token
       ? [
-          '  the token below is yours: it may use every mode and workspace; approvals are decided with `toolmesh approvals --watch` or an --approver token',
+          `  the token below is yours: it may use every mode and workspace; approvals are decided with \`toolmesh approvals --watch\` or an --approver token`,
         ]
       : ['  send a token made by `toolmesh token create` as "Authorization: Bearer <token>"'];
   return [
@@ -45,6 +52,7 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
     `  only the discovery tools: ${url}/discovery    health: ${url.replace(/\/mcp$/, '/health')}`,
     `  in a mode: ${modes.map((mode) => `${url}/${mode}`).join('  ')}`,
     ...tokenNote,
+    ...notOnPath(),
     '',
     `Claude Code:  claude mcp add --transport http toolmesh ${url}${headers ? ` --header "Authorization: Bearer ${token}"` : ''}`,
     'Cursor (~/.cursor/mcp.json) and other clients that read mcpServers:',
@@ -211,10 +219,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     if (stopping) return;
     stopping = true;
     await close().catch(() => undefined);
-    // A server still leaving after the grace is ended by the orphan watchdog, which outlives
-    // toolmesh: it sends SIGTERM to every group still running once toolmesh is gone, then SIGKILL.
-    await Promise.race([aggregator.stop(), sleep(EXIT_GRACE_MS)]);
-    await aggregator.state.close().catch(() => undefined);
+    await stopPromptly(aggregator);
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
