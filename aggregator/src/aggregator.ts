@@ -83,7 +83,7 @@ export class Aggregator {
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
   readonly audit: AuditLog;
   readonly #auditRetention: AuditRetention;
-  #started = false;
+  #startupWaitOver = false;
   /**
    * Settles when the start-up wait is over and the first registry is built: requests that read
    * the registry wait for it, so names that collide are given by the documented rule.
@@ -122,7 +122,7 @@ export class Aggregator {
     // Until the start-up wait is over, one registry is built at its end, so names that collide are
     // given by the documented rule rather than by which server answered first.
     this.upstreams.on('changed', () => {
-      if (this.#started) this.refresh();
+      if (this.#startupWaitOver) this.refresh();
     });
     this.#auditRetention.start();
     const cached =
@@ -140,7 +140,7 @@ export class Aggregator {
         return this.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs);
       })
       .then(() => {
-        this.#started = true;
+        this.#startupWaitOver = true;
         this.refresh();
       });
   }
