@@ -43,7 +43,7 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
     ? ['  authentication is off (auth.required false): any program on this machine can call it']
     : token
       ? [
-          `  the token below is yours: it may use every mode and workspace; approvals are decided with \`toolmesh approvals --watch\` or an --approver token`,
+          '  the token below is yours: it may use every mode and workspace; approvals are decided with `toolmesh approvals --watch` or an --approver token',
         ]
       : ['  send a token made by `toolmesh token create` as "Authorization: Bearer <token>"'];
   return [
