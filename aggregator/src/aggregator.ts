@@ -18,6 +18,7 @@ import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import type { AggregatorState } from './state/state.js';
+import type { CachedCatalogue, CatalogueCache } from './upstream/catalogue-cache.js';
 import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
 import { UpstreamSet } from './upstream/upstream-set.js';
 import { instanceOf } from './workspaces/instances.js';
@@ -37,10 +38,17 @@ export interface AggregatorOptions {
   /** Health-check and restart timing, mostly for tests. */
   upstream?: Omit<UpstreamOptions, 'log' | 'relay'>;
   /**
-   * How long start() waits for servers' first attempts (default: the config's startupWaitMs);
-   * Infinity waits for every one, each bounded by its connect timeout.
+   * How long the start-up wait lasts for servers' first attempts (default: the config's
+   * startupWaitMs); Infinity waits for every one, each bounded by its connect timeout.
    */
   startupWaitMs?: number;
+  /**
+   * Where each registry's catalogues are kept when it is built; with `fromCache`, servers found
+   * there under an unchanged config are not started but listed from it, each started by its
+   * first call (one-shot commands).
+   */
+  catalogueCache?: CatalogueCache;
+  fromCache?: boolean;
 }
 
 const PASSTHROUGH = z.looseObject({});
@@ -84,7 +92,15 @@ export class Aggregator {
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
   readonly audit: AuditLog;
   readonly #auditRetention: AuditRetention;
-  #started = false;
+  #startupWaitOver = false;
+  /**
+   * Settles when the start-up wait is over and the first registry is built: requests that read
+   * the registry wait for it, so names that collide are given by the documented rule.
+   */
+  readonly started: Promise<void>;
+  /** When the oldest catalogue listed from the cache was saved; undefined when none was. */
+  readonly cachedSince: number | undefined;
+  readonly #catalogueCache: CatalogueCache | undefined;
   policy: Policy;
   approvals: ApprovalPort;
   workspaces: WorkspaceScope;
@@ -94,6 +110,7 @@ export class Aggregator {
 
   private constructor(options: AggregatorOptions) {
     this.log = options.log ?? createLogger({ scope: 'toolmesh' });
+    this.#catalogueCache = options.catalogueCache;
     this.config = options.config;
     this.registry = new Registry(options.config.toolNameMaxLength);
     this.state = options.state;
@@ -122,22 +139,45 @@ export class Aggregator {
     // Until the start-up wait is over, one registry is built at its end, so names that collide are
     // given by the documented rule rather than by which server answered first.
     this.upstreams.on('changed', () => {
-      if (this.#started) this.refresh();
+      if (this.#startupWaitOver) this.refresh();
     });
+    this.#auditRetention.start();
+    const cached =
+      options.fromCache && options.catalogueCache
+        ? options.catalogueCache.read(options.servers)
+        : new Map<string, CachedCatalogue>();
+    this.cachedSince =
+      cached.size > 0 ? Math.min(...[...cached.values()].map((entry) => entry.savedAt)) : undefined;
+    const catalogs = new Map([...cached].map(([name, entry]) => [name, entry.catalog]));
+    // On the next turn of the event loop, after what is already waiting (a client's initialize):
+    // launching servers (finding bwrap, spawning them) holds the event loop a while.
+    this.started = new Promise((resolve) => setImmediate(resolve))
+      .then(() => {
+        this.upstreams.start(options.servers, catalogs);
+        return Promise.all([
+          this.learning.load(),
+          this.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs),
+        ]);
+      })
+      .then(() => {
+        this.#startupWaitOver = true;
+        this.refresh();
+      });
   }
 
   /**
-   * Starts every server in parallel and waits for their first attempts, at most the start-up
-   * wait: servers still starting then join when ready, and those that fail keep retrying.
+   * Starts every server in parallel and returns at once: sessions can begin while the servers
+   * start (see `started`); those still starting after the start-up wait join when ready, and
+   * those that fail keep retrying.
    */
+  static launch(options: AggregatorOptions): Aggregator {
+    return new Aggregator(options);
+  }
+
+  /** launch(), then the start-up wait. */
   static async start(options: AggregatorOptions): Promise<Aggregator> {
-    const aggregator = new Aggregator(options);
-    await aggregator.learning.load();
-    aggregator.#auditRetention.start();
-    aggregator.upstreams.start(options.servers);
-    await aggregator.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs);
-    aggregator.#started = true;
-    aggregator.refresh();
+    const aggregator = Aggregator.launch(options);
+    await aggregator.started;
     return aggregator;
   }
 
@@ -300,7 +340,8 @@ export class Aggregator {
   availability(server: string): { callable: boolean; reason?: string } {
     const upstream = this.upstreams.get(server);
     if (!upstream) return { callable: false, reason: `server ${server} is not configured` };
-    if (upstream.state === 'ready') return { callable: true };
+    // A dormant server starts on the call.
+    if (upstream.state === 'ready' || upstream.state === 'dormant') return { callable: true };
     return { callable: false, reason: new UpstreamUnavailable(upstream).message };
   }
 
@@ -332,6 +373,7 @@ export class Aggregator {
    */
   private refresh(): void {
     const change = this.registry.rebuild(this.upstreams.list());
+    this.#saveCatalogues();
     for (const name of change.removed) this.index.remove(name);
     for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
     this.embeddings.follow(
@@ -351,6 +393,18 @@ export class Aggregator {
       if (toolsChanged) void session.server.sendToolListChanged().catch(() => undefined);
       if (change.promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
       if (change.resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
+    }
+  }
+
+  /** The catalogues of the servers that are up, for the next one-shot command; a failure costs only the cache. */
+  #saveCatalogues(): void {
+    if (!this.#catalogueCache) return;
+    try {
+      this.#catalogueCache.save(this.upstreams.list().filter((upstream) => upstream.state === 'ready'));
+    } catch (error) {
+      this.log.warning(
+        `could not keep the tool catalogue in ${this.#catalogueCache.file}: ${(error as Error).message}`,
+      );
     }
   }
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +38,19 @@ function toolmesh(...args: string[]) {
   );
 }
 
+/** Runs the bin until its stderr matches `pattern`, then ends it; resolves to that stderr. */
+function spawnUntil(args: string[], pattern: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: folder, stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (pattern.test(stderr)) child.kill('SIGTERM');
+    });
+    child.once('exit', () => (pattern.test(stderr) ? resolve(stderr) : reject(new Error(stderr))));
+  });
+}
+
 describe('the toolmesh CLI', () => {
   it('lists, searches and calls tools from ./toolmesh.json', async () => {
     const tools = await toolmesh('tools');
@@ -57,6 +70,17 @@ describe('the toolmesh CLI', () => {
     expect(refused).toMatchObject({ code: 1 });
     expect(refused.stdout).toMatch(/outside-roots/);
     expect(await toolmesh('frobnicate')).toMatchObject({ code: 2 });
+  });
+
+  it('refuses a flag the command does not take, naming the command and its flags', async () => {
+    const mixed = await toolmesh('tools', '--force', '--reason', 'x', '--watch');
+    expect(mixed).toMatchObject({ code: 2, stdout: '' });
+    expect(mixed.stderr).toMatch(/tools: Unknown option '--force'; it takes .*--json/);
+    const watchingDecision = await toolmesh('approvals', 'approve', 'some-id', '--watch');
+    expect(watchingDecision).toMatchObject({ code: 2 });
+    expect(watchingDecision.stdout).toMatch(/usage: toolmesh approvals approve <id>/);
+    expect((await toolmesh('approvals', '--reason', 'x')).code).toBe(2);
+    expect((await toolmesh('init', '--watch')).stderr).toMatch(/init: Unknown option '--watch'/);
   });
 
   it('checks arguments and numeric flags itself, naming the flag, the value and the range', async () => {
@@ -128,13 +152,64 @@ describe('the toolmesh CLI', () => {
     expect(doctor.stdout).not.toMatch(/env and args/);
   });
 
+  it('says at start that nothing is served and how to add servers, and doctor fails', async () => {
+    const empty = path.join(folder, 'empty.json');
+    writeFileSync(empty, JSON.stringify({ mcpServers: { off: { command: 'x', disabled: true } } }));
+    const doctor = await toolmesh('doctor', '--config', empty);
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(
+      /^FAILED {2}nothing is served: .*empty\.json has no enabled server; add one under "mcpServers"/m,
+    );
+    const served = await spawnUntil(['serve', '--config', empty], /nothing is served/);
+    expect(served).toMatch(/nothing is served: .*empty\.json has no enabled server.*toolmesh init/);
+  });
+
+  it('names a server that failed to start with the cause from its stderr, in doctor and the start banner', async () => {
+    const config = path.join(folder, 'unpublished.json');
+    const npm404 =
+      "console.error('npm error code E404'); console.error('npm error 404 Not Found - GET https://registry.npmjs.org/@toolmesh%2fserver-nope'); process.exit(1)";
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          fs: { command: process.execPath, args: [FS_BIN, '--root', folder] },
+          nope: { command: process.execPath, args: ['-e', npm404] },
+        },
+      }),
+    );
+    const doctor = await toolmesh('doctor', '--config', config);
+    expect(doctor.stdout).toMatch(/^FAILED\s+nope: .*its stderr ended: .*npm error 404 Not Found - GET/m);
+    const banner = await spawnUntil(
+      ['serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'],
+      /listening on|FAILED nope.*\n/,
+    );
+    expect(banner).toMatch(/^servers ready: fs \(\d+ tools\)$/m);
+    expect(banner).toMatch(
+      /^FAILED nope: .*npm error 404 Not Found.*; retrying in \d+ s \(toolmesh doctor says what to check\)$/m,
+    );
+    // The banner's commands run as written, or as it says toolmesh runs here when not on PATH.
+    expect(banner).toMatch(/decided with `toolmesh approvals --watch`/);
+    const invocation = /run the toolmesh commands named here as `(.+) …`/.exec(banner)?.[1] ?? 'toolmesh';
+    const [command = '', ...words] = invocation.split(' ');
+    expect((await exec(command, [...words, 'approvals'], { cwd: folder })).stdout).toBe(
+      'no approval is pending\n',
+    );
+  });
+
   it('init writes a starter config and will not overwrite one', async () => {
     const elsewhere = path.join(folder, 'sub');
     await exec('mkdir', ['-p', elsewhere]);
     await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere });
-    expect(
-      JSON.parse(readFileSync(path.join(elsewhere, 'toolmesh.json'), 'utf8')).mcpServers.fs,
-    ).toBeDefined();
+    const written = JSON.parse(readFileSync(path.join(elsewhere, 'toolmesh.json'), 'utf8'));
+    // The installed fs server, by absolute path: the config works here, published or not.
+    expect(written.mcpServers.fs).toEqual({ command: process.execPath, args: [FS_BIN, '--root', '.'] });
+    writeFileSync(path.join(elsewhere, 'note.txt'), 'written by init\n');
+    const doctor = await exec(process.execPath, [BIN, 'doctor'], { cwd: elsewhere });
+    expect(doctor.stdout).toMatch(/^ok\s+fs: \d+ tools/m);
+    const read = await exec(process.execPath, [BIN, 'call', 'fs__read_file', '{"path":"note.txt"}'], {
+      cwd: elsewhere,
+    });
+    expect(read.stdout).toContain('written by init');
     const again = await exec(process.execPath, [BIN, 'init'], { cwd: elsewhere }).catch((error) => error);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/exists; pass --force/);

@@ -43,5 +43,6 @@ describe('state of the first-party servers under toolmesh serve', () => {
     ]) {
       expect(existsSync(path.join(data, server!, file!)), `${server}/${file}`).toBe(true);
     }
-  });
+    // Four toolmesh processes, the first starting every first-party server: a busy machine needs long.
+  }, 120_000);
 });

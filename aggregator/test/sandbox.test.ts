@@ -294,7 +294,8 @@ describe('<data>/aggregator in a sandbox, whatever the paths', () => {
       ],
       { TOOLMESH_DATA_DIR: data },
     );
-    expect(result.status, result.stderr).toBe(0);
+    // The empty folder that covers it is read-only, as all outside the roots: the write fails where it is made.
+    expect(result.stderr).toMatch(/tokens\.json: Read-only file system/);
     expect(statSync(path.join(data, 'aggregator')).mode & 0o777).toBe(0o700);
     expect(existsSync(path.join(data, 'aggregator', 'tokens.json'))).toBe(false);
   });
@@ -631,6 +632,28 @@ describe('toolmesh sandbox', () => {
     );
     expect(result.stdout).toBe('picked/\n');
     expect(result.status).toBe(7);
+  });
+
+  it('fails a write outside the roots visibly, and keeps one inside a root', () => {
+    const written = path.join(root, 'kept.txt');
+    const script = `for target in /tmp/lost.txt "$HOME/lost.txt" /lost.txt ${written}; do
+      if echo data > "$target"; then echo "wrote $target"; else echo "refused $target"; fi
+    done`;
+    const result = sandboxRun(['--root', root], ['/bin/sh', '-c', script]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'refused /tmp/lost.txt',
+      'refused /home/sandbox/lost.txt',
+      'refused /lost.txt',
+      `wrote ${written}`,
+    ]);
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(readFileSync(written, 'utf8')).toBe('data\n');
+    const readOnly = sandboxRun(
+      ['--root', root, '--read-only'],
+      ['/bin/sh', '-c', `echo again > ${written}`],
+    );
+    expect(readOnly.status).not.toBe(0);
+    expect(readFileSync(written, 'utf8')).toBe('data\n');
   });
 
   it('drops every capability', () => {

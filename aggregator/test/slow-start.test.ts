@@ -103,6 +103,35 @@ describe('toolmesh serve with a server slow to start', () => {
     }
   }, 30_000);
 
+  it('answers initialize over stdio at once, and its first tools/list once the start-up wait is over', async () => {
+    const tag = `tag-${randomUUID()}`;
+    const slow = gated('slow', tag);
+    // A wait far longer than the test may take: initialize must not wait for it.
+    const file = writeConfig('slow-initialize.json', {
+      mcpServers: { ok: fixture('ok'), slow: slow.server },
+      startupWaitMs: 600_000,
+    });
+    const client = await spawnStdioClient(process.execPath, [TOOLMESH_BIN, 'serve', '--config', file], {
+      cwd: scratch.folder,
+    });
+    try {
+      expect(client.client.getServerVersion()?.name).toBe('toolmesh');
+      let listed = false;
+      const firstList = client.client.listTools().then((answer) => {
+        listed = true;
+        return answer;
+      });
+      await until(() => processesTagged(tag).length === 1);
+      expect(listed).toBe(false);
+      slow.open();
+      const names = (await firstList).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['ok__echo', 'slow__echo']));
+    } finally {
+      await client.close();
+      reapTagged(tag);
+    }
+  }, 30_000);
+
   it('answers over stdio while the server is starting, and stops it when its stdin closes', async () => {
     const tag = `tag-${randomUUID()}`;
     const file = writeConfig('slow-stdio.json', {

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchmarkAudit } from './aggregator-audit.mjs';
+import { benchmarkCliTimings } from './aggregator-cli-timings.mjs';
 import { benchmarkOverhead } from './aggregator-overhead.mjs';
 import { benchmarkSearch } from './aggregator-search.mjs';
 import { benchmarkStartup } from './aggregator-startup.mjs';
@@ -20,6 +21,7 @@ const AGGREGATOR_RUNS = {
   searches: 2000,
   searchLimit: 5,
   startups: 10,
+  cliRuns: 5,
   auditRecords: 10_000,
   auditCalls: 2000,
 };
@@ -59,6 +61,7 @@ export async function benchmarkAggregator({ base, log }) {
     log,
   });
   const startup = await benchmarkStartup({ folder, dataDir, runs: runs.startups, log });
+  const cli = await benchmarkCliTimings({ folder, dataDir, runs: runs.cliRuns, log });
   const audit = await benchmarkAggregatorAudit({ folder: path.join(folder, 'audit'), log });
-  return { overhead, throughput, search, startup, audit, totalMs: performance.now() - began };
+  return { overhead, throughput, search, startup, cli, audit, totalMs: performance.now() - began };
 }

@@ -1,4 +1,5 @@
 // The aggregator's section of docs/benchmarks.md.
+import { cliTimingRows } from './aggregator-cli-timings.mjs';
 import { count, table } from './markdown.mjs';
 import { mib, micros, ms } from './stats.mjs';
 
@@ -215,6 +216,17 @@ ${table(
 )}`;
 }
 
+function cliSection({ cli }) {
+  return `### One-shot CLI use
+
+Wall time of the built \`toolmesh\` with no config (every installed first-party server), from an empty temporary
+folder, ${cli.initialize.runs / 2} runs of each, interleaved. \`serve\`: spawned with \`initialize\` already written to its stdin,
+timed to the answer; then, with its servers up, timed from closing its stdin (or sending SIGTERM) to its exit.
+\`search\` and \`call\`: spawn to exit, with the catalogue cached by an earlier run (\`call\` reads a one-line file).
+
+${table(['Measure', 'Median (p95)', 'Target (issue 21)'], cliTimingRows(cli))}`;
+}
+
 /** The audit log's section; `node test/bench/run.mjs --only audit` rewrites it alone. */
 export function renderAuditSection({ audit }) {
   const added = audit.on.median - audit.off.median;
@@ -277,6 +289,8 @@ ${throughputSection(run)}
 ${searchSection(run)}
 
 ${startupSection(run, fsColdStart)}
+
+${cliSection(run)}
 
 ${renderAuditSection(run)}
 `;

@@ -6,7 +6,7 @@ import { spawnStdioClient } from '@toolmesh/core/testing';
 import { startProcess } from './processes.mjs';
 
 /** The bin of the workspace's @toolmesh/aggregator (dist/index.js beside its dist/aggregator.js). */
-const AGGREGATOR_BIN = path.join(
+export const AGGREGATOR_BIN = path.join(
   path.dirname(fileURLToPath(import.meta.resolve('@toolmesh/aggregator'))),
   'index.js',
 );

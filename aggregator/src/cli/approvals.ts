@@ -2,7 +2,9 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { redactArguments } from '../approvals/render-arguments.js';
+import { openState } from '../state/open-state.js';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
+import { type Command, print } from './command.js';
 
 export interface ApprovalsCommandOptions {
   state: AggregatorState;
@@ -133,7 +135,7 @@ export async function approvalsCommand(args: string[], options: ApprovalsCommand
   });
   const [verb, id, ...extra] = positionals;
   if (verb === 'approve' || verb === 'deny') {
-    if (!id || extra.length > 0) {
+    if (!id || extra.length > 0 || values.watch || values.json) {
       options.print(
         `usage: toolmesh approvals ${verb} <id> [--reason TEXT]; toolmesh approvals lists the ids`,
       );
@@ -145,5 +147,23 @@ export async function approvalsCommand(args: string[], options: ApprovalsCommand
     options.print(`unknown approvals command "${verb}": use approve <id>, deny <id>, or no command to list`);
     return 2;
   }
+  if (values.reason !== undefined) {
+    options.print('--reason goes with a decision: toolmesh approvals approve|deny <id> --reason TEXT');
+    return 2;
+  }
   return values.watch ? watch(options) : list(values.json, options);
 }
+
+export const approvals: Command = {
+  async run(args) {
+    const state = openState({});
+    const watching = new AbortController();
+    process.once('SIGINT', () => watching.abort());
+    process.once('SIGTERM', () => watching.abort());
+    try {
+      return await approvalsCommand(args, { state, print, signal: watching.signal });
+    } finally {
+      await state.close();
+    }
+  },
+};

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { AuditRecord } from '../audit/audit-record.js';
+import { openState } from '../state/open-state.js';
 import type { AggregatorState } from '../state/state.js';
+import { type Command, print } from './command.js';
 import { UsageError, wholeNumberOption } from './usage-error.js';
 
 export interface AuditCommandOptions {
@@ -125,3 +127,18 @@ export async function auditCommand(
   else printTable(records, print);
   return 0;
 }
+
+export const audit: Command = {
+  async run(args) {
+    const state = openState({});
+    try {
+      return await auditCommand(args, {
+        state,
+        print,
+        printError: (line) => process.stderr.write(`${line}\n`),
+      });
+    } finally {
+      await state.close();
+    }
+  },
+};

@@ -1,29 +1,30 @@
 import { createLogger } from '@toolmesh/core';
 import { associationStoreFor } from '../state/association-store.js';
 import { openState } from '../state/open-state.js';
+import { type Command, parseFlags, print } from './command.js';
 import { UsageError } from './usage-error.js';
 
 /** `toolmesh discovery forget`: forgets what tool search learnt from use, in the data directory's store. */
-export async function discoveryCommand(
-  args: readonly string[],
-  print: (line: string) => void,
-): Promise<number> {
-  if (args.length !== 1 || args[0] !== 'forget') {
-    throw new UsageError('discovery takes one subcommand: forget (what tool search learnt from use)');
-  }
-  const state = openState({});
-  try {
-    const store = associationStoreFor(state, createLogger({ scope: 'toolmesh', level: 'warning' }));
-    if (!store) throw new Error(`the store beside ${state.location} cannot be opened`);
-    try {
-      const count = (await store.all()).length;
-      await store.clear();
-      print(`forgot ${count} learnt link${count === 1 ? '' : 's'} between search words and tools`);
-      return 0;
-    } finally {
-      await store.close();
+export const discovery: Command = {
+  async run(args) {
+    const { positionals } = parseFlags('discovery', args, {});
+    if (positionals.length !== 1 || positionals[0] !== 'forget') {
+      throw new UsageError('discovery takes one subcommand: forget (what tool search learnt from use)');
     }
-  } finally {
-    await state.close();
-  }
-}
+    const state = openState({});
+    try {
+      const store = associationStoreFor(state, createLogger({ scope: 'toolmesh', level: 'warning' }));
+      if (!store) throw new Error(`the store beside ${state.location} cannot be opened`);
+      try {
+        const count = (await store.all()).length;
+        await store.clear();
+        print(`forgot ${count} learnt link${count === 1 ? '' : 's'} between search words and tools`);
+        return 0;
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await state.close();
+    }
+  },
+};

@@ -2,12 +2,14 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { findBwrap, INSTALL_BWRAP } from '../sandbox/find-bwrap.js';
 import { SandboxSetupError, sandboxedCommand } from '../sandbox/sandboxed-command.js';
+import type { Command } from './command.js';
 
 export const SANDBOX_USAGE = `toolmesh sandbox [--root DIR]... [--read-only] [--net] [--env NAME]... -- <command> [args...]
 
 Runs <command> in a bubblewrap sandbox, as toolmesh runs a server whose config says "sandbox":
 system folders read-only, the --root folders at their own paths (read-write unless --read-only),
-private /tmp and home, no network unless --net, its own PID namespace, no capabilities, and an
+everything else read-only (an empty /tmp and home included, so a write outside the roots fails
+rather than vanishing with the sandbox), no network unless --net, its own PID namespace, no capabilities, and an
 environment of PATH, TERM, TZ, the locale (LANG, LANGUAGE, LC_*) and TOOLMESH_DATA_DIR only;
 --env NAME passes one more variable of yours.
 stdin, stdout and stderr are the command's, so it can be an MCP stdio server in a client config;
@@ -92,6 +94,7 @@ export async function sandboxCommand(argv: readonly string[]): Promise<number> {
         args: options.args,
         roots: options.roots,
         writableRoots: !options.readOnly,
+        readOnlyOutsideRoots: true,
         network: options.network,
         env,
       },
@@ -119,3 +122,7 @@ export async function sandboxCommand(argv: readonly string[]): Promise<number> {
     });
   });
 }
+
+export const sandbox: Command = {
+  run: sandboxCommand,
+};

@@ -5,9 +5,36 @@ import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
+import { toolmeshInvocation } from './invocation.js';
+import { stopPromptly } from './stop-promptly.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
+
+/** Which servers are up once the start-up wait is over, and which failed and why. */
+function serverReport(aggregator: Aggregator): { ready: string; problems: string[] } {
+  const upstreams = aggregator.upstreams.list();
+  const ready = upstreams
+    .filter((upstream) => upstream.state === 'ready')
+    .map((upstream) => `${upstream.name} (${upstream.catalog.tools.length} tools)`);
+  const problems = upstreams.flatMap((upstream) => {
+    if (upstream.state === 'starting') return [`still starting: ${upstream.name}; it joins when ready`];
+    if (upstream.state !== 'restarting') return [];
+    return [
+      `FAILED ${upstream.name}: ${upstream.lastError ?? 'did not start'}; retrying in ${upstream.secondsUntilRetry()} s (toolmesh doctor says what to check)`,
+    ];
+  });
+  return { ready: ready.length > 0 ? `servers ready: ${ready.join(', ')}` : 'no server is ready', problems };
+}
+
+/** Where `toolmesh` is not a command here (a clone not linked), how to run the commands the banner names. */
+function notOnPath(): string[] {
+  const invocation = toolmeshInvocation();
+  if (invocation === 'toolmesh') return [];
+  return [
+    `  toolmesh is not on PATH here: run the toolmesh commands named here as \`${invocation} …\`, or put it on PATH (in a clone: pnpm link --global in aggregator/)`,
+  ];
+}
 
 function clientSnippets(url: string, modes: string[], access: HttpAccess): string {
   const token = access.localToken;
@@ -25,6 +52,7 @@ function clientSnippets(url: string, modes: string[], access: HttpAccess): strin
     `  only the discovery tools: ${url}/discovery    health: ${url.replace(/\/mcp$/, '/health')}`,
     `  in a mode: ${modes.map((mode) => `${url}/${mode}`).join('  ')}`,
     ...tokenNote,
+    ...notOnPath(),
     '',
     `Claude Code:  claude mcp add --transport http toolmesh ${url}${headers ? ` --header "Authorization: Bearer ${token}"` : ''}`,
     'Cursor (~/.cursor/mcp.json) and other clients that read mcpServers:',
@@ -58,6 +86,11 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     });
     await server.connect(new StdioLineTransport());
     close = () => server.close();
+    void aggregator.started.then(() => {
+      const { ready, problems } = serverReport(aggregator);
+      options.log.info(ready);
+      for (const problem of problems) options.log.warning(problem);
+    });
   } else {
     const { ListenError, SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
     const access = options.access ?? {};
@@ -178,7 +211,12 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       process.stderr.write(`toolmesh: ${error.message}\n`);
       process.exit(1);
     });
-    process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names(), access)}\n`);
+    // The banner waits for the start-up wait, so that it can say which servers failed.
+    await aggregator.started;
+    const { ready, problems } = serverReport(aggregator);
+    process.stderr.write(
+      `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n\n`,
+    );
     options.log.info(`listening on ${front.url}`);
     close = () => front.close();
   }
@@ -188,8 +226,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     if (stopping) return;
     stopping = true;
     await close().catch(() => undefined);
-    await aggregator.stop();
-    await aggregator.state.close().catch(() => undefined);
+    await stopPromptly(aggregator);
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

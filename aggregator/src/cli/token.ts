@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
-import { TokenStore, TokenStoreError } from '../auth/token-store.js';
+import { dataDirectory } from '@toolmesh/core';
+import { TokenStore, TokenStoreError, tokenStoreFile } from '../auth/token-store.js';
 import type { LoadedConfig } from '../config/load.js';
 import { Policy } from '../policy/policy.js';
+import { type Command, print } from './command.js';
+import { resolveConfig } from './resolve-config.js';
 
 export interface TokenCommandOptions {
   /** Where `toolmesh token` keeps its tokens (the data directory's aggregator/tokens.json). */
@@ -133,3 +136,8 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
   print(USAGE);
   return 2;
 }
+
+export const token: Command = {
+  run: async (args) =>
+    tokenCommand(args, { storeFile: tokenStoreFile(dataDirectory()), config: resolveConfig, print }),
+};

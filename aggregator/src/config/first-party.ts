@@ -21,8 +21,8 @@ const WRITES_ROOTS = new Set<string>(['fs', 'git']);
 
 const require = createRequire(import.meta.url);
 
-/** The bin of an installed package, or undefined when the package is not installed. */
-function installedBin(packageName: string): string | undefined {
+/** The bin of an installed package, by absolute path, or undefined when the package is not installed. */
+export function installedBin(packageName: string): string | undefined {
   let manifestPath: string;
   try {
     manifestPath = require.resolve(`${packageName}/package.json`);

@@ -1,12 +1,16 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Aggregator } from '../aggregator.js';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { PolicyDecision } from '../policy/mode-table.js';
 import type { NamedTool } from '../policy/policy.js';
+import { argumentsMisfit } from './argument-check.js';
 import { auditedTool } from './audited-tool-call.js';
 import type { FrontSession } from './session.js';
 
 export interface CallToAuthorize {
   exposed: string;
+  /** The tool as its server lists it: its input schema is checked before anyone is asked. */
+  tool: Tool;
   server: string;
   arguments: Record<string, unknown>;
   signal: AbortSignal;
@@ -19,7 +23,8 @@ export function blockedMessage(exposed: string, decision: PolicyDecision): strin
 
 /**
  * For a call its mode lets through only with approval: undefined once approved, else why not.
- * The audit gets how the approval ended.
+ * A call whose arguments do not fit the tool's input schema could never run, so nobody is asked
+ * about it. The audit gets how the approval ended.
  */
 export async function approvalRefusal(
   aggregator: Aggregator,
@@ -29,6 +34,9 @@ export async function approvalRefusal(
   audit: AuditedCall,
 ): Promise<string | undefined> {
   if (decision.verdict !== 'confirm') return undefined;
+  const misfit = await argumentsMisfit(call.tool, call.arguments);
+  if (misfit)
+    return `${call.exposed} was not run, and no one was asked to approve it: ${misfit}. Correct the arguments by its input schema (search_tool_bm25 shows it) and call again.`;
   const { workspace } = auditedTool(session, call.exposed, call.server, call.arguments);
   const outcome = await aggregator.approvals.ask({
     client: session.server,

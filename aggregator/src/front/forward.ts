@@ -94,7 +94,7 @@ export async function forwardToolCall(
   const refusal = await approvalRefusal(
     aggregator,
     session,
-    { exposed, server: entry.server, arguments: route.arguments, signal: extra.signal },
+    { exposed, tool: entry.tool, server: entry.server, arguments: route.arguments, signal: extra.signal },
     decision,
     audit,
   );

@@ -91,119 +91,156 @@ export function createFrontServer(
     return {};
   });
 
+  // A session may begin while the servers start; what it asks of the registry waits for the
+  // first one, built at the end of the start-up wait.
+  // (Typed as the handler it wraps, so each keeps its schema's inferred types; the SDK awaits
+  // whatever a handler returns.)
+  const afterStart = <H extends (...args: never[]) => unknown>(handler: H): H =>
+    (async (...args: Parameters<H>) => {
+      await aggregator.started;
+      return handler(...args);
+    }) as H;
+
   // The mode decides what is listed as well as what may run: what it denies is not offered.
   const offered = (named: { exposed: string; tool: Tool }) =>
     aggregator.policy.decide(session.mode, named).verdict !== 'deny';
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    session.lastActive = Date.now();
-    const own = ownTools
-      .filter(({ listed }) => offered({ exposed: listed.name, tool: listed }))
-      .filter(
-        ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || aggregator.canExitMode(session.mode),
-      )
-      .map(({ listed }) => listed);
-    if (exposure === 'discovery') return { tools: own };
-    const registered = aggregator.registry.tools().filter(offered);
-    return { tools: [...registered.map((entry) => aggregator.listedTool(session, entry)), ...own] };
-  });
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    afterStart(() => {
+      session.lastActive = Date.now();
+      const own = ownTools
+        .filter(({ listed }) => offered({ exposed: listed.name, tool: listed }))
+        .filter(
+          ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || aggregator.canExitMode(session.mode),
+        )
+        .map(({ listed }) => listed);
+      if (exposure === 'discovery') return { tools: own };
+      const registered = aggregator.registry.tools().filter(offered);
+      return { tools: [...registered.map((entry) => aggregator.listedTool(session, entry)), ...own] };
+    }),
+  );
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    session.lastActive = Date.now();
-    const own = ownByName.get(request.params.name);
-    if (!own && exposure === 'discovery') {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
-      );
-    }
-    return auditedToolCall(aggregator, session, async (audit) => {
-      if (!own)
-        return forwardToolCall(
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    afterStart(async (request, extra) => {
+      session.lastActive = Date.now();
+      const own = ownByName.get(request.params.name);
+      if (!own && exposure === 'discovery') {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
+        );
+      }
+      return auditedToolCall(aggregator, session, async (audit) => {
+        if (!own)
+          return forwardToolCall(
+            aggregator,
+            session,
+            request.params.name,
+            request.params.arguments,
+            extra,
+            audit,
+          );
+        const refusal = await refusalOf(
           aggregator,
           session,
-          request.params.name,
-          request.params.arguments,
-          extra,
+          {
+            exposed: own.listed.name,
+            tool: own.listed,
+            server: 'toolmesh',
+            arguments: request.params.arguments ?? {},
+            signal: extra.signal,
+          },
           audit,
         );
-      const refusal = await refusalOf(
-        aggregator,
-        session,
-        {
-          exposed: own.listed.name,
-          tool: own.listed,
-          server: 'toolmesh',
-          arguments: request.params.arguments ?? {},
+        if (refusal) return endedWith(audit, 'refused', refusal);
+        return runTool(own.definition, request.params.arguments, {
+          engine: { aggregator, session, extra, audit },
           signal: extra.signal,
-        },
-        audit,
-      );
-      if (refusal) return endedWith(audit, 'refused', refusal);
-      return runTool(own.definition, request.params.arguments, {
-        engine: { aggregator, session, extra, audit },
-        signal: extra.signal,
-        progress: async () => undefined,
-        log: aggregator.log,
+          progress: async () => undefined,
+          log: aggregator.log,
+        });
       });
-    });
-  });
+    }),
+  );
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: aggregator.registry.listedPrompts(),
-  }));
-  server.setRequestHandler(GetPromptRequestSchema, (request, extra) => {
-    const entry = aggregator.registry.prompt(request.params.name);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
-    return upstreamFor(aggregator, entry.upstream, `prompt ${entry.exposed}`).request(
-      'prompts/get',
-      { ...request.params, name: entry.prompt.name },
-      requestOptions(extra),
-    );
-  });
+  server.setRequestHandler(
+    ListPromptsRequestSchema,
+    afterStart(() => ({
+      prompts: aggregator.registry.listedPrompts(),
+    })),
+  );
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    afterStart((request, extra) => {
+      const entry = aggregator.registry.prompt(request.params.name);
+      if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
+      return upstreamFor(aggregator, entry.upstream, `prompt ${entry.exposed}`).request(
+        'prompts/get',
+        { ...request.params, name: entry.prompt.name },
+        requestOptions(extra),
+      );
+    }),
+  );
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: aggregator.registry.resources(),
-  }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: aggregator.registry.resourceTemplates(),
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
-    const owner = aggregator.registry.resourceOwner(request.params.uri);
-    return upstreamFor(aggregator, owner, `resource ${request.params.uri}`).request(
-      'resources/read',
-      request.params,
-      requestOptions(extra),
-    );
-  });
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    afterStart(() => ({
+      resources: aggregator.registry.resources(),
+    })),
+  );
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    afterStart(() => ({
+      resourceTemplates: aggregator.registry.resourceTemplates(),
+    })),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    afterStart((request, extra) => {
+      const owner = aggregator.registry.resourceOwner(request.params.uri);
+      return upstreamFor(aggregator, owner, `resource ${request.params.uri}`).request(
+        'resources/read',
+        request.params,
+        requestOptions(extra),
+      );
+    }),
+  );
 
-  server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-    const owner = aggregator.registry.resourceOwner(request.params.uri);
-    const upstream = upstreamFor(aggregator, owner, `resource ${request.params.uri}`);
-    await session.subscribe(upstream, request.params.uri, extra.signal);
-    return {};
-  });
+  server.setRequestHandler(
+    SubscribeRequestSchema,
+    afterStart(async (request, extra) => {
+      const owner = aggregator.registry.resourceOwner(request.params.uri);
+      const upstream = upstreamFor(aggregator, owner, `resource ${request.params.uri}`);
+      await session.subscribe(upstream, request.params.uri, extra.signal);
+      return {};
+    }),
+  );
   server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
     await session.unsubscribe(request.params.uri, extra.signal);
     return {};
   });
 
-  server.setRequestHandler(CompleteRequestSchema, (request, extra) => {
-    const { ref } = request.params;
-    if (ref.type === 'ref/prompt') {
-      const entry = aggregator.registry.prompt(ref.name);
-      if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-      return upstreamFor(aggregator, entry.upstream, `prompt ${ref.name}`).request(
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    afterStart((request, extra) => {
+      const { ref } = request.params;
+      if (ref.type === 'ref/prompt') {
+        const entry = aggregator.registry.prompt(ref.name);
+        if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
+        return upstreamFor(aggregator, entry.upstream, `prompt ${ref.name}`).request(
+          'completion/complete',
+          { ...request.params, ref: { ...ref, name: entry.prompt.name } },
+          requestOptions(extra),
+        );
+      }
+      const owner = aggregator.registry.resourceOwner(ref.uri);
+      return upstreamFor(aggregator, owner, `resource ${ref.uri}`).request(
         'completion/complete',
-        { ...request.params, ref: { ...ref, name: entry.prompt.name } },
+        request.params,
         requestOptions(extra),
       );
-    }
-    const owner = aggregator.registry.resourceOwner(ref.uri);
-    return upstreamFor(aggregator, owner, `resource ${ref.uri}`).request(
-      'completion/complete',
-      request.params,
-      requestOptions(extra),
-    );
-  });
+    }),
+  );
   return server;
 }

@@ -17,8 +17,13 @@ export interface SandboxLayout {
    * (toolmesh's own state), each covered by an empty tmpfs.
    */
   hiddenFolders: readonly string[];
-  /** A private, empty, writable home. */
+  /** A private, empty home. */
   home: string;
+  /**
+   * Everything but the roots and the writable folders read-only: a write elsewhere fails where
+   * it is made, rather than landing in a private tmpfs (/tmp, home) that vanishes with the sandbox.
+   */
+  readOnlyOutside: boolean;
   cwd: string;
   /** Variables the spawner adds to bwrap's own environment that must not reach the program. */
   unsetVariables: readonly string[];
@@ -30,7 +35,7 @@ export interface SandboxLayout {
  * The bwrap command line for a layout. Mounts are applied in order, so the order is the policy:
  * system folders, then fresh /proc, /dev, /tmp and home, then the program, then the roots (a
  * root inside the program's folders keeps its own mode), then the data folder, then the hidden
- * folders over all of it.
+ * folders over all of it, then (when asked) the sandbox's own folders made read-only.
  */
 export function bwrapArguments(layout: SandboxLayout): string[] {
   const args: string[] = [
@@ -56,6 +61,10 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
   for (const root of layout.roots) args.push(layout.writableRoots ? '--bind' : '--ro-bind', root, root);
   for (const folder of layout.writableFolders) args.push('--bind', folder, folder);
   for (const folder of layout.hiddenFolders) args.push('--tmpfs', folder);
+  // Last, once every mount point inside them is made: each remount covers that mount alone.
+  if (layout.readOnlyOutside)
+    for (const scratch of ['/tmp', layout.home, ...layout.hiddenFolders, '/'])
+      args.push('--remount-ro', scratch);
   args.push('--chdir', layout.cwd, '--', layout.command, ...layout.args);
   return args;
 }

@@ -16,6 +16,8 @@ export interface SandboxRequest {
   /** The folders the program works on; relative ones are relative to `cwd`. */
   roots: readonly string[];
   writableRoots: boolean;
+  /** Make /tmp, home and the rest outside the roots read-only, so a write there fails visibly (default: a private writable /tmp and home). */
+  readOnlyOutsideRoots?: boolean;
   network: boolean;
   /** Variables the program is given by name (a server entry's `env`); they pass whatever they are. */
   env: Readonly<Record<string, string>>;
@@ -150,6 +152,7 @@ export function sandboxedCommand(
     writableFolders,
     hiddenFolders,
     home: SANDBOX_HOME,
+    readOnlyOutside: request.readOnlyOutsideRoots ?? false,
     cwd,
     unsetVariables: (request.ambientVariables ?? []).filter((name) => !(name in env)),
     command: commandInside(request.command, searchPath, hostCwd, underSystem),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@toolmesh/core';
 import type { ServerConfig } from '../config/schema.js';
-import { type Relay, Upstream, type UpstreamOptions } from './upstream.js';
+import { type Relay, Upstream, type UpstreamCatalog, type UpstreamOptions } from './upstream.js';
 
 /** All downstream servers, in config order, started together. Emits `changed` when any changes. */
 export class UpstreamSet extends EventEmitter {
@@ -25,13 +25,19 @@ export class UpstreamSet extends EventEmitter {
     return this.byName.get(name);
   }
 
-  /** Starts every server in parallel, without waiting for any: each joins once it is ready (see settled). */
-  start(servers: ReadonlyMap<string, ServerConfig>): void {
-    for (const [name, config] of servers) this.add(name, config);
+  /**
+   * Starts every server in parallel, without waiting for any: each joins once it is ready (see
+   * settled). A server with a `cached` catalogue is not started: it is dormant until its first call.
+   */
+  start(
+    servers: ReadonlyMap<string, ServerConfig>,
+    cached: ReadonlyMap<string, UpstreamCatalog> = new Map(),
+  ): void {
+    for (const [name, config] of servers) this.add(name, config, cached.get(name));
   }
 
   /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
-  add(name: string, config: ServerConfig): void {
+  add(name: string, config: ServerConfig, cached?: UpstreamCatalog): void {
     if (this.stopped) return;
     const upstream = new Upstream(name, config, {
       ...this.options,
@@ -40,7 +46,13 @@ export class UpstreamSet extends EventEmitter {
     });
     upstream.on('changed', () => this.emit('changed'));
     this.byName.set(name, upstream);
-    void upstream.start();
+    if (cached) upstream.rest(cached);
+    else void upstream.start();
+  }
+
+  /** Starts every dormant server, and waits for their first attempts. */
+  async wakeAll(): Promise<void> {
+    await Promise.all(this.list().map((upstream) => upstream.wake()));
   }
 
   /**

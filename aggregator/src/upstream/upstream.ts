@@ -29,9 +29,11 @@ import { CONNECT_TIMEOUT_MS, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
 import { deliverInOrder } from './ordered-transport.js';
+import { StderrTail } from './stderr-tail.js';
 import { transportsFor } from './transport.js';
 
-export type UpstreamState = 'starting' | 'ready' | 'restarting' | 'stopped';
+/** `dormant`: not started, its catalogue known from the cache; the first call starts it. */
+export type UpstreamState = 'dormant' | 'starting' | 'ready' | 'restarting' | 'stopped';
 
 export interface UpstreamCatalog {
   tools: Tool[];
@@ -121,6 +123,8 @@ export class Upstream extends EventEmitter {
   /** Set from the start of each attempt to connect, so stop() closes a server still connecting. */
   private client: Client | undefined;
   private attempting: Promise<void> = Promise.resolve();
+  /** The first start of a dormant server, which every call that arrives meanwhile waits for. */
+  private waking: Promise<void> | undefined;
   private attempt = 0;
   private cancelRestart: () => void = () => undefined;
   private cancelPing: () => void = () => undefined;
@@ -159,6 +163,18 @@ export class Upstream extends EventEmitter {
     return this.attempting;
   }
 
+  /** Lists the catalogue it had when it was cached, and starts on its first call or request. */
+  rest(catalog: UpstreamCatalog): void {
+    this.state = 'dormant';
+    this.catalog = catalog;
+  }
+
+  /** A dormant server is started, and waited for (by every caller that woke it); any other is left as it is. */
+  async wake(): Promise<void> {
+    if (this.state === 'dormant') this.waking = this.start();
+    await this.waking;
+  }
+
   /** Settles when the attempt to connect under way (or the last one) has ended. */
   attemptEnded(): Promise<void> {
     return this.attempting;
@@ -167,9 +183,13 @@ export class Upstream extends EventEmitter {
   private async connect(): Promise<void> {
     this.state = this.attempt === 0 ? 'starting' : 'restarting';
     const errors: string[] = [];
+    const stderr = new StderrTail();
     const transports = transportsFor(
       this.config,
-      (line) => this.log.info(line),
+      (line) => {
+        this.log.info(line);
+        stderr.add(line);
+      },
       (warning) => this.noteSandboxWarning(warning),
     );
     for (const makeTransport of transports) {
@@ -178,7 +198,9 @@ export class Upstream extends EventEmitter {
         client = await this.connectOver(makeTransport);
       } catch (error) {
         if (this.stopped()) return;
-        errors.push((error as Error).message);
+        // What the server wrote as it died is still on its way through the stderr pipe.
+        await new Promise((resolve) => setImmediate(resolve));
+        errors.push(stderr.explain((error as Error).message));
         continue;
       }
       // stop() ran as it connected (toolmesh is ending, a reload removed the server): it closed the client.
@@ -187,7 +209,7 @@ export class Upstream extends EventEmitter {
       this.retryAt = undefined;
       this.lastError = undefined;
       this.state = 'ready';
-      client.onclose = () => this.lost('the connection closed');
+      client.onclose = () => this.lost(stderr.explain('the connection closed'));
       this.schedulePing();
       this.log.info(`ready: ${this.catalog.tools.length} tools`);
       this.emit('changed');
@@ -374,6 +396,7 @@ export class Upstream extends EventEmitter {
     options: RequestOptions,
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
+    await this.wake();
     const result = await this.connected().request(
       {
         method: 'tools/call',
@@ -420,11 +443,12 @@ export class Upstream extends EventEmitter {
     if (this.state === 'ready') await this.client?.sendRootsListChanged().catch(() => undefined);
   }
 
-  request<T>(
+  async request<T>(
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<T> {
+    await this.wake();
     // The SDK wants a result schema; a passthrough one keeps the server's answer as it is.
     return this.connected().request(
       { method, ...(params && { params }) } as never,
@@ -440,8 +464,8 @@ export class UpstreamUnavailable extends Error {
   constructor(readonly upstream: Upstream) {
     const seconds = upstream.secondsUntilRetry();
     super(
-      upstream.state === 'stopped'
-        ? `server ${upstream.name} is stopped`
+      upstream.state === 'stopped' || upstream.state === 'dormant'
+        ? `server ${upstream.name} is ${upstream.state === 'stopped' ? 'stopped' : 'not started'}`
         : `server ${upstream.name} is ${upstream.state === 'starting' ? 'starting' : 'restarting'}, retry in ${seconds} s${
             upstream.lastError ? ` (last error: ${upstream.lastError})` : ''
           }`,

@@ -1,0 +1,37 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export interface InProcessClient {
+  client: Client;
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * An MCP client of a session server in this process, so one-shot commands see exactly what a
+ * connected client sees (the mode's tools, its refusals, the audit) without a transport.
+ */
+export async function connectInProcess(server: Server): Promise<InProcessClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'toolmesh-cli', version: '0.1.0' });
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    client,
+    call: async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The text blocks of a result, as a person reads them. */
+export function textOf(result: CallToolResult): string {
+  return result.content
+    .filter((block): block is { type: 'text'; text: string } => block.type === 'text')
+    .map((block) => block.text)
+    .join('\n');
+}

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_SERVER, FS_BIN, type Harness, startHarness, TOOLMESH_BIN } from './harness.js';
+
+const exec = promisify(execFile);
+
+let scratch: Harness;
+let folder: string;
+let config: string;
+
+/** A server entry that notes each start of it in `<name>.starts`, then runs `args` with Node. */
+function counted(name: string, args: string[], env: Record<string, string> = {}) {
+  const starts = path.join(folder, `${name}.starts`);
+  return {
+    command: 'sh',
+    args: ['-c', `echo started >> "${starts}"; exec "$0" "$@"`, process.execPath, ...args],
+    env,
+  };
+}
+
+function startsOf(name: string): number {
+  const file = path.join(folder, `${name}.starts`);
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0;
+}
+
+function writeConfig(fixtureName: string): void {
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        fs: counted('fs', [FS_BIN, '--root', folder]),
+        echoes: counted('echoes', [FIXTURE_SERVER], { FIXTURE_NAME: fixtureName }),
+      },
+    }),
+  );
+}
+
+function toolmesh(dataDir: string, ...args: string[]) {
+  return exec(process.execPath, [TOOLMESH_BIN, ...args, '--config', config], {
+    cwd: folder,
+    env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, dataDir) },
+    timeout: 30_000,
+  });
+}
+
+beforeAll(async () => {
+  scratch = await startHarness({});
+  folder = scratch.folder;
+  config = path.join(folder, 'toolmesh.json');
+  writeFileSync(path.join(folder, 'hello.txt'), 'hello from the cache test\n');
+  writeConfig('first');
+});
+afterAll(() => scratch.close());
+
+describe('the catalogue cache', () => {
+  it('lets search start no server, and call start only the one it needs', async () => {
+    // No cache yet: search starts every server, and keeps their catalogues.
+    const first = await toolmesh('data', 'search', 'echo text back');
+    expect(first.stdout).toMatch(/^echoes__echo/m);
+    expect(first.stderr).not.toMatch(/catalogue cached/);
+    expect([startsOf('fs'), startsOf('echoes')]).toEqual([1, 1]);
+
+    const cached = await toolmesh('data', 'search', 'echo text back');
+    expect(cached.stdout).toBe(first.stdout);
+    expect(cached.stderr).toMatch(/listed from the catalogue cached less than a minute ago/);
+    const tools = await toolmesh('data', 'tools');
+    expect(tools.stdout).toMatch(/^fs__read_file\s/m);
+    expect([startsOf('fs'), startsOf('echoes')]).toEqual([1, 1]);
+
+    const called = await toolmesh('data', 'call', 'fs__read_file', '{"path":"hello.txt"}');
+    expect(called.stdout).toContain('hello from the cache test');
+    expect([startsOf('fs'), startsOf('echoes')]).toEqual([2, 1]);
+  });
+
+  it('starts a server whose config changed, and every server for a tool the cache does not know', async () => {
+    writeConfig('second');
+    const searched = await toolmesh('data', 'search', 'echo text back');
+    expect(searched.stdout).toMatch(/^echoes__echo/m);
+    expect([startsOf('fs'), startsOf('echoes')]).toEqual([2, 2]);
+    const unknown = await toolmesh('data', 'call', 'echoes__no_such_tool', '{}').catch((error) => error);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/No tool named echoes__no_such_tool/);
+    expect([startsOf('fs'), startsOf('echoes')]).toEqual([3, 3]);
+  });
+});

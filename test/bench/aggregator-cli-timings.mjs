@@ -1,0 +1,136 @@
+// What one-shot use of the toolmesh CLI costs in wall time, with no config (every installed
+// first-party server): `toolmesh serve` over stdio to its answer to `initialize`, and to its exit
+// once stdin closes or SIGTERM comes; `toolmesh search` and `toolmesh call` from spawn to exit,
+// with the catalogue cached by an earlier run (what a user has after any serve, doctor or call).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { check } from './check.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
+import { ms, summarize } from './stats.mjs';
+import { AGGREGATOR_BIN } from './toolmesh.mjs';
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+})}\n`;
+
+/** Spawns `toolmesh args…` in `cwd`; resolves when it exits, with its wall time and output. */
+function runToolmesh(args, { cwd, dataDir }) {
+  const start = performance.now();
+  const child = spawn(process.execPath, [AGGREGATOR_BIN, ...args], {
+    cwd,
+    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) =>
+    child.once('exit', (code) => resolve({ ms: performance.now() - start, code, stdout, stderr })),
+  );
+}
+
+/**
+ * `toolmesh serve` over stdio: `initialize` written at spawn, timed to its answer; then the end
+ * (`stdin`: closing its stdin; `SIGTERM`) timed to the process's exit.
+ */
+async function serveOnce({ cwd, dataDir, end }) {
+  const start = performance.now();
+  const child = spawn(process.execPath, [AGGREGATOR_BIN, 'serve', '--log-level', 'error'], {
+    cwd,
+    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', () => resolve(performance.now())));
+  child.stdin.write(INITIALIZE);
+  let stdout = '';
+  const initializeMs = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (stdout.includes('"id":1')) resolve(performance.now() - start);
+    });
+    child.once('exit', () => reject(new Error(`toolmesh serve exited before answering: ${stdout}`)));
+  });
+  check(stdout.includes('"protocolVersion"'), `initialize was not answered: ${stdout}`);
+  // Let the servers come up, as they would while a client works, so that the exit ends them.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const ending = performance.now();
+  if (end === 'stdin') child.stdin.end();
+  else child.kill('SIGTERM');
+  return { initializeMs, exitMs: (await exited) - ending };
+}
+
+export async function benchmarkCliTimings({ folder, dataDir, runs, log }) {
+  const root = mkdtempSync(path.join(folder, 'cli-'));
+  writeFileSync(path.join(root, 'hello.txt'), 'hello\n');
+  log(`bench: toolmesh CLI timings with no config, ${runs} runs each`);
+  try {
+    // Unmeasured: fills the OS file cache and the catalogue cache.
+    const first = await runToolmesh(['search', 'read a text file'], { cwd: root, dataDir });
+    check(first.code === 0, `toolmesh search failed: ${first.stderr}`);
+    const initialize = [];
+    const exitOnStdin = [];
+    const exitOnSigterm = [];
+    const search = [];
+    const call = [];
+    for (let run = 0; run < runs; run++) {
+      const byStdin = await serveOnce({ cwd: root, dataDir, end: 'stdin' });
+      const bySignal = await serveOnce({ cwd: root, dataDir, end: 'SIGTERM' });
+      initialize.push(byStdin.initializeMs, bySignal.initializeMs);
+      exitOnStdin.push(byStdin.exitMs);
+      exitOnSigterm.push(bySignal.exitMs);
+      const searched = await runToolmesh(['search', 'read a text file'], { cwd: root, dataDir });
+      check(/^fs__read/m.test(searched.stdout), `toolmesh search found no fs tool: ${searched.stdout}`);
+      search.push(searched.ms);
+      const called = await runToolmesh(['call', 'fs__read_file', '{"path":"hello.txt"}'], {
+        cwd: root,
+        dataDir,
+      });
+      check(called.code === 0 && called.stdout.includes('hello'), `toolmesh call failed: ${called.stderr}`);
+      call.push(called.ms);
+    }
+    return {
+      initialize: summarize(initialize),
+      exitOnStdin: summarize(exitOnStdin),
+      exitOnSigterm: summarize(exitOnSigterm),
+      search: summarize(search),
+      call: summarize(call),
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The report's lines for these figures, each beside its target (issue 21). */
+export function cliTimingRows(cli) {
+  const row = (what, figures, targetMs) => [
+    what,
+    `**${ms(figures.median)}** (p95 ${ms(figures.p95)})`,
+    `${ms(targetMs)}: ${figures.p95 <= targetMs ? 'met' : '**not met**'}`,
+  ];
+  return [
+    row('`toolmesh serve` over stdio: spawn to the answer to `initialize`', cli.initialize, 300),
+    row('`toolmesh serve` over stdio: stdin closed to exit', cli.exitOnStdin, 500),
+    row('`toolmesh serve` over stdio: SIGTERM to exit', cli.exitOnSigterm, 500),
+    row('`toolmesh search "read a text file"`, spawn to exit, catalogue cached', cli.search, 1000),
+    row('`toolmesh call fs__read_file …`, spawn to exit, catalogue cached', cli.call, 1500),
+  ];
+}
+
+runAloneWhenMain(
+  import.meta.url,
+  'cli-timings',
+  ({ base, log }) => {
+    const dataDir = path.join(base, 'data');
+    return benchmarkCliTimings({ folder: base, dataDir, runs: 5, log });
+  },
+  (cli) =>
+    `${cliTimingRows(cli)
+      .map((row) => row.join(' | '))
+      .join('\n')}\n`,
+);
