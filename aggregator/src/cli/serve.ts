@@ -5,6 +5,7 @@ import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
+import { createDashboard } from '../ui/dashboard.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
@@ -111,6 +112,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         ...(principal?.modes && { allowedModes: principal.modes }),
       });
     };
+    const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken });
     const front = await startHttpFront({
       createServer: session(),
       onEventStream: (server) => aggregator.sessionReachable(server),
@@ -131,6 +133,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         },
       }),
       publicRoutes: (app) => {
+        dashboard.routes(app);
         // Anyone may ask whether toolmesh is up; which servers it runs and how they fail
         // (paths, URLs) is for callers with a token.
         app.get('/health', (req, res) => {
@@ -171,7 +174,9 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       maxBodyBytes: aggregator.config.http.maxBodyBytes,
       allowedOrigins: aggregator.config.http.allowedOrigins,
     });
-    process.stderr.write(`${clientSnippets(front.url, aggregator.policy.table.names(), access)}\n`);
+    process.stderr.write(
+      `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${dashboard.banner(front.url)}\n\n`,
+    );
     options.log.info(`listening on ${front.url}`);
     close = () => front.close();
   }
