@@ -62,7 +62,7 @@ export function ServersPage(_props: { me: Me }) {
                     </span>
                   </td>
                   <td>{server.tools}</td>
-                  <td>{server.restarts}</td>
+                  <td class="restarts">{server.restarts}</td>
                   <td>{server.uptimeMs !== undefined ? span(server.uptimeMs) : '—'}</td>
                   <td class="wrap">
                     {server.lastError ?? '—'}

@@ -35,7 +35,7 @@ export function ToolsPage(_props: { me: Me }) {
         <p>The merged catalogue, searched as search_tool_bm25 searches it.</p>
       </hgroup>
       <form
-        aria-label="Search tools"
+        aria-label="Tool search"
         onSubmit={(event) => {
           event.preventDefault();
           void search(query);
