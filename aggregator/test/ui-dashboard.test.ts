@@ -244,6 +244,17 @@ describe('what the dashboard refuses', () => {
     expect(rightCsrf.status).toBe(404);
   });
 
+  it('signs a browser out as soon as its token is revoked', async () => {
+    const cookie = await cookieFor(await createToken('short-lived', false));
+    expect((await fetch(`${base}/ui/api/me`, { headers: { cookie } })).status).toBe(200);
+    await exec(process.execPath, [TOOLMESH_BIN, 'token', 'revoke', 'short-lived', '--config', configFile], {
+      env: { ...process.env, ...env },
+    });
+    expect((await fetch(`${base}/ui/api/me`, { headers: { cookie } })).status).toBe(401);
+    const page = await fetch(`${base}/ui/servers`, { headers: { cookie }, redirect: 'manual' });
+    expect(page.headers.get('location')).toBe('/ui/login');
+  });
+
   it('serves every page under a CSP that allows no inline script', async () => {
     const cookie = await cookieFor(viewerToken);
     const page = await fetch(`${base}/ui/tools`, { headers: { cookie } });
@@ -370,7 +381,37 @@ describe('the other pages', () => {
     await showsExactly(ok);
     await page.getByRole('button', { name: 'Clear' }).click();
     await until(async () => (await rows.count()) > ok.length);
+    await page.getByRole('button', { name: 'Details' }).last().click();
+    await page.locator('dl.record').last().waitFor();
     await page.screenshot({ path: path.join(SCREENSHOTS, 'audit.png') });
+  });
+
+  it('pages the audit 50 records at a time', async () => {
+    const { call } = await connectClient();
+    for (let i = 0; i < 52; i++) await call('fixture__whoami');
+    const page = await signInWithForm(await newBrowser(), viewerToken);
+    await openPage(page, 'Audit');
+    await page.getByLabel('Tool').fill('fixture__whoami');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const rows = page.locator('table.audit tbody tr[data-tool]');
+    await until(
+      async () => (await rows.count()) === 50 && (await page.getByText('fixture__whoami').count()) === 50,
+    );
+    const newer = page.getByRole('button', { name: 'Newer' });
+    expect(await newer.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Older' }).click();
+    await page.getByText('Page 2').waitFor();
+    const cli = await exec(
+      process.execPath,
+      [TOOLMESH_BIN, 'audit', '--tool', 'fixture__whoami', '--limit', '1000', '--json'],
+      {
+        env: { ...process.env, ...env },
+      },
+    );
+    const total = (JSON.parse(cli.stdout) as unknown[]).length;
+    expect(total).toBeGreaterThan(50);
+    await until(async () => (await rows.count()) === Math.min(50, total - 50));
+    expect(await newer.isDisabled()).toBe(false);
   });
 
   it('shows a server killed downstream as restarting, then ready', async () => {

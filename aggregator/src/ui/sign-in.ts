@@ -17,7 +17,10 @@ export function signInPage(message?: string): string {
 </head>
 <body>
 <main class="container sign-in">
+<hgroup>
 <h1>toolmesh</h1>
+<p>Sign in to the dashboard</p>
+</hgroup>
 ${message ? `<p role="alert" class="notice">${escapeHtml(message)}</p>` : ''}
 <form method="post" action="/ui/login">
 <label for="token">Token</label>

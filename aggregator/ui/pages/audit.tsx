@@ -212,7 +212,10 @@ export function AuditPage(_props: { me: Me }) {
   const choices = answer?.choices ?? { outcomes: [], modes: [], servers: [] };
   return (
     <section aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit</h1>
+      <hgroup>
+        <h1 id="audit-title">Audit</h1>
+        <p>Every call that reached policy, newest first, as toolmesh audit shows it.</p>
+      </hgroup>
       <form
         class="filters"
         aria-label="Audit filters"

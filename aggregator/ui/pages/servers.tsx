@@ -33,7 +33,14 @@ export function ServersPage(_props: { me: Me }) {
   });
   return (
     <section aria-labelledby="servers-title">
-      <h1 id="servers-title">Servers</h1>
+      <hgroup>
+        <h1 id="servers-title">Servers</h1>
+        <p>
+          {servers
+            ? `${servers.filter((server) => server.state === 'ready').length} of ${servers.length} ready. States change here as they happen.`
+            : 'The downstream MCP servers toolmesh runs.'}
+        </p>
+      </hgroup>
       {error ? <p role="alert">{error}</p> : null}
       {!servers ? (
         <p aria-busy="true">Loading…</p>

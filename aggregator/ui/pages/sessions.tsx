@@ -30,13 +30,15 @@ export function SessionsPage(_props: { me: Me }) {
   }, []);
   return (
     <section aria-labelledby="sessions-title">
-      <hgroup>
-        <h1 id="sessions-title">Sessions</h1>
-        <p>The MCP clients connected to this toolmesh now.</p>
-      </hgroup>
-      <button type="button" class="secondary compact" onClick={reload}>
-        Refresh
-      </button>
+      <div class="toolbar">
+        <hgroup>
+          <h1 id="sessions-title">Sessions</h1>
+          <p>The MCP clients connected to this toolmesh now{answer ? `: ${answer.sessions.length}` : ''}.</p>
+        </hgroup>
+        <button type="button" class="secondary compact" onClick={reload}>
+          Refresh
+        </button>
+      </div>
       {error ? <p role="alert">{error}</p> : null}
       {!answer ? (
         <p aria-busy="true">Loading…</p>
@@ -48,6 +50,7 @@ export function SessionsPage(_props: { me: Me }) {
             <thead>
               <tr>
                 <th scope="col">Who</th>
+                <th scope="col">Session</th>
                 <th scope="col">Transport</th>
                 <th scope="col">Revision</th>
                 <th scope="col">Mode</th>
@@ -60,6 +63,9 @@ export function SessionsPage(_props: { me: Me }) {
               {answer.sessions.map((session) => (
                 <tr key={session.id}>
                   <th scope="row">{session.identity}</th>
+                  <td>
+                    <code title={session.id}>{session.id.slice(0, 8)}</code>
+                  </td>
                   <td>{session.transport}</td>
                   <td>{session.revision}</td>
                   <td>{session.mode}</td>
