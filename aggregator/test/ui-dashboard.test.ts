@@ -118,7 +118,7 @@ async function axeViolations(page: Page): Promise<{ id: string; impact: string; 
   // Evaluated by the DevTools protocol, which the page's CSP does not govern: the page itself runs no inline script.
   await page.evaluate(AXE_SOURCE);
   const results = (await page.evaluate(() =>
-    (window as unknown as { axe: { run: (options: object) => Promise<unknown> } }).axe.run({
+    (globalThis as unknown as { axe: { run: (options: object) => Promise<unknown> } }).axe.run({
       resultTypes: ['violations'],
     }),
   )) as { violations: { id: string; impact: string; nodes: unknown[] }[] };
@@ -175,7 +175,9 @@ describe('signing in', () => {
     const [cookie] = await context.cookies(`${base}/ui/`);
     expect(cookie).toMatchObject({ name: 'toolmesh_ui', httpOnly: true, sameSite: 'Strict', path: '/ui' });
     expect(cookie?.value).not.toContain(token);
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(
+      await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),
+    ).toBe('');
 
     const again = await fetch(signInLink, { redirect: 'manual' });
     expect(again.status).toBe(400);
@@ -284,7 +286,7 @@ describe('approvals in the page', () => {
       '<script>window.pwned = true</script>',
     );
     expect(await card.locator('script, img, a').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
     await expect(card.textContent()).resolves.toContain('asked by local');
 
     await card.getByLabel('Reason (told to the client)').fill('looks fine');
