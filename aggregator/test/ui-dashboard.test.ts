@@ -246,15 +246,20 @@ describe('what the dashboard refuses', () => {
     expect(rightCsrf.status).toBe(404);
   });
 
-  it('signs a browser out as soon as its token is revoked', async () => {
+  it('signs a browser out as soon as its token is revoked, and ends its live stream', async () => {
     const cookie = await cookieFor(await createToken('short-lived', false));
     expect((await fetch(`${base}/ui/api/me`, { headers: { cookie } })).status).toBe(200);
+    const stream = await fetch(`${base}/ui/api/events`, { headers: { cookie } });
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    const events = (stream.body as ReadableStream<Uint8Array>).getReader();
     await exec(process.execPath, [TOOLMESH_BIN, 'token', 'revoke', 'short-lived', '--config', configFile], {
       env: { ...process.env, ...env },
     });
     expect((await fetch(`${base}/ui/api/me`, { headers: { cookie } })).status).toBe(401);
     const page = await fetch(`${base}/ui/servers`, { headers: { cookie }, redirect: 'manual' });
     expect(page.headers.get('location')).toBe('/ui/login');
+    // The stream ends at its next heartbeat.
+    for (;;) if ((await events.read()).done) break;
   });
 
   it('serves every page under a CSP that allows no inline script', async () => {
@@ -327,8 +332,19 @@ describe('approvals in the page', () => {
     const card = reviewerPage.locator('article.approval');
     await card.waitFor();
     await reviewerPage.screenshot({ path: path.join(SCREENSHOTS, 'approvals.png') });
-    await card.getByLabel('Reason (told to the client)').fill('not on a Friday');
-    await card.getByRole('button', { name: 'Deny' }).click();
+    // Keyboard only: the reason, then past Approve to Deny.
+    await card.getByLabel('Reason (told to the client)').focus();
+    await reviewerPage.keyboard.type('not on a Friday');
+    await reviewerPage.keyboard.press('Tab');
+    await reviewerPage.keyboard.press('Tab');
+    expect(
+      await reviewerPage.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { textContent: string } } }).document
+            .activeElement.textContent,
+      ),
+    ).toBe('Deny');
+    await reviewerPage.keyboard.press('Enter');
     const denied = await waiting;
     expect(denied.isError).toBe(true);
     expect(resultText(denied)).toContain('not on a Friday');

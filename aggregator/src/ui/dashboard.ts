@@ -51,6 +51,14 @@ export function createDashboard({
   const history = new ServerHistory(aggregator.upstreams);
   const watch = new PendingWatch(aggregator.state);
 
+  const signedIn = (req: Request) => {
+    try {
+      return resolver.viewerOf(req) !== undefined;
+    } catch {
+      return false;
+    }
+  };
+
   const api = express.Router();
   api.use(requireViewer(resolver), express.json({ limit: '16kb' }), (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
@@ -60,7 +68,7 @@ export function createDashboard({
     res.json({ ...viewerOfRequest(req), csrf: resolver.csrfOf(req) });
   });
   dashboardApi(api, aggregator, history);
-  api.get('/events', liveEvents(aggregator, watch, history));
+  api.get('/events', liveEvents(aggregator, watch, history, signedIn));
   approvalsApi(aggregator.state, {
     approver: (request) => {
       const viewer = viewerOfRequest(request);
@@ -91,13 +99,7 @@ export function createDashboard({
         .send('The dashboard was not built into this install: run pnpm --filter @toolmesh/aggregator build.');
       return;
     }
-    let signedIn: boolean;
-    try {
-      signedIn = resolver.viewerOf(req) !== undefined;
-    } catch {
-      signedIn = false;
-    }
-    if (!signedIn) {
+    if (!signedIn(req)) {
       res.redirect(303, '/ui/login');
       return;
     }

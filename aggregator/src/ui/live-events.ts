@@ -12,7 +12,13 @@ const HEARTBEAT_MS = 5000;
  * what waits for a person changes, `servers` when a server's state does. While an approver's page
  * is open, they count as a connected approver, so calls needing approval wait for them.
  */
-export function liveEvents(aggregator: Aggregator, watch: PendingWatch, history: ServerHistory) {
+export function liveEvents(
+  aggregator: Aggregator,
+  watch: PendingWatch,
+  history: ServerHistory,
+  /** Whether the browser is still signed in: a revoked token or a signed-out session ends the stream. */
+  signedIn: (req: Request) => boolean,
+) {
   return (req: Request, res: Response) => {
     const viewer = viewerOfRequest(req);
     res.writeHead(200, {
@@ -31,11 +37,15 @@ export function liveEvents(aggregator: Aggregator, watch: PendingWatch, history:
     const serversChanged = () => send('servers');
     history.on('changed', serversChanged);
     const heartbeat = setInterval(() => {
+      if (!signedIn(req)) {
+        res.end();
+        return;
+      }
       present();
       res.write(': heartbeat\n\n');
     }, HEARTBEAT_MS);
     send('ready');
-    req.on('close', () => {
+    res.on('close', () => {
       clearInterval(heartbeat);
       unsubscribe();
       history.off('changed', serversChanged);
