@@ -166,9 +166,17 @@ describe('signing in', () => {
     expect(signInLink).toMatch(/\/ui\/login\?code=[\w-]{20,}$/);
     const context = await newBrowser();
     const page = context.pages()[0] ?? (await context.newPage());
+    const transferred: Promise<number>[] = [];
+    page.on('requestfinished', (request) =>
+      transferred.push(request.sizes().then((sizes) => sizes.responseBodySize + sizes.responseHeadersSize)),
+    );
     await page.goto(signInLink);
     expect(page.url()).toBe(`${base}/ui/`);
     await page.getByRole('heading', { level: 1, name: 'Servers' }).waitFor();
+    await page.locator('table').waitFor();
+    const firstLoad = (await Promise.all(transferred)).reduce((sum, bytes) => sum + bytes, 0);
+    process.stderr.write(`dashboard: first load transferred ${firstLoad} bytes\n`);
+    expect(firstLoad).toBeLessThan(200 * 1024);
     const token = await serving.token;
     expect(page.url()).not.toContain(token);
     expect(page.url()).not.toContain('code=');
