@@ -290,7 +290,8 @@ describe('approvals in the page', () => {
     const { call } = await connectClient();
 
     const asked = Date.now();
-    const waiting = call('fixture__echo', { text: HOSTILE_TEXT });
+    // An extra argument the tool ignores, but the approver sees: redacted, as in the audit.
+    const waiting = call('fixture__echo', { text: HOSTILE_TEXT, api_key: 'sk-live-4f9a8b7c6d5e4f3a2b1c' });
     const card = page.locator('article.approval');
     await card.waitFor();
     // Reported, not asserted: timings vary with the machine's load.
@@ -298,6 +299,8 @@ describe('approvals in the page', () => {
     await expect(card.locator('pre.arguments').textContent()).resolves.toContain(
       '<script>window.pwned = true</script>',
     );
+    await expect(card.locator('pre.arguments').textContent()).resolves.toContain('api_key: "[redacted]"');
+    await expect(card.textContent()).resolves.not.toContain('sk-live-4f9a8b7c6d5e4f3a2b1c');
     expect(await card.locator('script, img, a').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
     await expect(card.textContent()).resolves.toContain('asked by local');

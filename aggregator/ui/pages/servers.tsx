@@ -73,6 +73,11 @@ export function ServersPage(_props: { me: Me }) {
                   <td>{server.uptimeMs !== undefined ? span(server.uptimeMs) : '—'}</td>
                   <td class="wrap">
                     {server.lastError ?? '—'}
+                    {server.lastError && server.state !== 'ready' ? (
+                      <small class="block">
+                        <code>toolmesh doctor</code> says how to fix it.
+                      </small>
+                    ) : null}
                     {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
                   </td>
                 </tr>
