@@ -252,6 +252,12 @@ describe('what the dashboard refuses', () => {
       body: JSON.stringify({ decision: 'approve' }),
     });
     expect(rightCsrf.status).toBe(404);
+    const malformed = await fetch(`${base}/ui/api/approvals/any`, {
+      method: 'POST',
+      headers: { cookie, origin: base, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: '{"decision":',
+    });
+    expect(malformed.status).toBe(400);
   });
 
   it('signs a browser out as soon as its token is revoked, and ends its live stream', async () => {

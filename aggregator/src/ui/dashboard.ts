@@ -110,10 +110,16 @@ export function createDashboard({
   ui.use((_req, res) => {
     res.status(404).type('text').send('No such dashboard page.');
   });
-  ui.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    const status = error instanceof SessionRefusal ? error.status : 500;
+  ui.use((error: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    // A refusal, or the body parser's verdict on a malformed body (400, 413), is the request's fault.
+    const status =
+      error instanceof SessionRefusal
+        ? error.status
+        : error.status !== undefined && error.status >= 400 && error.status < 500
+          ? error.status
+          : 500;
     if (error instanceof SessionRefusal) res.set(error.headers);
-    else aggregator.log.error('dashboard request failed', { error: error.message });
+    else if (status === 500) aggregator.log.error('dashboard request failed', { error: error.message });
     if (!res.headersSent) res.status(status).json({ error: error.message });
   });
 
