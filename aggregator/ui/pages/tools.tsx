@@ -85,11 +85,21 @@ export function ToolsPage(_props: { me: Me }) {
                   <th scope="row">
                     <code>{tool.name}</code>
                     <small class="block">{tool.description ?? tool.title ?? ''}</small>
+                    <details class="rules">
+                      <summary>Why, by mode</summary>
+                      <ul>
+                        {tool.modes.map((decision) => (
+                          <li key={decision.mode}>
+                            <strong>{decision.mode}</strong>: {decision.rule}
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
                   </th>
                   <td>{tool.actions.join(', ')}</td>
                   <td>{tool.requiresApproval ? 'always asks' : 'by mode'}</td>
                   {tool.modes.map((decision) => (
-                    <td key={decision.mode} title={decision.rule}>
+                    <td key={decision.mode}>
                       <span class={`badge verdict-${decision.verdict}`}>
                         {VERDICT_TEXT[decision.verdict]}
                       </span>
