@@ -2,10 +2,13 @@ import { SessionRefusal } from '@toolmesh/core/http';
 import { parseCookie } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
+import type { Approver } from '../front/approvals-api.js';
 import { type BrowserSessions, sameSecret, type Viewer } from './browser-sessions.js';
 
 export const SESSION_COOKIE = 'toolmesh_ui';
 export const CSRF_HEADER = 'x-csrf-token';
+/** Who decides from the dashboard when authentication is off. */
+export const OPEN_DASHBOARD_APPROVER = 'dashboard';
 
 /** The origin a page of this server has: what a same-origin request's Origin header says. */
 export function ownOrigin(req: Request): string {
@@ -46,11 +49,13 @@ export function viewerResolver(
       const id = sessionIdOf(req);
       const session = sessions.get(id);
       if (!session) return undefined;
-      if (!authenticator) return { identity: 'anonymous', approver: true };
+      if (!authenticator)
+        return { identity: 'anonymous', decidesAs: OPEN_DASHBOARD_APPROVER, approver: true };
       try {
         const principal = authenticator.authenticate(`Bearer ${session.token}`);
         return {
           identity: principal.identity,
+          decidesAs: principal.identity,
           approver: principal.approver,
           ...(principal.workspaces && { workspaces: principal.workspaces }),
         };
@@ -67,6 +72,11 @@ export function viewerResolver(
 }
 
 const viewers = new WeakMap<Request, Viewer>();
+
+/** The viewer as the approvals API knows an approver: a name, and the workspaces they may decide for. */
+export function approverOf(viewer: Viewer): Approver {
+  return { name: viewer.decidesAs, ...(viewer.workspaces && { workspaces: viewer.workspaces }) };
+}
 
 /** The viewer `requireViewer` found for this request. */
 export function viewerOfRequest(req: Request): Viewer {

@@ -3,6 +3,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 /** Who a signed-in browser acts for, settled afresh on every request from the token it signed in with. */
 export interface Viewer {
   identity: string;
+  /**
+   * The name the viewer decides approvals under, and which calls count as their own. With
+   * authentication off every client is `anonymous` too, so the viewer needs a name of its own.
+   */
+  decidesAs: string;
   /** Whether the token may decide approvals. */
   approver: boolean;
   /** The workspaces the token may decide for; undefined for all. */

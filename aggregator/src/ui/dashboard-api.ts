@@ -7,7 +7,7 @@ import type { AuditQuery } from '../audit/audit-record.js';
 import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
 import { mayDecide } from '../front/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
-import { viewerOfRequest } from './browser-guard.js';
+import { approverOf, viewerOfRequest } from './browser-guard.js';
 import type { ServerHistory } from './server-history.js';
 
 export const AUDIT_PAGE_SIZE = 50;
@@ -112,11 +112,7 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
   router.get('/queue', async (req, res) => {
     const viewer = viewerOfRequest(req);
     const now = Date.now();
-    const visible = (approval: ApprovalRecord) =>
-      mayDecide(
-        { name: viewer.identity, ...(viewer.workspaces && { workspaces: viewer.workspaces }) },
-        approval,
-      );
+    const visible = (approval: ApprovalRecord) => mayDecide(approverOf(viewer), approval);
     const [pending, decided] = await Promise.all([
       aggregator.state.pendingApprovals(now),
       aggregator.state.approvalHistory({ limit: HISTORY_SHOWN }),
@@ -125,7 +121,10 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
       now,
       canDecide: viewer.approver,
       identity: viewer.identity,
-      pending: pending.filter(visible).map(shownApproval),
+      // The approvals API refuses a decision on one's own call; the page offers none.
+      pending: pending
+        .filter(visible)
+        .map((approval) => ({ ...shownApproval(approval), ownCall: approval.identity === viewer.decidesAs })),
       history: decided
         .filter((approval) => approval.status !== 'pending' && visible(approval))
         .map(shownApproval),

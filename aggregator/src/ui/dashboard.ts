@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Aggregator } from '../aggregator.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { approvalsApi } from '../front/approvals-api.js';
-import { requireViewer, viewerOfRequest, viewerResolver } from './browser-guard.js';
+import { approverOf, requireViewer, viewerOfRequest, viewerResolver } from './browser-guard.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { dashboardApi } from './dashboard-api.js';
 import { liveEvents } from './live-events.js';
@@ -77,7 +77,7 @@ export function createDashboard({
           403,
           `Token ${viewer.identity} may see approvals but not decide them: sign in with a token made by toolmesh token create --approver.`,
         );
-      return { name: viewer.identity, ...(viewer.workspaces && { workspaces: viewer.workspaces }) };
+      return approverOf(viewer);
     },
   })(api as unknown as express.Express);
   api.use((_req, res) => {

@@ -30,7 +30,7 @@ export function liveEvents(
     const send = (event: string) => res.write(`event: ${event}\ndata: {}\n\n`);
     const present = () => {
       if (viewer.approver)
-        void aggregator.state.touchApprover(viewer.identity, Date.now()).catch(() => undefined);
+        void aggregator.state.touchApprover(viewer.decidesAs, Date.now()).catch(() => undefined);
     };
     present();
     const unsubscribe = watch.subscribe(() => send('approvals'));

@@ -19,6 +19,8 @@ interface Approval {
   decidedAt?: number;
   decidedBy?: string;
   decisionReason?: string;
+  /** Whether the viewer's own token asked for it: then another approver decides. */
+  ownCall?: boolean;
 }
 
 interface Queue {
@@ -59,7 +61,6 @@ function PendingApproval({
     }
   };
   const reasonId = `reason-${approval.id}`;
-  const ownCall = approval.identity === me.identity;
   return (
     <article class="approval" data-approval={approval.id} aria-labelledby={`title-${approval.id}`}>
       <header>
@@ -88,7 +89,7 @@ function PendingApproval({
         <p class="notice">
           Your token may see approvals but not decide them: sign in with an approver token.
         </p>
-      ) : ownCall ? (
+      ) : approval.ownCall ? (
         <p class="notice">You asked for this call, so another approver decides it.</p>
       ) : (
         <form
