@@ -1,4 +1,5 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { SessionRefusal } from '@toolmesh/core/http';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Aggregator } from '../aggregator.js';
@@ -26,8 +27,8 @@ const OUTCOMES = [
   'unavailable',
   'protocolError',
 ] as const;
-const text = z.string().trim().min(1).max(200).optional().catch(undefined);
-const time = z.coerce.number().int().nonnegative().optional().catch(undefined);
+const text = z.string().trim().min(1).max(200).optional();
+const time = z.coerce.number().int().nonnegative().optional();
 
 /** The audit filters of a query string; an empty field is no filter. */
 const auditFilters = z.object({
@@ -36,18 +37,30 @@ const auditFilters = z.object({
   tool: text,
   server: text,
   identity: text,
-  outcome: z.enum(OUTCOMES).optional().catch(undefined),
+  outcome: z.enum(OUTCOMES).optional(),
   mode: text,
   workspace: text,
-  page: z.coerce.number().int().min(0).max(100_000).default(0).catch(0),
+  page: z.coerce.number().int().min(0).max(100_000).default(0),
 });
 
 type AuditFilters = Omit<AuditQuery, 'limit' | 'offset'>;
 
+/** Throws a 400 naming the malformed filter: one silently dropped would show (or export) records it should not. */
 export function auditFiltersOf(query: Request['query']): AuditFilters & { page: number } {
-  const { page, ...filters } = auditFilters.parse(
-    Object.fromEntries(Object.entries(query).map(([key, value]) => [key, value === '' ? undefined : value])),
+  const parsed = auditFilters.safeParse(
+    Object.fromEntries(
+      Object.entries(query).map(([key, value]) => [
+        key,
+        typeof value === 'string' && value.trim() === '' ? undefined : value,
+      ]),
+    ),
   );
+  if (!parsed.success)
+    throw new SessionRefusal(
+      400,
+      `Malformed audit filter: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}. Times are epoch milliseconds, text is 1 to 200 characters, page a whole number from 0.`,
+    );
+  const { page, ...filters } = parsed.data;
   const defined = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
   return { ...(defined as AuditFilters), page };
 }
