@@ -1,20 +1,27 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, serveToolmesh, until } from './harness.js';
+import { fixture, serveToolmesh, TOOLMESH_BIN, until } from './harness.js';
 
+const exec = promisify(execFile);
 let folder: string;
+let configFile: string;
 let serving: ReturnType<typeof serveToolmesh>;
 let base: string;
 
 beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-ui-open-')));
-  const configFile = path.join(folder, 'toolmesh.json');
+  configFile = path.join(folder, 'toolmesh.json');
   writeFileSync(
     configFile,
     JSON.stringify({
-      mcpServers: { fixture: fixture('fixture') },
+      mcpServers: {
+        fixture: fixture('fixture'),
+        broken: { command: path.join(folder, 'no-such-server') },
+      },
       toolPolicy: { fixture__echo: { requiresApproval: true } },
       auth: { required: false },
     }),
@@ -29,6 +36,17 @@ afterAll(() => {
   serving?.child.kill('SIGTERM');
   rmSync(folder, { recursive: true, force: true });
 });
+
+/** Signs in through the form, which takes no token here, as a browser would. */
+async function signIn(): Promise<string> {
+  const form = await fetch(`${base}/ui/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'token=',
+  });
+  return (form.headers.get('set-cookie') as string).split(';')[0] as string;
+}
 
 describe('the dashboard with authentication off', () => {
   it('still needs a session: the printed link, or the form without a token', async () => {
@@ -57,14 +75,7 @@ describe('the dashboard with authentication off', () => {
   });
 
   it('lets the person with the link approve a call, though every client is anonymous too', async () => {
-    const link = `${base}/ui/login`;
-    const form = await fetch(link, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: base, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'token=',
-    });
-    const cookie = (form.headers.get('set-cookie') as string).split(';')[0] as string;
+    const cookie = await signIn();
     const { csrf } = (await (await fetch(`${base}/ui/api/me`, { headers: { cookie } })).json()) as {
       csrf: string;
     };
@@ -97,5 +108,27 @@ describe('the dashboard with authentication off', () => {
       await events.cancel();
       await client.close();
     }
+  });
+
+  it('shows a server that fails with the fix toolmesh doctor gives', async () => {
+    const cookie = await signIn();
+    const servers = async () =>
+      (
+        (await (await fetch(`${base}/ui/api/servers`, { headers: { cookie } })).json()) as {
+          servers: { name: string; state: string; lastError?: string; fix?: string }[];
+        }
+      ).servers;
+    let broken: { state: string; lastError?: string; fix?: string } | undefined;
+    await until(async () => {
+      broken = (await servers()).find((server) => server.name === 'broken');
+      return broken?.lastError !== undefined;
+    }, 30_000);
+    const doctor = await exec(process.execPath, [TOOLMESH_BIN, 'doctor', '--config', configFile], {
+      cwd: folder,
+      env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'data') },
+    }).catch((failed: { stdout: string }) => failed);
+    expect(broken?.fix).toContain('does not exist: correct "command" in the config');
+    expect(doctor.stdout).toContain(broken?.fix);
+    expect((await servers()).find((server) => server.name === 'fixture')?.fix).toBeUndefined();
   });
 });

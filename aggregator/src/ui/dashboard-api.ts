@@ -8,6 +8,7 @@ import type { AuditQuery } from '../audit/audit-record.js';
 import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
 import { mayDecide } from '../front/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
+import { howToFix } from '../upstream/how-to-fix.js';
 import { approverOf, viewerOfRequest } from './browser-guard.js';
 import type { ServerHistory } from './server-history.js';
 
@@ -84,6 +85,9 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
         ...(seen.readySince !== undefined && { uptimeMs: now - seen.readySince }),
         ...(upstream.state === 'restarting' && { retryInSeconds: upstream.secondsUntilRetry() }),
         ...(upstream.lastError && { lastError: upstream.lastError }),
+        // What toolmesh doctor would say to do about it.
+        ...(upstream.state !== 'ready' &&
+          upstream.lastError && { fix: howToFix(upstream.config, upstream.lastError) }),
         ...(upstream.sandboxWarning && { sandboxWarning: upstream.sandboxWarning }),
       };
     });

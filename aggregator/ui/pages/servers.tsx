@@ -11,6 +11,8 @@ interface ServerRow {
   uptimeMs?: number;
   retryInSeconds?: number;
   lastError?: string;
+  /** What toolmesh doctor would say to do about it. */
+  fix?: string;
   sandboxWarning?: string;
 }
 
@@ -73,11 +75,7 @@ export function ServersPage(_props: { me: Me }) {
                   <td>{server.uptimeMs !== undefined ? span(server.uptimeMs) : '—'}</td>
                   <td class="wrap">
                     {server.lastError ?? '—'}
-                    {server.lastError && server.state !== 'ready' ? (
-                      <small class="block">
-                        <code>toolmesh doctor</code> says how to fix it.
-                      </small>
-                    ) : null}
+                    {server.fix ? <small class="block fix">To fix: {server.fix}</small> : null}
                     {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
                   </td>
                 </tr>
