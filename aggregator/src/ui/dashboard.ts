@@ -22,8 +22,6 @@ export interface DashboardOptions {
   authenticator: Authenticator | undefined;
   /** The token of the person at this machine: the sign-in link printed at start signs in with it. */
   localToken: string | undefined;
-  /** Where the built front end is; default: beside the bundled code. */
-  assetsFolder?: string;
 }
 
 export interface Dashboard {
@@ -39,15 +37,10 @@ export interface Dashboard {
  * read goes through the same aggregator and state as the CLI, every change is a POST with the
  * session's CSRF secret and this server's Origin, and decisions go through the approvals API.
  */
-export function createDashboard({
-  aggregator,
-  authenticator,
-  localToken,
-  assetsFolder,
-}: DashboardOptions): Dashboard {
+export function createDashboard({ aggregator, authenticator, localToken }: DashboardOptions): Dashboard {
   const sessions = new BrowserSessions();
   const resolver = viewerResolver(sessions, authenticator);
-  const assets = new StaticAssets(assetsFolder);
+  const assets = new StaticAssets();
   const history = new ServerHistory(aggregator.upstreams);
   const watch = new PendingWatch(aggregator.state);
 

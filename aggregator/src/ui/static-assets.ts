@@ -45,10 +45,6 @@ export class StaticAssets {
     return this.#assets.has('index.html');
   }
 
-  has(name: string): boolean {
-    return this.#assets.has(name);
-  }
-
   /** Sends one file, gzipped when the browser takes it; false when there is no such file. */
   send(name: string, req: Request, res: Response): boolean {
     const asset = this.#assets.get(name);
