@@ -310,6 +310,9 @@ describe('approvals in the page', () => {
     expect(await card.locator('script, img, a').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
     await expect(card.textContent()).resolves.toContain('asked by local');
+    // The list is a live region; its ticking countdown must not be read out every second.
+    expect(await page.locator('[aria-live="polite"]').count()).toBeGreaterThan(0);
+    expect(await card.locator('.time-left').getAttribute('aria-live')).toBe('off');
 
     await card.getByLabel('Reason (told to the client)').fill('looks fine');
     await card.getByRole('button', { name: 'Approve' }).click();
@@ -377,6 +380,11 @@ describe('the other pages', () => {
     const page = await signInWithForm(await newBrowser(), reviewerToken);
     await openPage(page, 'Audit');
     await page.locator('table.audit tbody tr').first().waitFor();
+    const detailNames = await page
+      .getByRole('button', { name: 'Details' })
+      .evaluateAll((buttons) => buttons.slice(0, 2).map((button) => button.getAttribute('aria-label')));
+    expect(detailNames[0]).toContain('victim__whoami');
+    expect(detailNames[1]).toContain('fixture__whoami');
 
     const cli = await exec(
       process.execPath,

@@ -77,7 +77,10 @@ function PendingApproval({
           <span>
             workspace <strong>{approval.workspace ?? 'none'}</strong>
           </span>
-          <span class="time-left">{span(approval.expiresAt - (now + skewMs))} left</span>
+          {/* Inside the page's live region: a countdown announced every second would drown everything else. */}
+          <span class="time-left" aria-live="off">
+            {span(approval.expiresAt - (now + skewMs))} left
+          </span>
         </p>
       </header>
       <p>Why: {approval.reason}</p>

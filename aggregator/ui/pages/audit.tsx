@@ -153,6 +153,8 @@ function RecordRow({ record, index }: { record: AuditRecord; index: number }) {
             class="secondary outline compact"
             aria-expanded={open}
             aria-controls={detailsId}
+            // One of fifty alike buttons: its name says which call it opens.
+            aria-label={`Details of ${record.tool} at ${clockTime(record.time)}`}
             onClick={() => setOpen(!open)}
           >
             {open ? 'Hide' : 'Details'}
