@@ -1,7 +1,7 @@
 import { SessionRefusal } from '@toolmesh/core/http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Aggregator } from '../aggregator.js';
-import type { Authenticator } from '../auth/authenticator.js';
+import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import { approverOf, requireViewer, viewerOfRequest, viewerResolver } from './browser-guard.js';
 import { BrowserSessions } from './browser-sessions.js';
@@ -47,8 +47,11 @@ export function createDashboard({ aggregator, authenticator, localToken }: Dashb
   const signedIn = (req: Request) => {
     try {
       return resolver.viewerOf(req) !== undefined;
-    } catch {
-      return false;
+    } catch (error) {
+      // A token over its rate is still signed in: its page loads, its live stream goes on, and
+      // the reads say to wait. Sending it to the sign-in form (or ending the stream, which a
+      // browser then gives up on) would help nobody.
+      return error instanceof AuthRefusal && error.status === 429;
     }
   };
 
