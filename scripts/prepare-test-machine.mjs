@@ -1,8 +1,9 @@
 // Run by `pnpm test` before the suites: the tests use real components that a fresh machine may
-// lack. bubblewrap runs the sandbox tests' real sandboxes; a Redis at REDIS_URL (default
-// redis://127.0.0.1:6379) backs the memory server's hot-memory tests. A missing one is installed
-// from Debian's packages where that can be done (root, or sudo, and apt-get), and a Redis is
-// started on loopback when none answers; otherwise this says what to install and stops.
+// lack. bubblewrap runs the sandbox tests' real sandboxes; chromium the dashboard's browser tests;
+// a Redis at REDIS_URL (default redis://127.0.0.1:6379) backs the memory server's hot-memory tests.
+// A missing one is installed from Debian's packages where that can be done (root, or sudo, and
+// apt-get), and a Redis is started on loopback when none answers; otherwise this says what to
+// install and stops.
 import { execFileSync, spawnSync } from 'node:child_process';
 import net from 'node:net';
 
@@ -84,6 +85,8 @@ try {
   if (process.platform === 'linux' && !has('WebKitWebDriver')) {
     aptInstall('webkit2gtk-driver', 'the rigs server’s WebKit tests');
   }
+  if (process.platform === 'linux' && !has('chromium'))
+    aptInstall('chromium', 'the dashboard’s browser tests');
   for (const [command, debianPackage] of [
     ['Xvfb', 'xvfb'],
     ['openbox', 'openbox'],

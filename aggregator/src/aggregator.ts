@@ -327,6 +327,11 @@ export class Aggregator {
     return this.sessions.size;
   }
 
+  /** The client sessions connected now, for the dashboard. */
+  liveSessions(): FrontSession[] {
+    return [...this.sessions];
+  }
+
   /** The configured servers on their first start: their tools are not in the registry yet. */
   startingServers(): string[] {
     const starting = this.upstreams

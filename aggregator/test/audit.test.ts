@@ -76,6 +76,22 @@ describe('the audit in the state', () => {
     expect(await tools({ tool: '[fg]*', limit: 10 })).toEqual([]);
     expect(await tools({ identity: 'ci-bot', limit: 10 })).toEqual(['fs__copy_file']);
     expect(await tools({ limit: 2 })).toEqual(['fs__list_dir', 'git__status']);
+    expect(await tools({ limit: 2, offset: 2 })).toEqual(['fs__copy_file', 'fs__read_file']);
+    expect(await tools({ until: T0 + 20, limit: 10 })).toEqual(['fs__copy_file', 'fs__read_file']);
+  });
+
+  it('filters by server, outcome, mode and workspace', async () => {
+    await state.recordAudit(record({ time: T0, tool: 'fs__read_file', server: 'fs' }));
+    await state.recordAudit(
+      record({ time: T0 + 1, tool: 'git__push', server: 'git', outcome: 'refused', mode: 'plan' }),
+    );
+    await state.recordAudit(record({ time: T0 + 2, tool: 'fs__write_file', server: 'fs', workspace: 'web' }));
+    const tools = async (query: Parameters<SqliteState['auditRecords']>[0]) =>
+      (await state.auditRecords(query)).map((found) => found.tool);
+    expect(await tools({ server: 'fs', limit: 10 })).toEqual(['fs__write_file', 'fs__read_file']);
+    expect(await tools({ outcome: 'refused', limit: 10 })).toEqual(['git__push']);
+    expect(await tools({ mode: 'plan', limit: 10 })).toEqual(['git__push']);
+    expect(await tools({ workspace: 'web', limit: 10 })).toEqual(['fs__write_file']);
   });
 
   it('prunes what is older than the retention, at start and on each round', async () => {

@@ -58,5 +58,13 @@ export interface AuditQuery {
   /** A tool-name glob (`*`, `?`) matched against the exposed name. */
   tool?: string;
   identity?: string;
+  /** Records before this time, epoch milliseconds. */
+  until?: number;
+  server?: string;
+  outcome?: AuditOutcome;
+  mode?: string;
+  workspace?: string;
   limit: number;
+  /** How many matching records to skip, newest first: a page's start. */
+  offset?: number;
 }

@@ -7,6 +7,7 @@ import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
+import { createDashboard } from '../ui/dashboard.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
@@ -144,6 +145,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         ...(principal?.modes && { allowedModes: principal.modes }),
       });
     };
+    const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken });
     const front = await startHttpFront({
       createServer: session(),
       onEventStream: (server) => aggregator.sessionReachable(server),
@@ -164,6 +166,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         },
       }),
       publicRoutes: (app) => {
+        dashboard.routes(app);
         // Anyone may ask whether toolmesh is up; which servers it runs and how they fail
         // (paths, URLs) is for callers with a token.
         app.get('/health', (req, res) => {
@@ -215,7 +218,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     await aggregator.started;
     const { ready, problems } = serverReport(aggregator);
     process.stderr.write(
-      `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n\n`,
+      `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n${dashboard.banner(front.url)}\n\n`,
     );
     options.log.info(`listening on ${front.url}`);
     close = () => front.close();

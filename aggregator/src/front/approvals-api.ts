@@ -24,7 +24,8 @@ export interface ApprovalsApiOptions {
   now?: () => number;
 }
 
-function mayDecide(approver: Approver, approval: ApprovalRecord): boolean {
+/** Whether an approver may see and decide an approval: one limited to workspaces, only theirs. */
+export function mayDecide(approver: Approver, approval: ApprovalRecord): boolean {
   if (!approver.workspaces) return true;
   return approval.workspace !== undefined && approver.workspaces.includes(approval.workspace);
 }

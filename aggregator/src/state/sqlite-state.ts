@@ -251,8 +251,11 @@ export class SqliteState implements AggregatorState {
       ),
       auditRecords: db.prepare<[Record<string, unknown>], AuditRow>(
         `SELECT * FROM audit
-         WHERE time >= @since AND (@tool IS NULL OR tool GLOB @tool) AND (@identity IS NULL OR identity = @identity)
-         ORDER BY time DESC, id DESC LIMIT @limit`,
+         WHERE time >= @since AND (@until IS NULL OR time < @until)
+           AND (@tool IS NULL OR tool GLOB @tool) AND (@identity IS NULL OR identity = @identity)
+           AND (@server IS NULL OR server = @server) AND (@outcome IS NULL OR outcome = @outcome)
+           AND (@mode IS NULL OR mode = @mode) AND (@workspace IS NULL OR workspace = @workspace)
+         ORDER BY time DESC, id DESC LIMIT @limit OFFSET @offset`,
       ),
       pruneAudit: db.prepare('DELETE FROM audit WHERE time < ?'),
     };
@@ -372,13 +375,20 @@ export class SqliteState implements AggregatorState {
     });
   }
 
-  async auditRecords({ since = 0, tool, identity, limit }: AuditQuery): Promise<AuditRecord[]> {
+  async auditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    const { since = 0, tool, limit, offset = 0 } = query;
     return this.#statements.auditRecords
       .all({
         since,
+        until: query.until ?? null,
         tool: tool === undefined ? null : sqliteGlob(tool),
-        identity: identity ?? null,
+        identity: query.identity ?? null,
+        server: query.server ?? null,
+        outcome: query.outcome ?? null,
+        mode: query.mode ?? null,
+        workspace: query.workspace ?? null,
         limit,
+        offset,
       })
       .map(auditOf);
   }

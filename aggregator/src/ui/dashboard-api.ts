@@ -1,0 +1,200 @@
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { SessionRefusal } from '@toolmesh/core/http';
+import type { Request, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Aggregator } from '../aggregator.js';
+import { renderArguments } from '../approvals/render-arguments.js';
+import type { AuditQuery } from '../audit/audit-record.js';
+import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
+import { mayDecide } from '../front/approvals-api.js';
+import type { ApprovalRecord } from '../state/state.js';
+import { howToFix } from '../upstream/how-to-fix.js';
+import { approverOf, viewerOfRequest } from './browser-guard.js';
+import type { ServerHistory } from './server-history.js';
+
+export const AUDIT_PAGE_SIZE = 50;
+/** The most records one export holds; narrow the filters for older ones. */
+export const AUDIT_EXPORT_MAX = 100_000;
+const HISTORY_SHOWN = 50;
+const SEARCH_HITS = 50;
+
+const OUTCOMES = [
+  'ok',
+  'isError',
+  'refused',
+  'timeout',
+  'crash',
+  'cancelled',
+  'unavailable',
+  'protocolError',
+] as const;
+const text = z.string().trim().min(1).max(200).optional();
+const time = z.coerce.number().int().nonnegative().optional();
+
+/** The audit filters of a query string; an empty field is no filter. */
+const auditFilters = z.object({
+  since: time,
+  until: time,
+  tool: text,
+  server: text,
+  identity: text,
+  outcome: z.enum(OUTCOMES).optional(),
+  mode: text,
+  workspace: text,
+  page: z.coerce.number().int().min(0).max(100_000).default(0),
+});
+
+type AuditFilters = Omit<AuditQuery, 'limit' | 'offset'>;
+
+/** Throws a 400 naming the malformed filter: one silently dropped would show (or export) records it should not. */
+export function auditFiltersOf(query: Request['query']): AuditFilters & { page: number } {
+  const parsed = auditFilters.safeParse(
+    Object.fromEntries(
+      Object.entries(query).map(([key, value]) => [
+        key,
+        typeof value === 'string' && value.trim() === '' ? undefined : value,
+      ]),
+    ),
+  );
+  if (!parsed.success)
+    throw new SessionRefusal(
+      400,
+      `Malformed audit filter: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}. Times are epoch milliseconds, text is 1 to 200 characters, page a whole number from 0.`,
+    );
+  const { page, ...filters } = parsed.data;
+  const defined = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
+  return { ...(defined as AuditFilters), page };
+}
+
+function shownApproval(approval: ApprovalRecord) {
+  const { arguments: args, ...rest } = approval;
+  return { ...rest, arguments: renderArguments(args) };
+}
+
+/** The dashboard's reads, each from the same place the CLI reads it: the aggregator's live view and the shared state. */
+export function dashboardApi(router: Router, aggregator: Aggregator, history: ServerHistory): void {
+  router.get('/servers', (_req, res) => {
+    const now = Date.now();
+    const servers = aggregator.upstreams.list().map((upstream) => {
+      const seen = history.of(upstream.name);
+      return {
+        name: upstream.name,
+        state: upstream.state,
+        tools: upstream.catalog.tools.length,
+        restarts: seen.restarts,
+        ...(seen.readySince !== undefined && { uptimeMs: now - seen.readySince }),
+        ...(upstream.state === 'restarting' && { retryInSeconds: upstream.secondsUntilRetry() }),
+        ...(upstream.lastError && { lastError: upstream.lastError }),
+        // What toolmesh doctor would say to do about it.
+        ...(upstream.state !== 'ready' &&
+          upstream.lastError && { fix: howToFix(upstream.config, upstream.lastError) }),
+        ...(upstream.sandboxWarning && { sandboxWarning: upstream.sandboxWarning }),
+      };
+    });
+    res.json({ servers });
+  });
+
+  router.get('/tools', (req, res) => {
+    const query = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+    if (query.length > MAX_QUERY_CHARACTERS) {
+      res.status(400).json({ error: `A search is at most ${MAX_QUERY_CHARACTERS} characters.` });
+      return;
+    }
+    const modes = aggregator.policy.table.names();
+    const found = query
+      ? aggregator.index.search(query, SEARCH_HITS).flatMap((hit) => {
+          const entry = aggregator.registry.tool(hit.name);
+          return entry ? [{ entry, score: hit.score }] : [];
+        })
+      : aggregator.registry.tools().map((entry) => ({ entry, score: undefined }));
+    const tools = found.map(({ entry, score }) => {
+      const facts = aggregator.policy.factsOf(entry);
+      return {
+        name: entry.exposed,
+        server: entry.server,
+        ...(entry.tool.title && { title: entry.tool.title }),
+        ...(entry.tool.description && { description: entry.tool.description }),
+        ...(score !== undefined && { score }),
+        actions: facts.actions,
+        requiresApproval: facts.requiresApproval,
+        modes: modes.map((mode) => {
+          const decision = aggregator.policy.decide(mode, entry);
+          return { mode, verdict: decision.verdict, rule: decision.approvalReason ?? decision.rule };
+        }),
+      };
+    });
+    res.json({ modes, tools });
+  });
+
+  router.get('/queue', async (req, res) => {
+    const viewer = viewerOfRequest(req);
+    const now = Date.now();
+    const visible = (approval: ApprovalRecord) => mayDecide(approverOf(viewer), approval);
+    const [pending, decided] = await Promise.all([
+      aggregator.state.pendingApprovals(now),
+      aggregator.state.approvalHistory({ limit: HISTORY_SHOWN }),
+    ]);
+    res.json({
+      now,
+      canDecide: viewer.approver,
+      identity: viewer.identity,
+      // The approvals API refuses a decision on one's own call; the page offers none.
+      pending: pending
+        .filter(visible)
+        .map((approval) => ({ ...shownApproval(approval), ownCall: approval.identity === viewer.decidesAs })),
+      history: decided
+        .filter((approval) => approval.status !== 'pending' && visible(approval))
+        .map(shownApproval),
+    });
+  });
+
+  router.get('/audit', async (req, res) => {
+    const { page, ...filters } = auditFiltersOf(req.query);
+    const records = await aggregator.state.auditRecords({
+      ...filters,
+      limit: AUDIT_PAGE_SIZE + 1,
+      offset: page * AUDIT_PAGE_SIZE,
+    });
+    res.json({
+      page,
+      pageSize: AUDIT_PAGE_SIZE,
+      hasMore: records.length > AUDIT_PAGE_SIZE,
+      records: records.slice(0, AUDIT_PAGE_SIZE),
+      choices: {
+        outcomes: OUTCOMES,
+        modes: aggregator.policy.table.names(),
+        servers: aggregator.upstreams.list().map((upstream) => upstream.name),
+      },
+    });
+  });
+
+  router.get('/audit.jsonl', async (req: Request, res: Response) => {
+    const { page: _page, ...filters } = auditFiltersOf(req.query);
+    res.set('Content-Type', 'application/x-ndjson; charset=utf-8');
+    res.set('Content-Disposition', 'attachment; filename="toolmesh-audit.jsonl"');
+    const batch = 1000;
+    for (let offset = 0; offset < AUDIT_EXPORT_MAX; offset += batch) {
+      const records = await aggregator.state.auditRecords({ ...filters, limit: batch, offset });
+      if (records.length > 0) res.write(`${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
+      if (records.length < batch) break;
+    }
+    res.end();
+  });
+
+  router.get('/sessions', async (_req, res) => {
+    const live = aggregator.liveSessions();
+    const saved = await Promise.all(live.map((session) => aggregator.state.session(session.id)));
+    const sessions = live.map((session, i) => ({
+      id: session.id,
+      identity: session.identity,
+      transport: saved[i]?.transport ?? 'unknown',
+      // The SDK does not say which revision a client negotiated; this is the one the front speaks.
+      revision: LATEST_PROTOCOL_VERSION,
+      mode: session.mode,
+      ...(session.workspace && { workspace: session.workspace }),
+      exposure: session.exposure,
+      lastActive: session.lastActive,
+    }));
+    res.json({ now: Date.now(), sessions });
+  });
+}
