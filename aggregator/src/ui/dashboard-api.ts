@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { Aggregator } from '../aggregator.js';
 import { renderArguments } from '../approvals/render-arguments.js';
 import type { AuditQuery } from '../audit/audit-record.js';
-import { MAX_QUERY_CHARACTERS } from '../discovery/tool-index.js';
 import { mayDecide } from '../front/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
 import { howToFix } from '../upstream/how-to-fix.js';
@@ -96,10 +95,6 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
 
   router.get('/tools', (req, res) => {
     const query = typeof req.query.q === 'string' ? req.query.q.trim() : '';
-    if (query.length > MAX_QUERY_CHARACTERS) {
-      res.status(400).json({ error: `A search is at most ${MAX_QUERY_CHARACTERS} characters.` });
-      return;
-    }
     const modes = aggregator.policy.table.names();
     const found = query
       ? aggregator.index.search(query, SEARCH_HITS).flatMap((hit) => {
