@@ -39,6 +39,7 @@ export {
   toolDefiner,
   withContent,
 } from './define-tool.js';
+export { shannonEntropy } from './entropy.js';
 export {
   COMMON_FLAGS,
   type FlagSpec,
@@ -61,12 +62,15 @@ export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } fr
 export {
   DEFAULT_DENY,
   type DenyRules,
+  denyMatcher,
   isInside,
   PathGuard,
   type PathIntent,
   PathRefusal,
   type ResolvedPath,
 } from './path-guard.js';
+export { SECRET_FILE_GLOBS, secretFileKind } from './secret-files.js';
+export { findSecrets, type SecretFinding } from './secret-formats.js';
 export {
   httpClientSnippets,
   type RunningServer,
