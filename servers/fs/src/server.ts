@@ -6,6 +6,7 @@ import {
   DEFAULT_DENY,
   type DenyRules,
   type Logger,
+  packageVersion,
   serverDataFile,
 } from '@toolmesh/core';
 import { FS_TOOLS } from './tools/index.js';
@@ -14,7 +15,6 @@ import type { FsEngine } from './workspace/engine.js';
 import { RootSet } from './workspace/roots.js';
 
 export const FS_SERVER_NAME = 'toolmesh-fs';
-export const FS_SERVER_VERSION = '0.1.0';
 export const FS_SUMMARY = 'MCP filesystem server confined to its roots.';
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
@@ -57,7 +57,7 @@ export function createFsServer(options: FsServerOptions): Server {
   };
   const server = createToolServer({
     name: FS_SERVER_NAME,
-    version: FS_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh fs',
     instructions:
       'Files inside the configured roots. Paths are relative to the first root or absolute. Read with read_file (keep its sha256 for apply_patch expectedSha256), find with search_files and search_text, edit with apply_patch.',

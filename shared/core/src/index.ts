@@ -28,10 +28,12 @@ export {
 export { dataDirectory, serverDataFile } from './data-dir.js';
 export {
   type AnyToolDefinition,
+  annotationDisagreement,
   isRawResult,
   isToolReply,
   type RawResult,
   READ_ONLY_ANNOTATIONS,
+  RECOVERABLE_WRITE_ANNOTATIONS,
   rawResult,
   type ToolContext,
   type ToolDefinition,
@@ -59,6 +61,7 @@ export {
   planFullText,
 } from './full-text.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
+export { packageVersion } from './package-version.js';
 export {
   DEFAULT_DENY,
   type DenyRules,

@@ -5,15 +5,11 @@ import type { GitWorkspace } from '../repository/workspace.js';
 export const defineTool = toolDefiner<GitWorkspace>();
 
 /** The annotations of a tool that only reads repositories inside the roots. */
-export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
-
-/** The annotations of a tool that changes a repository but loses nothing (commits, stashes, branches). */
-export const RECOVERABLE_WRITE = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
+/** Commits, stashes and branches change a repository but lose nothing. */
+export {
+  READ_ONLY_ANNOTATIONS as READ_ONLY,
+  RECOVERABLE_WRITE_ANNOTATIONS as RECOVERABLE_WRITE,
+} from '@toolmesh/core';
 
 export const repoArg = z
   .string()
