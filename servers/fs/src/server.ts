@@ -9,10 +9,10 @@ import {
   packageVersion,
   serverDataFile,
 } from '@toolmesh/core';
+import type { CheckpointStore } from './files/checkpoints.js';
+import type { FsEngine } from './files/engine.js';
+import { RootSet } from './files/roots.js';
 import { FS_TOOLS } from './tools/index.js';
-import type { CheckpointStore } from './workspace/checkpoints.js';
-import type { FsEngine } from './workspace/engine.js';
-import { RootSet } from './workspace/roots.js';
 
 export const FS_SERVER_NAME = 'toolmesh-fs';
 export const FS_SUMMARY = 'MCP filesystem server confined to its roots.';
@@ -85,5 +85,5 @@ export function createFsServer(options: FsServerOptions): Server {
   return server;
 }
 
+export { CheckpointStore } from './files/checkpoints.js';
 export { FS_TOOLS } from './tools/index.js';
-export { CheckpointStore } from './workspace/checkpoints.js';

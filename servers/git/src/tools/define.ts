@@ -1,8 +1,8 @@
 import { toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
-import type { GitWorkspace } from '../repository/workspace.js';
+import type { RepositorySet } from '../repository/repository-set.js';
 
-export const defineTool = toolDefiner<GitWorkspace>();
+export const defineTool = toolDefiner<RepositorySet>();
 
 /** The annotations of a tool that only reads repositories inside the roots. */
 /** Commits, stashes and branches change a repository but lose nothing. */
