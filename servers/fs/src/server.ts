@@ -36,7 +36,7 @@ export function defaultCheckpointFile(): string {
 /** What docs/servers/fs.md is generated from. */
 export const toolReference = {
   name: '@toolmesh/server-fs',
-  summary: `${FS_SUMMARY} Every path is resolved inside the roots given by --root (or, without them, the client's MCP roots); symlinks that lead out, .. traversal, look-alike characters and secrets (.env*, private keys) are refused with the rule that refused them. Reading tools carry the action class read; writing tools worktreeWrite.`,
+  summary: `${FS_SUMMARY} Every path is resolved inside the roots given by --root (or, without them, the client's MCP roots); symlinks that lead out, .. traversal, look-alike characters and secret files (.env*, private keys, key stores, credentials files such as .netrc) are refused with the rule that refused them. Reading tools carry the action class read; writing tools worktreeWrite.`,
   tools: FS_TOOLS,
 };
 
