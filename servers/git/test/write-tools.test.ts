@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { secretFileKind } from '@toolmesh/core';
 import { SECRET_SAMPLES } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitFiles, type GitFixture, git, gitFixture, makeRepository, writeFile } from './fixture.js';
@@ -165,6 +166,21 @@ describe('git_commit refuses what looks like a secret, and commits nothing', () 
       expect(git(repo, 'rev-list', '--count', 'HEAD')).toBe('1\n');
     });
   }
+
+  it('the secret files fs refuses to read, each by its name', async () => {
+    const secretFiles = [
+      '.git-credentials',
+      '.netrc',
+      '.pgpass',
+      'certs/client.p12',
+      'home/.aws/credentials',
+    ];
+    for (const file of secretFiles) writeFile(path.join(repo, file), 'x\n');
+    git(repo, 'add', '--force', ...secretFiles);
+    const message = await fx.fails('git_commit', { repo: name(), message: 'add credentials' });
+    for (const file of secretFiles) expect(message).toContain(`${file}: ${secretFileKind(file)}`);
+    expect(git(repo, 'rev-list', '--count', 'HEAD')).toBe('1\n');
+  });
 
   it('every secret format core knows, each named on its line', async () => {
     const lines: string[] = [];
