@@ -3,13 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, resultText } from '@toolmesh/core/testing';
+import { type ConnectedClient, connectInMemory, resultText, SECRET_SAMPLES } from '@toolmesh/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Aggregator } from '../src/aggregator.js';
-import { MAX_KEPT_DEPTH, redactArguments, redactSecretText } from '../src/approvals/render-arguments.js';
 import { canonicalJson, digestArguments, MAX_REDACTED_CHARACTERS } from '../src/audit/arguments-digest.js';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { AuditRetention } from '../src/audit/audit-retention.js';
+import { MAX_KEPT_DEPTH, redactArguments, redactSecretText } from '../src/audit/redaction.js';
 import { parseConfig } from '../src/config/load.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
 import { auditRecord } from './audit-record-fixture.js';
@@ -124,10 +124,10 @@ describe('the audit in the state', () => {
 describe('redaction of arguments', () => {
   const secrets = {
     github: 'ghp_R2d2C3poR2d2C3poR2d2C3poR2d2C3po1234',
-    fineGrained: 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123',
+    fineGrained: `github_pat_11ABCDEFG0123456789_${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2).slice(0, 62)}`,
     openai: 'sk-proj-Ab3dEf6hIj9lMn2pQr5tUv8xYz1AbCdEf',
     slack: 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
-    aws: 'AKIAIOSFODNN7EXAMPLE',
+    aws: 'AKIAZ2XQ7YH3ABCDWXYZ',
     jwt: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
     random: 'Zq8vK2mX9pL4wR7tY1nB6cF3hJ5dG0sA',
   };
@@ -158,6 +158,16 @@ describe('redaction of arguments', () => {
     expect(redactSecretText(`use ${secret} now`)).toBe('use [redacted] now');
     expect(redactArguments({ list: [{ note: secret }] })).toEqual({ list: [{ note: '[redacted]' }] });
   });
+
+  it.each(SECRET_SAMPLES.map((sample) => [sample.rule, sample] as const))(
+    'replaces every format core knows: %s',
+    (_rule, sample) => {
+      const redacted = redactSecretText(`use ${sample.text} now`);
+      expect(redacted).not.toContain(sample.secret);
+      expect(redacted).toMatch(/^use .*\[redacted\]/s);
+      expect(JSON.stringify(redactArguments({ list: [{ note: sample.text }] }))).not.toContain(sample.secret);
+    },
+  );
 
   it('keeps the scheme of an authorization header, and the user of a URL with a password', () => {
     expect(redactSecretText('Authorization: Bearer abc123.def456-ghi')).toBe(
@@ -205,7 +215,7 @@ describe('the arguments digest', () => {
     });
     const other = digestArguments({
       b: 1,
-      a: { y: [1, 2], x: 'token ghp_Different0Different0Different0Diff' },
+      a: { y: [1, 2], x: 'token ghp_Different0Different0Different0Differ' },
     });
     expect(same.sha256).toBe(one.sha256);
     expect(other.redacted).toBe(one.redacted);

@@ -172,6 +172,9 @@ describe('toolmesh serve over HTTP', () => {
 });
 
 describe('no child outlives toolmesh', () => {
+  // Five servers start and end under whatever else the machine runs: each condition is waited
+  // for, with bounds generous enough for two busy cores.
+  const PATIENCE_MS = 90_000;
   const waysOut: [string, (child: ChildProcess) => void][] = [
     ['SIGINT', (child) => child.kill('SIGINT')],
     ['SIGTERM', (child) => child.kill('SIGTERM')],
@@ -179,35 +182,40 @@ describe('no child outlives toolmesh', () => {
     ['SIGKILL', (child) => child.kill('SIGKILL')],
   ];
   for (const [way, end] of waysOut) {
-    it(`when it ends by ${way}, servers that outlive their stdin and wrapped ones included`, async () => {
-      // The tag is in each child's command line, so the children can be found in /proc.
-      const tag = `tag-${randomUUID()}`;
-      const config = writeConfig(`orphans-${way.replace(/\W/g, '')}.json`, {
-        one: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
-        two: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
-        fs: { command: process.execPath, args: [FS_BIN, '--root', folder, '--workspace', tag] },
-        stubborn: { command: process.execPath, args: [STUBBORN_SERVER, tag] },
-        // The shape of npx or a shell wrapper: the server is a grandchild, and `sh` waits for it.
-        wrapped: { command: 'sh', args: ['-c', `"${process.execPath}" "${STUBBORN_SERVER}" ${tag}; true`] },
-      });
-      const serving = serveToolmesh(['--config', config], folder);
-      // Over stdio it prints no URL: the promises of one reject when it exits.
-      serving.token.catch(() => undefined);
-      const child = serving.child;
-      try {
-        // Each server answered initialize: one killed before it has would die writing its answer.
-        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 5);
-        // Six: three servers, the stubborn one, and the wrapped one with its `sh`.
-        expect(processesTagged(tag)).toHaveLength(6);
-        const watchdog = watchdogOf(child.pid as number);
-        expect(watchdog).toBeDefined();
-        end(child);
-        await until(() => processesTagged(tag).length === 0);
-        await until(() => !processesTagged('toolmesh-watchdog').includes(watchdog as number));
-      } finally {
-        child.kill('SIGKILL');
-        reapTagged(tag);
-      }
-    });
+    it(
+      `when it ends by ${way}, servers that outlive their stdin and wrapped ones included`,
+      async () => {
+        // The tag is in each child's command line, so the children can be found in /proc.
+        const tag = `tag-${randomUUID()}`;
+        const config = writeConfig(`orphans-${way.replace(/\W/g, '')}.json`, {
+          one: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
+          two: { command: process.execPath, args: [FIXTURE_SERVER, tag] },
+          fs: { command: process.execPath, args: [FS_BIN, '--root', folder, '--workspace', tag] },
+          stubborn: { command: process.execPath, args: [STUBBORN_SERVER, tag] },
+          // The shape of npx or a shell wrapper: the server is a grandchild, and `sh` waits for it.
+          wrapped: { command: 'sh', args: ['-c', `"${process.execPath}" "${STUBBORN_SERVER}" ${tag}; true`] },
+        });
+        const serving = serveToolmesh(['--config', config], folder);
+        // Over stdio it prints no URL: the promises of one reject when it exits.
+        serving.token.catch(() => undefined);
+        const child = serving.child;
+        try {
+          // Each server answered initialize: one killed before it has would die writing its answer.
+          await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 5, PATIENCE_MS);
+          // Six: three servers, the stubborn one, and the wrapped one with its `sh`.
+          expect(processesTagged(tag)).toHaveLength(6);
+          await until(() => watchdogOf(child.pid as number) !== undefined, PATIENCE_MS);
+          const watchdog = watchdogOf(child.pid as number);
+          expect(watchdog).toBeDefined();
+          end(child);
+          await until(() => processesTagged(tag).length === 0, PATIENCE_MS);
+          await until(() => !processesTagged('toolmesh-watchdog').includes(watchdog as number), PATIENCE_MS);
+        } finally {
+          child.kill('SIGKILL');
+          reapTagged(tag);
+        }
+      },
+      4 * PATIENCE_MS,
+    );
   }
 });

@@ -1,9 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@toolmesh/core';
+import { redactArguments } from '../audit/redaction.js';
 import type { AggregatorState, ApprovalRecord, ApprovalStatus, NewApproval } from '../state/state.js';
 import { waitForDecision } from '../state/wait-for-decision.js';
-import { redactArguments, renderArguments } from './render-arguments.js';
+import { renderArguments } from './render-arguments.js';
 
 /** A call that waits on a person. */
 export interface ApprovalAsk {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { redactArguments } from '../approvals/render-arguments.js';
 import type { ArgumentsDigest } from './audit-record.js';
+import { redactArguments } from './redaction.js';
 
 /** Enough to read what a call was about; a record stays small however big its arguments. */
 export const MAX_REDACTED_CHARACTERS = 2000;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { redactSecretText } from '../approvals/render-arguments.js';
 import { digestArguments } from './arguments-digest.js';
 import type { AuditApproval, AuditDecision, AuditOutcome, AuditRecord } from './audit-record.js';
+import { redactSecretText } from './redaction.js';
 
 /** Who makes a call, fixed when it arrives. */
 export interface AuditSubject {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { redactArguments } from '../approvals/render-arguments.js';
+import { redactArguments } from '../audit/redaction.js';
 import { openState } from '../state/open-state.js';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
 import { type Command, print } from './command.js';

@@ -16,7 +16,7 @@ import {
   type Tool,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { runTool, toolListEntry } from '@toolmesh/core';
+import { packageVersion, runTool, toolListEntry } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
@@ -61,7 +61,7 @@ export function createFrontServer(
   },
 ): Server {
   const server = new Server(
-    { name: 'toolmesh', version: '0.1.0', title: 'toolmesh' },
+    { name: 'toolmesh', version: packageVersion(import.meta.url), title: 'toolmesh' },
     {
       capabilities: {
         tools: { listChanged: true },

@@ -23,7 +23,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '@toolmesh/core';
+import { type Logger, packageVersion } from '@toolmesh/core';
 import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
@@ -277,7 +277,7 @@ export class Upstream extends EventEmitter {
 
   private newClient(): Client {
     const client = new Client(
-      { name: 'toolmesh', version: '0.1.0' },
+      { name: 'toolmesh', version: packageVersion(import.meta.url) },
       { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } },
     );
     const relayed =

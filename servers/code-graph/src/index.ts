@@ -1,14 +1,9 @@
 #!/usr/bin/env node
-import { dataDirectory, runServerProgram, UsageError } from '@toolmesh/core';
+import { dataDirectory, packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
 import { isCliCommand, PRECISE_FLAG, runCli } from './cli.js';
 import { CodeGraph } from './graph/code-graph.js';
 import type { WatchMode } from './graph/tree-watcher.js';
-import {
-  CODE_GRAPH_SERVER_NAME,
-  CODE_GRAPH_SERVER_VERSION,
-  CODE_GRAPH_SUMMARY,
-  createCodeGraphServer,
-} from './server.js';
+import { CODE_GRAPH_SERVER_NAME, CODE_GRAPH_SUMMARY, createCodeGraphServer } from './server.js';
 
 const WATCH_FLAG = {
   watch: {
@@ -31,7 +26,7 @@ if (isCliCommand(argv[0])) {
 } else {
   await runServerProgram({
     name: CODE_GRAPH_SERVER_NAME,
-    version: CODE_GRAPH_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     summary: `${CODE_GRAPH_SUMMARY} Without --root it indexes the current folder. CLI: toolmesh-code-graph callers|callees|symbol|search|read|map|status [NAME] --root DIR.`,
     flags: { ...WATCH_FLAG, ...PRECISE_FLAG },
     setup(flags, extra, log) {

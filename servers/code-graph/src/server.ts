@@ -1,10 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, packageVersion } from '@toolmesh/core';
 import type { CodeGraph } from './graph/code-graph.js';
 import { CODE_GRAPH_TOOLS } from './tools/index.js';
 
 export const CODE_GRAPH_SERVER_NAME = 'toolmesh-code-graph';
-export const CODE_GRAPH_SERVER_VERSION = '0.1.0';
 export const CODE_GRAPH_SUMMARY =
   'MCP server that keeps a symbol graph of the code under its roots: definitions, callers with every callsite, callees, imports, inheritance, ranked search.';
 
@@ -24,7 +23,7 @@ export const toolReference = {
 export function createCodeGraphServer(options: CodeGraphServerOptions): Server {
   return createToolServer({
     name: CODE_GRAPH_SERVER_NAME,
-    version: CODE_GRAPH_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh code-graph',
     instructions:
       'A symbol graph of the code under the roots. Start with repo_map or search_code; code_symbol finds a definition by exact name (Class.method); code_callers and code_callees list every callsite; read_symbol reads one definition instead of a whole file; code_impact gives what a change reaches (and the tests that reach it), code_trace the call path between two symbols, HTTP client calls included where they hit a route. Answers say indexComplete: false while indexing.',

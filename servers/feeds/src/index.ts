@@ -1,22 +1,16 @@
 #!/usr/bin/env node
-import { runServerProgram } from '@toolmesh/core';
+import { packageVersion, runServerProgram } from '@toolmesh/core';
 import { FeedFetcher } from './feeds/fetcher.js';
 import { FeedReader } from './feeds/reader.js';
 import { FeedStore } from './feeds/store.js';
-import {
-  createFeedsServer,
-  defaultFeedsFile,
-  FEEDS_SERVER_NAME,
-  FEEDS_SERVER_VERSION,
-  FEEDS_SUMMARY,
-} from './server.js';
+import { createFeedsServer, defaultFeedsFile, FEEDS_SERVER_NAME, FEEDS_SUMMARY } from './server.js';
 
 /** How often the schedule looks for due feeds; each feed still waits its own interval. */
 const SCHEDULE = { everyMs: 60_000, firstMs: 5_000 };
 
 await runServerProgram({
   name: FEEDS_SERVER_NAME,
-  version: FEEDS_SERVER_VERSION,
+  version: packageVersion(import.meta.url),
   summary: `${FEEDS_SUMMARY} State in --db FILE (default <data dir>/feeds/feeds.db).`,
   flags: {
     'allow-private-network': {

@@ -1,6 +1,6 @@
 import { NetworkRefusal, refusalReason } from '@toolmesh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeedFetcher, FetchError, parseRetryAfter, USER_AGENT } from '../src/feeds/fetcher.js';
+import { defaultUserAgent, FeedFetcher, FetchError, parseRetryAfter } from '../src/feeds/fetcher.js';
 import { type FeedServer, startFeedServer } from './feed-server.js';
 
 let server: FeedServer;
@@ -41,7 +41,7 @@ describe('FeedFetcher', () => {
       movedPermanently: false,
     });
     const seen = server.requests.filter((r) => r.path === '/fixtures/rss20.xml');
-    expect(seen[0]?.headers['user-agent']).toBe(USER_AGENT);
+    expect(seen[0]?.headers['user-agent']).toBe(defaultUserAgent());
     expect(seen[0]?.headers['if-none-match']).toBeUndefined();
     expect(seen[1]?.headers['if-none-match']).toBe(first.etag);
     expect(seen[1]?.headers['if-modified-since']).toBe(first.lastModified);

@@ -53,3 +53,54 @@ describe('excerpt', () => {
     expect(excerpt('short')).toBe('short');
   });
 });
+
+describe('htmlToMarkdown keeps text as text', () => {
+  it('escapes markdown written as text, so it never becomes a link, emphasis or HTML', () => {
+    expect(htmlToMarkdown('<p>[click me](javascript:alert(1))</p>')).toBe(
+      '\\[click me\\](javascript:alert(1))',
+    );
+    expect(htmlToMarkdown('<p>![x](https://t.example/p.gif) *not bold* a_b `c` ~~d~~ \\n</p>')).toBe(
+      '!\\[x\\](https://t.example/p.gif) \\*not bold\\* a\\_b \\`c\\` \\~\\~d\\~\\~ \\\\n',
+    );
+    expect(htmlToMarkdown('<p>&lt;img src=x onerror=alert(1)&gt;</p>')).toBe(
+      '\\<img src=x onerror=alert(1)>',
+    );
+    expect(
+      htmlToMarkdown('<p># not a heading</p><p>> not a quote</p><p>1. not a list</p><p>- nor this</p>'),
+    ).toBe('\\# not a heading\n\n\\> not a quote\n\n1\\. not a list\n\n\\- nor this');
+    expect(htmlToMarkdown('<p>5 > 3, C# and 2.5</p>')).toBe('5 > 3, C# and 2.5');
+  });
+
+  it('keeps markup out of link targets and image descriptions', () => {
+    expect(htmlToMarkdown('<a href="https://a.example/x)[y](javascript:alert(1))">go</a>')).toBe(
+      '[go](https://a.example/x%29[y]%28javascript:alert%281%29%29)',
+    );
+    expect(htmlToMarkdown('<img src="https://a.example/i.png" alt="](javascript:alert(1))">')).toBe(
+      '![\\](javascript:alert(1))](https://a.example/i.png)',
+    );
+  });
+
+  it('keeps inline boundaries: no space is added or lost around emphasis, links and code', () => {
+    expect(htmlToMarkdown('a<b>bold</b>word')).toBe('a**bold**word');
+    expect(htmlToMarkdown('a<b> bold </b>word and <a href="https://a.example/">link</a>, done')).toBe(
+      'a **bold** word and [link](https://a.example/), done',
+    );
+    expect(htmlToMarkdown('call <code>f(*args)</code>; a <code>x`y</code> b')).toBe(
+      'call `f(*args)`; a ``x`y`` b',
+    );
+    expect(htmlToMarkdown('<code>`tick</code>')).toBe('`` `tick ``');
+  });
+
+  it('fences a pre block longer than any backtick run in it, so it cannot break out', () => {
+    const markdown = htmlToMarkdown('<pre>before\n```\n# escaped?\n```\nafter</pre><p>then *text*</p>');
+    expect(markdown).toBe('````\nbefore\n```\n# escaped?\n```\nafter\n````\n\nthen \\*text\\*');
+  });
+
+  it('gives excerpts the text as written', () => {
+    expect(
+      excerpt(
+        htmlToMarkdown('<p>[click me](javascript:x) a_b and <a href="https://a.example/">a [link]</a></p>'),
+      ),
+    ).toBe('[click me](javascript:x) a_b and a [link]');
+  });
+});

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { DEFAULT_DENY, type DenyRules, runServerProgram, UsageError } from '@toolmesh/core';
+import { DEFAULT_DENY, type DenyRules, packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
 import { z } from 'zod';
 import {
   CheckpointStore,
@@ -7,7 +7,6 @@ import {
   DEFAULT_MAX_FILE_BYTES,
   defaultCheckpointFile,
   FS_SERVER_NAME,
-  FS_SERVER_VERSION,
   FS_SUMMARY,
 } from './server.js';
 
@@ -32,7 +31,7 @@ function readFsConfig(config: Record<string, unknown> | undefined) {
 
 await runServerProgram({
   name: FS_SERVER_NAME,
-  version: FS_SERVER_VERSION,
+  version: packageVersion(import.meta.url),
   summary: `${FS_SUMMARY} Without --root it follows the client's MCP roots.`,
   flags: {
     'read-only': { type: 'boolean', description: 'register only the reading tools' },

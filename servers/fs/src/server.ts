@@ -6,15 +6,15 @@ import {
   DEFAULT_DENY,
   type DenyRules,
   type Logger,
+  packageVersion,
   serverDataFile,
 } from '@toolmesh/core';
+import type { CheckpointStore } from './files/checkpoints.js';
+import type { FsEngine } from './files/engine.js';
+import { RootSet } from './files/roots.js';
 import { FS_TOOLS } from './tools/index.js';
-import type { CheckpointStore } from './workspace/checkpoints.js';
-import type { FsEngine } from './workspace/engine.js';
-import { RootSet } from './workspace/roots.js';
 
 export const FS_SERVER_NAME = 'toolmesh-fs';
-export const FS_SERVER_VERSION = '0.1.0';
 export const FS_SUMMARY = 'MCP filesystem server confined to its roots.';
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
@@ -36,7 +36,7 @@ export function defaultCheckpointFile(): string {
 /** What docs/servers/fs.md is generated from. */
 export const toolReference = {
   name: '@toolmesh/server-fs',
-  summary: `${FS_SUMMARY} Every path is resolved inside the roots given by --root (or, without them, the client's MCP roots); symlinks that lead out, .. traversal, look-alike characters and secrets (.env*, private keys) are refused with the rule that refused them. Reading tools carry the action class read; writing tools worktreeWrite.`,
+  summary: `${FS_SUMMARY} Every path is resolved inside the roots given by --root (or, without them, the client's MCP roots); symlinks that lead out, .. traversal, look-alike characters and secret files (.env*, private keys, key stores, credentials files such as .netrc) are refused with the rule that refused them. Reading tools carry the action class read; writing tools worktreeWrite.`,
   tools: FS_TOOLS,
 };
 
@@ -57,7 +57,7 @@ export function createFsServer(options: FsServerOptions): Server {
   };
   const server = createToolServer({
     name: FS_SERVER_NAME,
-    version: FS_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh fs',
     instructions:
       'Files inside the configured roots. Paths are relative to the first root or absolute. Read with read_file (keep its sha256 for apply_patch expectedSha256), find with search_files and search_text, edit with apply_patch.',
@@ -85,5 +85,5 @@ export function createFsServer(options: FsServerOptions): Server {
   return server;
 }
 
+export { CheckpointStore } from './files/checkpoints.js';
 export { FS_TOOLS } from './tools/index.js';
-export { CheckpointStore } from './workspace/checkpoints.js';

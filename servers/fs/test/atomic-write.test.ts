@@ -11,7 +11,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileExclusive, writeFileAtomic } from '../src/workspace/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../src/files/atomic-write.js';
 
 let folder: string;
 beforeEach(() => {

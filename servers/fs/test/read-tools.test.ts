@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
+import { secretFileKind } from '@toolmesh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FsFixture, fsFixture } from './fixture.js';
 
@@ -107,6 +108,30 @@ describe('read_file', () => {
     expect(await fx.fails('read_file', { path: 'a.txt', startLine: 5 })).toMatch(/past the end.*1 lines/);
     expect(await fx.fails('read_file', { path: 'a.txt', maxTokens: 10 })).toMatch(/`maxTokens`/);
     expect(await fx.fails('read_file', { path: 42 })).toMatch(/`path`/);
+  });
+
+  it('refuses the secret files git refuses to commit, and reads their templates', async () => {
+    const secretFiles = [
+      '.git-credentials',
+      '.netrc',
+      '.pgpass',
+      'certs/client.p12',
+      'home/.aws/credentials',
+      'app/.env.production',
+      'keys/id_ed25519',
+    ];
+    for (const file of secretFiles) {
+      fx.write(file, 'x');
+      expect(secretFileKind(file), file).toBeDefined();
+      expect(await fx.fails('read_file', { path: file })).toMatch(/rule: deny-read/);
+    }
+    for (const file of ['.env.example', 'keys/id_ed25519.pub']) {
+      fx.write(file, 'public\n');
+      expect(secretFileKind(file), file).toBeUndefined();
+      expect(await fx.ok<{ content: string }>('read_file', { path: file })).toMatchObject({
+        content: expect.stringContaining('public'),
+      });
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { intersectRoots } from '../src/workspace/roots.js';
+import { intersectRoots } from '../src/files/roots.js';
 import { type FsFixture, fsFixture } from './fixture.js';
 
 function offerRoots(fx: FsFixture, folders: () => string[]) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { runServerProgram, UsageError } from '@toolmesh/core';
-import { createGitServer, GIT_SERVER_NAME, GIT_SERVER_VERSION, GIT_SUMMARY } from './server.js';
+import { packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
+import { createGitServer, GIT_SERVER_NAME, GIT_SUMMARY } from './server.js';
 
 await runServerProgram({
   name: GIT_SERVER_NAME,
-  version: GIT_SERVER_VERSION,
+  version: packageVersion(import.meta.url),
   summary: `${GIT_SUMMARY} Read-only unless --allow-write. Without --root it works in the current folder.`,
   flags: {
     'allow-write': {

@@ -1,10 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger } from '@toolmesh/core';
-import { GitWorkspace } from './repository/workspace.js';
+import { createLogger, createToolServer, type Logger, packageVersion } from '@toolmesh/core';
+import { RepositorySet } from './repository/repository-set.js';
 import { GIT_TOOLS } from './tools/index.js';
 
 export const GIT_SERVER_NAME = 'toolmesh-git';
-export const GIT_SERVER_VERSION = '0.1.0';
 export const GIT_SUMMARY = 'MCP git server confined to its roots.';
 
 export interface GitServerOptions {
@@ -31,16 +30,16 @@ export function createGitServer(options: GitServerOptions): Server {
   const log = options.log ?? createLogger({ scope: GIT_SERVER_NAME });
   return createToolServer({
     name: GIT_SERVER_NAME,
-    version: GIT_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh git',
     instructions: options.allowWrite
       ? 'Git repositories inside the configured roots. Find them with git_repos; inspect with git_status, git_diff, git_history, git_branches, git_grep; change them with git_stage, git_commit, git_branch, git_stash and git_restore (which saves what it discards as a stash). There is no push, no reset --hard and no config write.'
       : 'Git repositories inside the configured roots, read-only. Find them with git_repos; inspect with git_status, git_diff, git_history, git_branches and git_grep.',
     tools: gitTools(options.allowWrite),
-    engine: new GitWorkspace(options.roots),
+    engine: new RepositorySet(options.roots),
     log,
   });
 }
 
-export { GitWorkspace } from './repository/workspace.js';
+export { RepositorySet } from './repository/repository-set.js';
 export { GIT_TOOLS } from './tools/index.js';

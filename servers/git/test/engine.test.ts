@@ -1,3 +1,4 @@
+import { secretFileKind } from '@toolmesh/core';
 import { describe, expect, it } from 'vitest';
 import { parseRawNumstat } from '../src/repository/diff-summary.js';
 import { languageOf } from '../src/repository/languages.js';
@@ -5,12 +6,7 @@ import { parseLog } from '../src/repository/log.js';
 import { codeLines, outlineOf } from '../src/repository/outline.js';
 import { unquotePath } from '../src/repository/quoted-path.js';
 import { overridesFor } from '../src/repository/safe-config.js';
-import {
-  assignsSecret,
-  secretFileKind,
-  secretInLine,
-  shannonEntropy,
-} from '../src/repository/secret-rules.js';
+import { assignsSecret, secretsInText } from '../src/repository/secret-rules.js';
 import { parseStatus } from '../src/repository/status.js';
 import { parseUnifiedDiff } from '../src/repository/unified-diff.js';
 
@@ -125,11 +121,21 @@ describe('outline', () => {
 });
 
 describe('secret rules', () => {
-  it('recognise token formats without keeping the value', () => {
-    expect(secretInLine(`aws_access_key_id = ${'AKIA'}IOSFODNN7EXAMPLE`)).toBe('AWS access key id');
-    expect(secretInLine(`-----BEGIN RSA ${'PRIVATE'} KEY-----`)).toBe('private key');
-    expect(secretInLine(`x = "${'xoxp'}-123456789012-abcdefghij"`)).toBe('Slack token');
-    expect(secretInLine('const greeting = "hello world";')).toBeUndefined();
+  it('recognise token formats without keeping the value, on the line they start', () => {
+    const secretIn = (line: string) => secretsInText(line)[0]?.rule;
+    expect(secretIn(`aws_access_key_id = ${'AKIA'}Z2XQ7YH3ABCDWXYZ`)).toBe('AWS Access Key ID');
+    expect(secretIn(`-----BEGIN RSA ${'PRIVATE'} KEY-----`)).toBe('private key');
+    expect(secretIn(`x = "${'xoxp'}-123456789012-abcdefghij"`)).toBe('slack token');
+    expect(secretIn('const greeting = "hello world";')).toBeUndefined();
+    expect(
+      secretsInText(`a\nkey:\n-----BEGIN RSA ${'PRIVATE'} KEY-----\nMII\nAPI_KEY=9fK2mQ7xL0pR4tZ8vB1n`),
+    ).toEqual([
+      { line: 3, rule: 'private key' },
+      { line: 5, rule: 'high-entropy value assigned to a secret name' },
+    ]);
+    expect(secretsInText('a\nAPI_KEY=9fK2mQ7xL0pR4tZ8vB1n\n')).toEqual([
+      { line: 2, rule: 'high-entropy value assigned to a secret name' },
+    ]);
   });
 
   it('flag random values assigned to secret names, not placeholders or code', () => {
@@ -142,7 +148,6 @@ describe('secret rules', () => {
     expect(assignsSecret('SECRET_KEY=changeme-changeme-changeme')).toBe(false);
     expect(assignsSecret('keyboardLayout = "qwertyuiopasdfgh1"')).toBe(false);
     expect(assignsSecret('AUTH_TOKEN=aaaaaaaaaaaaaaaaaaaa1')).toBe(false);
-    expect(shannonEntropy('aaaa')).toBe(0);
   });
 
   it('name the files that are secrets whatever they hold', () => {

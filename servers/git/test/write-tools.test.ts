@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { secretFileKind } from '@toolmesh/core';
+import { SECRET_SAMPLES } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitFiles, type GitFixture, git, gitFixture, makeRepository, writeFile } from './fixture.js';
 
@@ -97,32 +99,32 @@ describe('git_commit refuses what looks like a secret, and commits nothing', () 
     [
       'an AWS access key id',
       'config/aws.ts',
-      `export const id = '${'AKIA'}IOSFODNN7EXAMPLE';\n`,
-      /config\/aws\.ts:1: AWS access key id/,
+      `export const id = '${'AKIA'}Z2XQ7YH3ABCDWXYZ';\n`,
+      /config\/aws\.ts:1: AWS Access Key ID/,
     ],
     [
       'a GitHub token',
       'ci.yml',
       `token: ${'ghp_'}${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}\n`,
-      /ci\.yml:1: GitHub token/,
+      /ci\.yml:1: GitHub Token/,
     ],
     [
       'a GitHub fine-grained token',
       'gh.txt',
-      `${'github_pat_'}11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz\n`,
-      /gh\.txt:1: GitHub fine-grained token/,
+      `${'github_pat_'}11ABCDEFG0123456789_${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2).slice(0, 62)}\n`,
+      /gh\.txt:1: GitHub Token/,
     ],
     [
       'a Slack token',
       'slack.js',
       `const t = "${'xoxb'}-1234567890-0987654321-AbCdEfGhIjKl";\n`,
-      /slack\.js:1: Slack token/,
+      /slack\.js:1: slack token/,
     ],
     [
       'a Stripe live key',
       'pay.py',
       `STRIPE = "${'sk_live'}_${'4eC39HqLyjWDarjtT1zdp7dc'}"\n`,
-      /pay\.py:1: Stripe live key/,
+      /pay\.py:1: Stripe Live Secret Key/,
     ],
     [
       'a Google API key',
@@ -165,14 +167,43 @@ describe('git_commit refuses what looks like a secret, and commits nothing', () 
     });
   }
 
+  it('the secret files fs refuses to read, each by its name', async () => {
+    const secretFiles = [
+      '.git-credentials',
+      '.netrc',
+      '.pgpass',
+      'certs/client.p12',
+      'home/.aws/credentials',
+    ];
+    for (const file of secretFiles) writeFile(path.join(repo, file), 'x\n');
+    git(repo, 'add', '--force', ...secretFiles);
+    const message = await fx.fails('git_commit', { repo: name(), message: 'add credentials' });
+    for (const file of secretFiles) expect(message).toContain(`${file}: ${secretFileKind(file)}`);
+    expect(git(repo, 'rev-list', '--count', 'HEAD')).toBe('1\n');
+  });
+
+  it('every secret format core knows, each named on its line', async () => {
+    const lines: string[] = [];
+    const startLines = SECRET_SAMPLES.map((sample) => {
+      lines.push('', ...`value = ${sample.text}`.split('\n'));
+      return lines.length - sample.text.split('\n').length + 1;
+    });
+    writeFile(path.join(repo, 'samples.txt'), `${lines.join('\n')}\n`);
+    git(repo, 'add', 'samples.txt');
+    const message = await fx.fails('git_commit', { repo: name(), message: 'add samples' });
+    for (const line of startLines) expect(message).toMatch(new RegExp(`samples\\.txt:${line}: `));
+    for (const sample of SECRET_SAMPLES) expect(message).not.toContain(sample.secret);
+    expect(git(repo, 'rev-list', '--count', 'HEAD')).toBe('1\n');
+  });
+
   it('a token in the commit message', async () => {
     writeFile(path.join(repo, 'a.txt'), 'changed\n');
     git(repo, 'add', 'a.txt');
     const message = await fx.fails('git_commit', {
       repo: name(),
-      message: `use key ${'AKIA'}IOSFODNN7EXAMPLE`,
+      message: `use key ${'AKIA'}Z2XQ7YH3ABCDWXYZ`,
     });
-    expect(message).toMatch(/\(commit message\):1: AWS access key id/);
+    expect(message).toMatch(/\(commit message\):1: AWS Access Key ID/);
     expect(message).toMatch(/Remove the secret from the commit message/);
     expect(git(repo, 'rev-list', '--count', 'HEAD')).toBe('1\n');
   });

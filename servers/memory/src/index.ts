@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { runServerProgram, UsageError } from '@toolmesh/core';
+import { packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
 import { redactedUrl } from './hot/redis-hot.js';
 import {
   createMemoryServer,
@@ -7,7 +7,6 @@ import {
   DEFAULT_REDIS_PREFIX,
   defaultMemoryFile,
   MEMORY_SERVER_NAME,
-  MEMORY_SERVER_VERSION,
   MEMORY_SUMMARY,
   openMemoryEngine,
 } from './server.js';
@@ -48,7 +47,7 @@ function domainWriters(values: string[] | undefined): Map<string, string[]> {
 
 await runServerProgram({
   name: MEMORY_SERVER_NAME,
-  version: MEMORY_SERVER_VERSION,
+  version: packageVersion(import.meta.url),
   summary: `${MEMORY_SUMMARY} State in --db FILE (default <data dir>/memory/memory.db).`,
   flags: {
     redis: {

@@ -5,6 +5,7 @@ import {
   HttpEmbedder,
   type HttpEmbedderOptions,
   type Logger,
+  packageVersion,
   serverDataFile,
 } from '@toolmesh/core';
 import { OfflineEmbedder } from './embeddings/offline-embedder.js';
@@ -18,7 +19,6 @@ import { MemoryStore } from './store/memory-store.js';
 import { MEMORY_TOOLS } from './tools/index.js';
 
 export const MEMORY_SERVER_NAME = 'toolmesh-memory';
-export const MEMORY_SERVER_VERSION = '0.1.0';
 export const MEMORY_SUMMARY =
   'MCP memory server: long-term facts, policies, observations and notes in SQLite, hot memory in SQLite or Redis, scoped per workspace.';
 export const DEFAULT_REDIS_PREFIX = 'toolmesh:memory';
@@ -96,7 +96,7 @@ export function createMemoryServer(options: MemoryServerOptions): Server {
   const log = options.log ?? createLogger({ scope: MEMORY_SERVER_NAME });
   return createToolServer({
     name: MEMORY_SERVER_NAME,
-    version: MEMORY_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh memory',
     instructions:
       'Shared memory for agents. Find what is known with search_memory (hybrid by default); store settled knowledge with propose_fact and change it with supersede_fact (never by proposing a contradicting fact); rules go in propose_policy. Keep your own scratchpad with get_my_notes / update_my_notes, and short-lived notes with remember.',

@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-import { runServerProgram, UsageError } from '@toolmesh/core';
+import { packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
 import { isCliCommand, runCli } from './cli.js';
-import {
-  createTicketsServer,
-  defaultTicketsFile,
-  TICKETS_SERVER_NAME,
-  TICKETS_SERVER_VERSION,
-  TICKETS_SUMMARY,
-} from './server.js';
+import { createTicketsServer, defaultTicketsFile, TICKETS_SERVER_NAME, TICKETS_SUMMARY } from './server.js';
 import { SqliteTicketStore } from './store/sqlite-store.js';
 
 const argv = process.argv.slice(2);
@@ -16,7 +10,7 @@ if (isCliCommand(argv[0])) {
 } else {
   await runServerProgram({
     name: TICKETS_SERVER_NAME,
-    version: TICKETS_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     summary: `${TICKETS_SUMMARY} State in --db FILE (default <data dir>/tickets/tickets.db). CLI: toolmesh-tickets export|import [FILE] --workspace ID.`,
     flags: {
       'max-delegation-depth': {

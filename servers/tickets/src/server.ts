@@ -1,10 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, packageVersion, serverDataFile } from '@toolmesh/core';
 import type { TicketStore } from './store/store.js';
 import { TICKET_TOOLS } from './tools/index.js';
 
 export const TICKETS_SERVER_NAME = 'toolmesh-tickets';
-export const TICKETS_SERVER_VERSION = '0.1.0';
 export const TICKETS_SUMMARY = 'MCP tickets server over one SQLite file, scoped per workspace.';
 
 export interface TicketsServerOptions {
@@ -33,7 +32,7 @@ export function createTicketsServer(options: TicketsServerOptions): Server {
   const log = options.log ?? createLogger({ scope: TICKETS_SERVER_NAME });
   return createToolServer({
     name: TICKETS_SERVER_NAME,
-    version: TICKETS_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh tickets',
     instructions:
       'Tickets for planning and tracking work. Find work with list_ready_tickets, list_tickets or search_tickets; read one with get_ticket (its version guards update_ticket through expected_version); hand parts off with delegate_ticket; finish with close_ticket or fail_ticket.',

@@ -26,6 +26,40 @@ export const READ_ONLY_ANNOTATIONS = {
   openWorldHint: false,
 } as const;
 
+/**
+ * MCP annotations of a tool that changes state but loses nothing: each change adds or can be
+ * undone (a commit, a ticket event, a memory row closed rather than deleted).
+ */
+export const RECOVERABLE_WRITE_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+
+/**
+ * Where a tool's annotations say something its action classes contradict, so a client reading
+ * the hints and a mode reading the classes would judge the tool differently; undefined when they
+ * agree. A tool is read-only exactly when its only class is `read`, reaches the open world exactly
+ * when it has `networkEgress`, and a read-only tool destroys nothing.
+ */
+export function annotationDisagreement(
+  definition: Pick<ToolDefinition, 'annotations' | 'actions'>,
+): string | undefined {
+  const { annotations, actions } = definition;
+  const onlyReads = actions.length > 0 && actions.every((action) => action === 'read');
+  if (Boolean(annotations.readOnlyHint) !== onlyReads) {
+    return `readOnlyHint is ${Boolean(annotations.readOnlyHint)} but the action classes are [${actions.join(', ')}]`;
+  }
+  const egress = actions.includes('networkEgress');
+  if (Boolean(annotations.openWorldHint) !== egress) {
+    return `openWorldHint is ${Boolean(annotations.openWorldHint)} but the action classes ${egress ? 'include' : 'lack'} networkEgress`;
+  }
+  if (annotations.readOnlyHint && annotations.destructiveHint)
+    return 'a read-only tool cannot be destructive';
+  return undefined;
+}
+
 const REPLY = Symbol('toolmesh.reply');
 
 /** A handler may return its structured output alone, or with extra content blocks (images). */

@@ -28,10 +28,12 @@ export {
 export { dataDirectory, serverDataFile } from './data-dir.js';
 export {
   type AnyToolDefinition,
+  annotationDisagreement,
   isRawResult,
   isToolReply,
   type RawResult,
   READ_ONLY_ANNOTATIONS,
+  RECOVERABLE_WRITE_ANNOTATIONS,
   rawResult,
   type ToolContext,
   type ToolDefinition,
@@ -39,6 +41,7 @@ export {
   toolDefiner,
   withContent,
 } from './define-tool.js';
+export { shannonEntropy } from './entropy.js';
 export {
   COMMON_FLAGS,
   type FlagSpec,
@@ -59,15 +62,19 @@ export {
 } from './full-text.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
+export { packageVersion } from './package-version.js';
 export {
   DEFAULT_DENY,
   type DenyRules,
+  denyMatcher,
   isInside,
   PathGuard,
   type PathIntent,
   PathRefusal,
   type ResolvedPath,
 } from './path-guard.js';
+export { SECRET_FILE_GLOBS, secretFileKind } from './secret-files.js';
+export { findSecrets, type SecretFinding } from './secret-formats.js';
 export {
   httpClientSnippets,
   type RunningServer,

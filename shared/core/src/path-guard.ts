@@ -1,30 +1,37 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { SECRET_FILE_GLOBS } from './secret-files.js';
 import { errnoCode, ToolError } from './tool-error.js';
 
 export type PathIntent = 'read' | 'write';
 
+/** Globs of paths refused for each intent; a `!glob` exempts what the other globs name. */
 export interface DenyRules {
   read: string[];
   write: string[];
 }
 
-const SECRET_GLOBS = [
-  '**/.env*',
-  '**/id_rsa*',
-  '**/id_dsa*',
-  '**/id_ecdsa*',
-  '**/id_ed25519*',
-  '**/*.pem',
-  '**/*.key',
-];
-
-/** Secrets are neither read nor written; `.git` internals are readable but never written. */
+/** Secret files are neither read nor written; `.git` internals are readable but never written. */
 export const DEFAULT_DENY: DenyRules = {
-  read: SECRET_GLOBS,
-  write: [...SECRET_GLOBS, '**/.git', '**/.git/**'],
+  read: [...SECRET_FILE_GLOBS],
+  write: ['**/.git', '**/.git/**', ...SECRET_FILE_GLOBS],
 };
+
+/**
+ * A test of deny globs: the glob that denies `relative` (a path relative to a root, forward
+ * slashes), or undefined. A `!glob` exempts what the other globs name.
+ */
+export function denyMatcher(globs: readonly string[]): (relative: string) => string | undefined {
+  const exempt = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
+  const matchers = globs
+    .filter((glob) => !glob.startsWith('!'))
+    .map((glob) => ({
+      glob,
+      test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin', ignore: exempt }),
+    }));
+  return (relative) => matchers.find((matcher) => matcher.test(relative))?.glob;
+}
 
 export class PathRefusal extends ToolError {
   constructor(
@@ -109,19 +116,14 @@ function realpathLoose(target: string, hops = 0): string {
  */
 export class PathGuard {
   readonly roots: readonly Root[];
-  private readonly denyMatchers: Record<PathIntent, { glob: string; test: (p: string) => boolean }[]>;
+  private readonly denyMatchers: Record<PathIntent, (relative: string) => string | undefined>;
 
   constructor(roots: readonly string[], deny: DenyRules = DEFAULT_DENY) {
     this.roots = roots.map((root) => {
       const lexical = path.resolve(root);
       return { lexical, real: realpathSync.native(lexical) };
     });
-    const compile = (globs: string[]) =>
-      globs.map((glob) => ({
-        glob,
-        test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin' }),
-      }));
-    this.denyMatchers = { read: compile(deny.read), write: compile(deny.write) };
+    this.denyMatchers = { read: denyMatcher(deny.read), write: denyMatcher(deny.write) };
   }
 
   get realRoots(): string[] {
@@ -199,11 +201,11 @@ export class PathGuard {
     );
     for (const candidate of new Set([relative, lexicalRelative])) {
       if (candidate === '') continue;
-      const matched = this.denyMatchers[intent].find((matcher) => matcher.test(candidate));
+      const matched = this.denyMatchers[intent](candidate);
       if (matched) {
         throw new PathRefusal(
           `deny-${intent}`,
-          `Path "${input}" refused: ${intent === 'read' ? 'reading' : 'writing'} "${candidate}" is denied by the pattern "${matched.glob}". Choose another path, or change the server's deny rules`,
+          `Path "${input}" refused: ${intent === 'read' ? 'reading' : 'writing'} "${candidate}" is denied by the pattern "${matched}". Choose another path, or change the server's deny rules`,
         );
       }
     }
@@ -212,6 +214,6 @@ export class PathGuard {
 
   /** Whether a path relative to a root is denied for `intent`; for filtering walk results. */
   isDenied(relative: string, intent: PathIntent): boolean {
-    return this.denyMatchers[intent].some((matcher) => matcher.test(relative));
+    return this.denyMatchers[intent](relative) !== undefined;
   }
 }

@@ -143,3 +143,4 @@ export async function everyPage<T extends { truncated: boolean; nextCursor?: str
 }
 
 export { type RawMessage, type RawStdioPeer, spawnRawStdio } from './raw-stdio.js';
+export { SECRET_SAMPLES, type SecretSample } from './secret-samples.js';

@@ -1,10 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
-import { checkLiteralHost, guardedLookup, NetworkRefusal } from '@toolmesh/core';
+import { checkLiteralHost, guardedLookup, NetworkRefusal, packageVersion } from '@toolmesh/core';
 
-export const USER_AGENT =
-  'toolmesh-feeds/0.1.0 (feed reader for AI agents; polls at most every 30 minutes; conditional GET)';
+/** Says who polls, how often and that it asks conditionally, so a feed's owner can tell. */
+export function defaultUserAgent(): string {
+  return `toolmesh-feeds/${packageVersion(import.meta.url)} (feed reader for AI agents; polls at most every 30 minutes; conditional GET)`;
+}
 const ACCEPT =
   'application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.5, */*;q=0.1';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -141,7 +143,7 @@ export class FeedFetcher {
     this.timeoutMs = options.timeoutMs ?? 20_000;
     this.maxBytes = options.maxBytes ?? 5 * 2 ** 20;
     this.maxRedirects = options.maxRedirects ?? 5;
-    this.userAgent = options.userAgent ?? USER_AGENT;
+    this.userAgent = options.userAgent ?? defaultUserAgent();
     this.lookup = guardedLookup(this.allowPrivate);
     this.exemptOrigins = new Set(options.exemptOrigins ?? []);
     this.agents = {

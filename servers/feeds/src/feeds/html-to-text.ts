@@ -49,7 +49,6 @@ const WRAPS: ReadonlyMap<string, string> = new Map([
   ['b', '**'],
   ['em', '*'],
   ['i', '*'],
-  ['code', '`'],
   ['s', '~~'],
   ['del', '~~'],
 ]);
@@ -57,6 +56,30 @@ const WRAPS: ReadonlyMap<string, string> = new Map([
 const TRACKER =
   /(^|[./])(pixel|beacon|track(ing)?|open|stat(s)?|analytics|doubleclick|feedburner\.com\/~r)[./?_-]/i;
 const SAFE_URL = /^(https?:|mailto:)/i;
+/**
+ * Characters of a text that would start markdown within a line (an escape, emphasis, code, a
+ * link or image, an autolink or HTML, strike-through), so that the feed's text stays text.
+ */
+const INLINE_MARKUP = /[\\`*_[\]<~]/g;
+/** What would start a block at a line's start: a heading, quote, list item, rule or underline. */
+const LINE_START_MARKUP = /^([ \t]*)(?:([#>+=-])|(\d+)([.)]))/;
+
+/** Text as markdown that reads as the same text, never as markup. */
+function escapeText(text: string, atLineStart: boolean): string {
+  const escaped = text.replace(INLINE_MARKUP, '\\$&');
+  if (!atLineStart) return escaped;
+  return escaped.replace(
+    LINE_START_MARKUP,
+    (_all, indent: string, mark?: string, digits?: string, dot?: string) =>
+      mark ? `${indent}\\${mark}` : `${indent}${digits}\\${dot}`,
+  );
+}
+
+/** A run of backticks longer than any in `text` (and at least `shortest`), so the text cannot close it. */
+function backtickFence(text: string, shortest: number): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(Math.max(shortest, longest + 1));
+}
 
 interface Open {
   tag: string;
@@ -94,6 +117,11 @@ class Output {
     return tail.endsWith(suffix);
   }
 
+  /** Whether the text is empty or ends with a line end. */
+  atLineStart(): boolean {
+    return this.parts.length === 0 || this.endsWith('\n');
+  }
+
   /** Whether the text is empty or ends with a line end or a space. */
   atWordStart(): boolean {
     return this.parts.length === 0 || this.endsWith('\n') || this.endsWith(' ');
@@ -114,7 +142,8 @@ function resolveUrl(href: string | undefined, base: string | undefined): string 
   if (!href) return undefined;
   try {
     const url = base ? new URL(href, base) : new URL(href);
-    return SAFE_URL.test(url.href) ? url.href : undefined;
+    // Parentheses stay unencoded in a URL and would end the markdown link early.
+    return SAFE_URL.test(url.href) ? url.href.replace(/\(/g, '%28').replace(/\)/g, '%29') : undefined;
   } catch {
     return undefined;
   }
@@ -129,10 +158,22 @@ export function htmlToMarkdown(html: string, base?: string): string {
   const out = new Output();
   let dropDepth = 0;
   let preDepth = 0;
+  let codeDepth = 0;
   const open: Open[] = [];
   const listCounters: number[] = [];
   const block = () => {
     if (!out.endsWith('\n\n')) out.add(out.endsWith('\n') ? '\n' : '\n\n');
+  };
+  /**
+   * Replaces what an inline element wrote with `render(inner)`, its surrounding spaces kept
+   * outside the markup: `a<b>bold</b>word` is `a**bold**word`, `a<b> bold </b>word` is `a **bold** word`.
+   */
+  const wrapInline = (start: number, render: (inner: string) => string) => {
+    const written = out.takeFrom(start);
+    const inner = written.trim();
+    const before = /^\s/.test(written) && !out.atWordStart() ? ' ' : '';
+    const after = inner && /\s$/.test(written) ? ' ' : '';
+    out.add(`${before}${render(inner)}${after}`);
   };
 
   const parser = new Parser(
@@ -149,7 +190,8 @@ export function htmlToMarkdown(html: string, base?: string): string {
           block();
         } else if (tag === 'img') {
           const src = resolveUrl(attributes.src, base);
-          if (src && !isTrackingPixel(attributes)) out.add(`![${(attributes.alt ?? '').trim()}](${src})`);
+          const alt = escapeText((attributes.alt ?? '').trim(), false);
+          if (src && !isTrackingPixel(attributes)) out.add(`![${alt}](${src})`);
         } else if (/^h[1-6]$/.test(tag)) {
           block();
           out.add(`${'#'.repeat(Number(tag[1]))} `);
@@ -164,6 +206,8 @@ export function htmlToMarkdown(html: string, base?: string): string {
         } else if (tag === 'pre') {
           block();
           preDepth++;
+        } else if (tag === 'code' && preDepth === 0) {
+          codeDepth++;
         } else if (tag === 'blockquote' || BLOCKS.has(tag)) block();
         if (tag === 'ul') listCounters.push(0);
         if (tag === 'ol') listCounters.push(1);
@@ -176,7 +220,8 @@ export function htmlToMarkdown(html: string, base?: string): string {
           return;
         }
         const collapsed = data.replace(/\s+/g, ' ');
-        out.add(out.atWordStart() ? collapsed.replace(/^ /, '') : collapsed);
+        const text = out.atWordStart() ? collapsed.replace(/^ /, '') : collapsed;
+        out.add(codeDepth > 0 ? text : escapeText(text, out.atLineStart()));
       },
       onclosetag(tag, implied) {
         if (dropDepth > 0) {
@@ -189,15 +234,25 @@ export function htmlToMarkdown(html: string, base?: string): string {
         const [entry] = open.splice(index, 1) as [Open];
         if (tag === 'a') {
           const href = resolveUrl(entry.attributes.href, base);
-          const label = out.takeFrom(entry.start).trim();
-          out.add(href && label && label !== href ? `[${label}](${href})` : label);
+          wrapInline(entry.start, (label) =>
+            href && label && label !== href ? `[${label}](${href})` : label,
+          );
         } else if (WRAPS.get(tag) && preDepth === 0) {
           const mark = WRAPS.get(tag);
-          const inner = out.takeFrom(entry.start).trim();
-          if (inner) out.add(`${mark}${inner}${mark} `);
+          wrapInline(entry.start, (inner) => (inner ? `${mark}${inner}${mark}` : ''));
+        } else if (tag === 'code' && preDepth === 0) {
+          codeDepth--;
+          wrapInline(entry.start, (code) => {
+            if (!code) return '';
+            const fence = backtickFence(code, 1);
+            const pad = code.startsWith('`') || code.endsWith('`') ? ' ' : '';
+            return `${fence}${pad}${code}${pad}${fence}`;
+          });
         } else if (tag === 'pre') {
           preDepth--;
-          out.add(`\`\`\`\n${out.takeFrom(entry.start).replace(/^\n+|\s+$/g, '')}\n\`\`\``);
+          const code = out.takeFrom(entry.start).replace(/^\n+|\s+$/g, '');
+          const fence = backtickFence(code, 3);
+          out.add(`${fence}\n${code}\n${fence}`);
           block();
         } else if (tag === 'blockquote') {
           const quoted = out
@@ -224,10 +279,13 @@ export function htmlToMarkdown(html: string, base?: string): string {
 
 /** Trims each line's end, drops empty list items and runs of blank lines, outside code fences. */
 function tidy(markdown: string): string {
-  let fenced = false;
+  let fence = '';
   const lines: string[] = [];
   for (const raw of markdown.split('\n')) {
-    if (raw.startsWith('```')) fenced = !fenced;
+    const run = /^`{3,}/.exec(raw)?.[0];
+    if (!fence && run) fence = run;
+    else if (fence && run && run.length >= fence.length && raw.trim() === run) fence = '';
+    const fenced = fence !== '' || run !== undefined;
     const line = fenced ? raw : raw.replace(/[ \t]+$/, '');
     if (!fenced && /^\s*([-*]|\d+\.)\s*$/.test(line)) continue;
     if (!fenced && line.trim() === '' && (lines.length === 0 || lines[lines.length - 1] === '')) continue;
@@ -268,10 +326,13 @@ export function titleText(title: string): string {
 
 /** The first `limit` characters of the text, cut at a word, for lists and digests. */
 export function excerpt(markdown: string, limit = 280): string {
+  // One pass, so that an escaped character is kept as the text it stands for and not read as markup.
   const flat = markdown
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/[#>*`~_]+/g, '')
+    .replace(
+      /\\([!-/:-@[-`{-~])|!\[(?:\\.|[^\]\\])*\]\([^)]*\)|\[((?:\\.|[^\]\\])*)\]\([^)]*\)|[#>*`~_]+/g,
+      (_all, escaped?: string, label?: string) =>
+        escaped ?? (label === undefined ? '' : label.replace(/\\([!-/:-@[-`{-~])/g, '$1')),
+    )
     .replace(/\s+/g, ' ')
     .trim();
   if (flat.length <= limit) return flat;

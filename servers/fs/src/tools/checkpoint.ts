@@ -8,7 +8,7 @@ import {
   takeWithinBudget,
 } from '@toolmesh/core';
 import { z } from 'zod';
-import { CHECKPOINT_LIMITS } from '../workspace/checkpoints.js';
+import { CHECKPOINT_LIMITS } from '../files/checkpoints.js';
 import { defineTool, READ_ONLY } from './define.js';
 
 const summary = z.object({

@@ -2,9 +2,9 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errnoCode, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
-import { temporaryBeside } from '../workspace/atomic-write.js';
-import { displayPath } from '../workspace/engine.js';
-import { sha256File } from '../workspace/hash.js';
+import { temporaryBeside } from '../files/atomic-write.js';
+import { displayPath } from '../files/engine.js';
+import { sha256File } from '../files/hash.js';
 import { defineTool } from './define.js';
 
 export const copyFile = defineTool({

@@ -1,6 +1,6 @@
 import { toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
-import type { FsEngine } from '../workspace/engine.js';
+import type { FsEngine } from '../files/engine.js';
 
 export const defineTool = toolDefiner<FsEngine>();
 

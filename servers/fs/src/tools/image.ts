@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import { ToolError, withContent } from '@toolmesh/core';
 import { z } from 'zod';
-import { displayPath } from '../workspace/engine.js';
-import { imageType } from '../workspace/file-kind.js';
+import { displayPath } from '../files/engine.js';
+import { imageType } from '../files/file-kind.js';
 import { defineTool, READ_ONLY } from './define.js';
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

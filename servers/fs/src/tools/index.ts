@@ -1,5 +1,5 @@
 import type { AnyToolDefinition } from '@toolmesh/core';
-import type { FsEngine } from '../workspace/engine.js';
+import type { FsEngine } from '../files/engine.js';
 import { checkpointRead, checkpointWrite } from './checkpoint.js';
 import { copyFile } from './copy.js';
 import { viewImage } from './image.js';

@@ -10,10 +10,10 @@ import {
   ToolError,
 } from '@toolmesh/core';
 import { z } from 'zod';
-import { displayPath } from '../workspace/engine.js';
-import { sha256File } from '../workspace/hash.js';
-import { readTextRange } from '../workspace/text-file.js';
-import { walkTree } from '../workspace/walk.js';
+import { displayPath } from '../files/engine.js';
+import { sha256File } from '../files/hash.js';
+import { readTextRange } from '../files/text-file.js';
+import { walkTree } from '../files/walk.js';
 import { defineTool, maxFileBytesArg, READ_ONLY } from './define.js';
 
 const pathArg = z.string().describe('A path inside the roots: relative to the first root, or absolute.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { displayPath } from '../workspace/engine.js';
-import { runPatch } from '../workspace/patch.js';
+import { displayPath } from '../files/engine.js';
+import { runPatch } from '../files/patch.js';
 import { defineTool } from './define.js';
 
 const sha256Arg = z

@@ -9,11 +9,11 @@ import {
   ToolError,
 } from '@toolmesh/core';
 import { z } from 'zod';
-import type { FsEngine } from '../workspace/engine.js';
-import { displayPath } from '../workspace/engine.js';
-import { runInWorker } from '../workspace/search.js';
-import { compilePattern } from '../workspace/search-engine.js';
-import type { ResumePoint, SearchOutcome, SearchScope } from '../workspace/search-job.js';
+import type { FsEngine } from '../files/engine.js';
+import { displayPath } from '../files/engine.js';
+import { runInWorker } from '../files/search.js';
+import { compilePattern } from '../files/search-engine.js';
+import type { ResumePoint, SearchOutcome, SearchScope } from '../files/search-job.js';
 import { defineTool, maxFileBytesArg, READ_ONLY } from './define.js';
 
 const timeoutArg = z

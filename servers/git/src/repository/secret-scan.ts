@@ -1,8 +1,9 @@
+import { secretFileKind } from '@toolmesh/core';
 import type { Comparison } from './comparison.js';
 import type { FileSummary } from './diff-summary.js';
 import { patchBatches } from './file-patches.js';
 import type { Repository } from './repository.js';
-import { secretFileKind, secretInLine } from './secret-rules.js';
+import { secretsInText } from './secret-rules.js';
 
 export interface SecretFinding {
   /** The file, or "(commit message)". */
@@ -34,15 +35,20 @@ export async function scanStagedChanges(
   const options = { ...(signal && { signal }) };
   for await (const batch of patchBatches(repository, staged, files, 0, { contextLines: 0 }, options)) {
     for (const { file, patch } of batch) {
+      // The added lines of a file, scanned as one text so that a secret spanning lines is seen.
+      const added: string[] = [];
+      const lineNumbers: number[] = [];
       for (const hunk of patch?.hunks ?? []) {
         let line = hunk.newStart;
         for (const text of hunk.lines) {
           if (!text.startsWith('+')) continue;
-          const rule = secretInLine(text.slice(1));
-          if (rule) findings.push({ path: file.path, line, rule });
-          line++;
-          if (findings.length >= MAX_FINDINGS) return findings;
+          added.push(text.slice(1));
+          lineNumbers.push(line++);
         }
+      }
+      for (const { line, rule } of secretsInText(added.join('\n'))) {
+        findings.push({ path: file.path, line: lineNumbers[line - 1] ?? null, rule });
+        if (findings.length >= MAX_FINDINGS) return findings;
       }
     }
   }
@@ -50,8 +56,5 @@ export async function scanStagedChanges(
 }
 
 export function scanMessage(message: string): SecretFinding[] {
-  return message.split('\n').flatMap((text, index) => {
-    const rule = secretInLine(text);
-    return rule ? [{ path: '(commit message)', line: index + 1, rule }] : [];
-  });
+  return secretsInText(message).map(({ line, rule }) => ({ path: '(commit message)', line, rule }));
 }

@@ -1,19 +1,15 @@
 import { toolDefiner } from '@toolmesh/core';
 import { z } from 'zod';
-import type { GitWorkspace } from '../repository/workspace.js';
+import type { RepositorySet } from '../repository/repository-set.js';
 
-export const defineTool = toolDefiner<GitWorkspace>();
+export const defineTool = toolDefiner<RepositorySet>();
 
 /** The annotations of a tool that only reads repositories inside the roots. */
-export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
-
-/** The annotations of a tool that changes a repository but loses nothing (commits, stashes, branches). */
-export const RECOVERABLE_WRITE = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
+/** Commits, stashes and branches change a repository but lose nothing. */
+export {
+  READ_ONLY_ANNOTATIONS as READ_ONLY,
+  RECOVERABLE_WRITE_ANNOTATIONS as RECOVERABLE_WRITE,
+} from '@toolmesh/core';
 
 export const repoArg = z
   .string()

@@ -1,5 +1,5 @@
 import type { AnyToolDefinition } from '@toolmesh/core';
-import type { GitWorkspace } from '../repository/workspace.js';
+import type { RepositorySet } from '../repository/repository-set.js';
 import { gitBranch } from './branch.js';
 import { gitBranches } from './branches.js';
 import { gitCommit } from './commit.js';
@@ -12,7 +12,7 @@ import { gitStage } from './stage.js';
 import { gitStash } from './stash.js';
 import { gitStatus } from './status.js';
 
-export const GIT_TOOLS: readonly AnyToolDefinition<GitWorkspace>[] = [
+export const GIT_TOOLS: readonly AnyToolDefinition<RepositorySet>[] = [
   gitRepos,
   gitStatus,
   gitDiff,

@@ -6,20 +6,11 @@ import type { Conflict, Memory } from '../store/types.js';
 
 export const defineTool = toolDefiner<MemoryEngine>();
 
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
-
 /** Memory writes add rows or close them; none deletes what it replaces. */
-export const MEMORY_WRITE = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
+export {
+  READ_ONLY_ANNOTATIONS as READ_ONLY,
+  RECOVERABLE_WRITE_ANNOTATIONS as RECOVERABLE_WRITE,
+} from '@toolmesh/core';
 
 export const domainArg = z
   .string()

@@ -7,10 +7,10 @@ import {
   domainArg,
   hotItemSchema,
   line,
-  MEMORY_WRITE,
   memorySchema,
   more,
   READ_ONLY,
+  RECOVERABLE_WRITE,
 } from './define.js';
 
 /** The most entries a consolidate or harmonize answer lists (with their counts); list_memory_conflicts pages through all conflicts. */
@@ -39,7 +39,7 @@ export const consolidateMemory = defineTool({
     outdatedCount: z.number().int(),
     kept: z.number().int().describe('Live items left in hot memory.'),
   }),
-  annotations: MEMORY_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['memoryWrite'],
   workspaceScoped: true,
   render: (out) =>
@@ -83,7 +83,7 @@ export const harmonizeMemory = defineTool({
     resolvedCount: z.number().int(),
     open: z.number().int(),
   }),
-  annotations: MEMORY_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['memoryWrite'],
   workspaceScoped: true,
   render: (out) =>

@@ -16,10 +16,10 @@ import {
   hotItemSchema,
   hotLine,
   line,
-  MEMORY_WRITE,
   memorySchema,
   more,
   READ_ONLY,
+  RECOVERABLE_WRITE,
 } from './define.js';
 
 export const recordObservation = defineTool({
@@ -33,7 +33,7 @@ export const recordObservation = defineTool({
     domain: domainArg.default('general'),
   }),
   output: z.object({ observation: memorySchema }),
-  annotations: MEMORY_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['memoryWrite'],
   workspaceScoped: true,
   render: (out) => `Recorded ${line(out.observation)}`,
@@ -135,7 +135,7 @@ export const updateMyNotes = defineTool({
     base_revision: z.number().int().min(0).describe('The revision you read.'),
   }),
   output: z.object({ revision: z.number().int(), updatedAt: z.string().nullable(), bytes: z.number().int() }),
-  annotations: MEMORY_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['memoryWrite'],
   workspaceScoped: true,
   render: (out) => `Notes saved: revision ${out.revision}, ${out.bytes} bytes.`,
@@ -166,7 +166,7 @@ export const remember = defineTool({
     evicted: z.array(z.string()).describe('Your items the cap pushed out, oldest first.'),
     backend: z.enum(['sqlite', 'redis']),
   }),
-  annotations: MEMORY_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['memoryWrite'],
   workspaceScoped: true,
   render: (out) =>

@@ -5,15 +5,11 @@ import type { TicketStore } from '../store/store.js';
 
 export const defineTool = toolDefiner<TicketStore>();
 
-export { READ_ONLY_ANNOTATIONS as READ_ONLY } from '@toolmesh/core';
-
 /** Ticket changes keep their history in events, so none of them loses anything. */
-export const TICKET_WRITE = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
+export {
+  READ_ONLY_ANNOTATIONS as READ_ONLY,
+  RECOVERABLE_WRITE_ANNOTATIONS as RECOVERABLE_WRITE,
+} from '@toolmesh/core';
 
 export const ticketArg = (what = 'The ticket') =>
   z.string().min(1).max(32).describe(`${what}: its id in this workspace, such as T-3.`);

@@ -3,8 +3,8 @@ import { parseRelationKind, RELATION_KINDS } from '../store/relations.js';
 import {
   defineTool,
   describeTicket,
+  RECOVERABLE_WRITE,
   relationViewSchema,
-  TICKET_WRITE,
   ticketArg,
   ticketSchema,
 } from './define.js';
@@ -21,7 +21,7 @@ export const ticketPrLink = defineTool({
     pr: z.string().min(1).max(500).describe('https://github.com/OWNER/REPO/pull/N or a PR_… node id.'),
   }),
   output: ticketSchema,
-  annotations: TICKET_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['ticketWrite'],
   workspaceScoped: true,
   render: describeTicket,
@@ -46,7 +46,7 @@ export const ticketRelation = defineTool({
     other: ticketArg('The other ticket'),
   }),
   output: relationViewSchema,
-  annotations: TICKET_WRITE,
+  annotations: RECOVERABLE_WRITE,
   actions: ['ticketWrite'],
   requiresApproval: true,
   workspaceScoped: true,

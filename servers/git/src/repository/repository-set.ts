@@ -8,7 +8,7 @@ import { Repository } from './repository.js';
 const NO_DENY = { read: [], write: [] };
 
 /** The roots of a server and the repositories inside them: every tool gets its repository here. */
-export class GitWorkspace {
+export class RepositorySet {
   readonly guard: PathGuard;
 
   constructor(

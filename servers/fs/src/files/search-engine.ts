@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { denyMatcher } from '@toolmesh/core';
 import picomatch from 'picomatch';
 import { looksBinary } from './file-kind.js';
 import type {
@@ -105,7 +106,8 @@ class Collector<Item extends { path: string; line?: number }> {
 }
 
 function* candidateFiles(scope: SearchScope, isFile: boolean) {
-  const denied = scope.deny.length > 0 ? picomatch(scope.deny, { dot: true }) : () => false;
+  const deniedBy = denyMatcher(scope.deny);
+  const denied = (relative: string) => deniedBy(relative) !== undefined;
   if (isFile) {
     yield {
       absolute: scope.start,

@@ -4,10 +4,10 @@ import { Worker } from 'node:worker_threads';
 import { ToolError } from '@toolmesh/core';
 import type { FileMatch, FileSearchJob, SearchOutcome, TextMatch, TextSearchJob } from './search-job.js';
 
-// Bundled, this module sits in dist/ beside workspace/search-worker.js; run from src/ (tests),
+// Bundled, this module sits in dist/ beside files/search-worker.js; run from src/ (tests),
 // it uses the built worker.
-const WORKER_CANDIDATES = ['./workspace/search-worker.js', '../../dist/workspace/search-worker.js'].map(
-  (relative) => fileURLToPath(new URL(relative, import.meta.url)),
+const WORKER_CANDIDATES = ['./files/search-worker.js', '../../dist/files/search-worker.js'].map((relative) =>
+  fileURLToPath(new URL(relative, import.meta.url)),
 );
 
 function workerFile(): string {
