@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '@toolmesh/core';
 
 export interface InProcessClient {
   client: Client;
@@ -15,7 +16,7 @@ export interface InProcessClient {
  */
 export async function connectInProcess(server: Server): Promise<InProcessClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'toolmesh-cli', version: '0.1.0' });
+  const client = new Client({ name: 'toolmesh-cli', version: packageVersion(import.meta.url) });
   await server.connect(serverSide);
   await client.connect(clientSide);
   return {

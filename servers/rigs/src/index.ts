@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-import { runServerProgram, UsageError } from '@toolmesh/core';
+import { packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
 import { RigsEngine } from './rigs/rigs-engine.js';
-import {
-  createRigsServer,
-  defaultRigsDataDir,
-  RIGS_SERVER_NAME,
-  RIGS_SERVER_VERSION,
-  RIGS_SUMMARY,
-} from './server.js';
+import { createRigsServer, defaultRigsDataDir, RIGS_SERVER_NAME, RIGS_SUMMARY } from './server.js';
 
 function wholeNumber(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -34,7 +28,7 @@ function origin(text: string): string {
 
 await runServerProgram({
   name: RIGS_SERVER_NAME,
-  version: RIGS_SERVER_VERSION,
+  version: packageVersion(import.meta.url),
   summary: `${RIGS_SUMMARY} Rig folders live under <data dir>/rigs/run; --root DIR is where uploads may come from.`,
   flags: {
     chromium: {

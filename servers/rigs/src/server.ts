@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, packageVersion, serverDataFile } from '@toolmesh/core';
 import type { RigsEngine } from './rigs/rigs-engine.js';
 import { RIG_TOOLS } from './tools/index.js';
 
 export const RIGS_SERVER_NAME = 'toolmesh-rigs';
-export const RIGS_SERVER_VERSION = '0.1.0';
 export const RIGS_SUMMARY =
   'MCP server of disposable machines: a headless Chromium in a throwaway profile behind an allowlisting egress proxy and a Linux desktop on Xvfb, reused per conversation and closed when idle; Android and iOS answer honestly what they need.';
 
@@ -34,7 +33,7 @@ export function createRigsServer(options: RigsServerOptions): Server {
   const log = options.log ?? createLogger({ scope: RIGS_SERVER_NAME });
   return createToolServer({
     name: RIGS_SERVER_NAME,
-    version: RIGS_SERVER_VERSION,
+    version: packageVersion(import.meta.url),
     title: 'toolmesh rigs',
     instructions:
       'Disposable machines. browser_use drives a headless browser: navigate, then snapshot for refs (e5), then click, fill or select by ref; take a new snapshot after the page changes. computer_use drives a Linux desktop in screenshot coordinates. rig_list shows the rigs and what can start here; rig_close throws one away.',
