@@ -5,9 +5,9 @@ import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
 import { approvalsApi } from '../front/approvals-api.js';
 import type { Exposure } from '../front/session.js';
+import { createDashboard } from '../ui/dashboard.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
-import { createDashboard } from '../ui/dashboard.js';
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
