@@ -80,7 +80,7 @@ describe('the merged registry', () => {
 
   it("gives the server one conversation key per session, in the request's _meta", async () => {
     const conversation = async (client: Awaited<ReturnType<Harness['connect']>>) =>
-      /conversation ([\w-]+)/.exec(resultText(await client.call('fixture__whoami')))?.[1];
+      resultText(await client.call('fixture__conversation'));
     const one = await harness.connect();
     const two = await harness.connect();
     const first = await conversation(one);
