@@ -55,9 +55,14 @@ export async function packAll(destination) {
   return tarballs;
 }
 
-/** The environment npm gets: the caller's, without the `npm_*` settings pnpm hands its scripts. */
+/**
+ * The environment npm gets: the caller's, without the `npm_*` settings pnpm hands its scripts and
+ * the NODE_PATH its bin shims set (the workspace's packages, which a user's machine does not have).
+ */
 function plainNpmEnvironment() {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_PATH'),
+  );
 }
 
 /**
