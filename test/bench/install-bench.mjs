@@ -13,14 +13,13 @@ import {
   mib,
   packAll,
   packageBytes,
+  SERVERS,
   serverTarget,
   TARGETS_MIB,
 } from './install-sizes.mjs';
 import { table } from './markdown.mjs';
 import { runAloneWhenMain } from './run-alone.mjs';
 import { ms } from './stats.mjs';
-
-const SERVERS = ['fs', 'git', 'tickets', 'memory', 'feeds', 'code-graph'];
 
 export async function benchmarkInstall({ base, log }) {
   const folder = path.join(base, 'install');

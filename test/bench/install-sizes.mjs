@@ -25,6 +25,9 @@ export const TARGETS_MIB = { everything: 250, server: 60, 'server-code-graph': 1
 /** The target a server's own install is held to. */
 export const serverTarget = (name) => TARGETS_MIB[name] ?? TARGETS_MIB.server;
 
+/** The first-party servers, each `@toolmesh/server-<name>` with a bin `toolmesh-<name>`. */
+export const SERVERS = ['fs', 'git', 'tickets', 'memory', 'feeds', 'code-graph'];
+
 /** The three installs a release user makes: one server alone, another alone, everything. */
 export const INSTALLS = {
   'server-fs': ['@toolmesh/core', '@toolmesh/server-fs'],
