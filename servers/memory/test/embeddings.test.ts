@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createLogger, HttpEmbedder } from '@toolmesh/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  decodeCompactVectors,
+  encodeCompactVectors,
+  SHIPPED_WORDS,
+} from '../src/embeddings/compact-vectors.js';
 import { OfflineEmbedder } from '../src/embeddings/offline-embedder.js';
 import { openMemoryEngine } from '../src/server.js';
 import { memoryFixture, tempDir } from './fixture.js';
@@ -240,6 +245,44 @@ describe('the offline embedder', () => {
     );
     expect([...(empty as Float32Array)].every((x) => x === 0)).toBe(true);
     expect(embedder.vectors()).toBe(embedder.vectors());
-    expect(embedder.vectors().index.size).toBeGreaterThan(300_000);
+    expect(embedder.vectors().index.size).toBe(SHIPPED_WORDS);
+  });
+});
+
+describe('the compact word vectors', () => {
+  const table = {
+    dimensions: 3,
+    index: new Map([
+      ['deploy', 0],
+      ['Friday', 1],
+      ['week', 2],
+      ['été', 3],
+    ]),
+    vectors: Float32Array.from([0.5, -1, 0.25, 9, 9, 9, 0, 0, 0, 2, -0.5, 1]),
+    rank: Uint32Array.from([0, 1, 2, 3]),
+    vocabularySize: 40,
+  };
+
+  it('keep the words the tokenizer can look up, most frequent first, within 1% of each value', () => {
+    const compact = decodeCompactVectors(encodeCompactVectors(table, 2));
+    expect([...compact.index.keys()]).toEqual(['deploy', 'week']);
+    expect([...compact.rank]).toEqual([0, 2]);
+    expect(compact.vocabularySize).toBe(40);
+    const expected = [0.5, -1, 0.25, 0, 0, 0];
+    compact.vectors.forEach((value, k) => {
+      expect(Math.abs(value - (expected[k] as number))).toBeLessThan(0.01);
+    });
+    const all = decodeCompactVectors(encodeCompactVectors(table));
+    expect(all.index.get('été')).toBe(2);
+  });
+
+  it('refuse a file that is not theirs or is cut short, saying what to do', () => {
+    const bytes = encodeCompactVectors(table);
+    expect(() => decodeCompactVectors(Buffer.from('{"vectors": {}}'), 'x.bin')).toThrow(
+      'x.bin is not a toolmesh word-vector file: rebuild @toolmesh/server-memory',
+    );
+    expect(() => decodeCompactVectors(bytes.subarray(0, bytes.length - 1), 'x.bin')).toThrow(
+      /x\.bin is \d+ bytes, its header says \d+: the file looks damaged/,
+    );
   });
 });

@@ -1,8 +1,33 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
+
+let driver: typeof Database | undefined;
+
+/**
+ * better-sqlite3, required on first use rather than imported: it is an optional peer of core, so a
+ * server that keeps nothing in SQLite (git) installs without its 28 MB native build, and only the
+ * servers that do (they depend on it themselves) pay for it.
+ */
+function sqliteDriver(): typeof Database {
+  if (!driver) {
+    const require = createRequire(import.meta.url);
+    try {
+      require.resolve('better-sqlite3');
+    } catch (error) {
+      const { peerDependencies } = require('../package.json') as { peerDependencies: Record<string, string> };
+      throw new Error(
+        `this server keeps its data in SQLite, but the better-sqlite3 package is not installed beside @toolmesh/core: run \`npm install better-sqlite3@${peerDependencies['better-sqlite3']}\` in the folder the server is installed in`,
+        { cause: error },
+      );
+    }
+    driver = require('better-sqlite3') as typeof Database;
+  }
+  return driver;
+}
 
 /**
  * One schema step: SQL, or a function for a step whose statements depend on the data (say, a
@@ -16,8 +41,9 @@ export type Migration = string | ((db: SqliteDatabase) => void);
  * the version lives in `PRAGMA user_version`, so a migration runs exactly once per file.
  */
 export function openDatabase(file: string, migrations: readonly Migration[]): SqliteDatabase {
+  const Driver = sqliteDriver();
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Driver(file);
   try {
     // The timeout first, so that switching to WAL also waits out another process opening the file.
     db.pragma('busy_timeout = 5000');

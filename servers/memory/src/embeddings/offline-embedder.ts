@@ -1,6 +1,7 @@
 import { words } from '../store/keyword-query.js';
+import { shippedWordVectors } from './compact-vectors.js';
 import { type EmbeddingProvider, normalize } from './provider.js';
-import { type WordVectors, winkWordVectors } from './word-vectors.js';
+import type { WordVectors } from './word-vectors.js';
 
 /** SIF's smoothing constant: words much more frequent than this weigh little. */
 const SIF_A = 1e-3;
@@ -16,8 +17,8 @@ export class OfflineEmbedder implements EmbeddingProvider {
   private weights?: Float32Array;
 
   constructor(
-    private readonly load: () => WordVectors = winkWordVectors,
-    id = 'wink-sg-100d-sif',
+    private readonly load: () => WordVectors = shippedWordVectors,
+    id = 'wink-sg-100d-q8-sif',
   ) {
     this.id = id;
   }
@@ -29,7 +30,7 @@ export class OfflineEmbedder implements EmbeddingProvider {
 
   private weightsOf(table: WordVectors): Float32Array {
     if (!this.weights) {
-      const harmonic = Math.log(table.rank.length) + 0.5772;
+      const harmonic = Math.log(table.vocabularySize) + 0.5772;
       this.weights = new Float32Array(table.rank.length);
       for (let row = 0; row < table.rank.length; row++) {
         const probability = 1 / (((table.rank[row] as number) + 1) * harmonic);

