@@ -26,7 +26,7 @@ export const TARGETS_MIB = { everything: 250, server: 60, 'server-code-graph': 1
 export const serverTarget = (name) => TARGETS_MIB[name] ?? TARGETS_MIB.server;
 
 /** The first-party servers, each `@toolmesh/server-<name>` with a bin `toolmesh-<name>`. */
-export const SERVERS = ['fs', 'git', 'tickets', 'memory', 'feeds', 'code-graph'];
+export const SERVERS = ['fs', 'git', 'tickets', 'memory', 'feeds', 'code-graph', 'rigs'];
 
 /** The three installs a release user makes: one server alone, another alone, everything. */
 export const INSTALLS = {
