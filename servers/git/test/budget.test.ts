@@ -123,13 +123,15 @@ describe('git_diff mode=patch on a large diff', () => {
   });
 
   it('refuses a cursor from another request, and one it never issued', async () => {
+    // Room for the large first hunk, so the page moves on and hands out a cursor.
     const page = await fx.ok<{ nextCursor: string }>('git_diff', {
       repo: 'big',
       mode: 'patch',
       from: before,
       to: after,
-      maxTokens: 4000,
+      maxTokens: 64000,
     });
+    expect(page.nextCursor).toBeDefined();
     expect(
       await fx.fails('git_diff', {
         repo: 'big',

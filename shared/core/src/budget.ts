@@ -30,7 +30,9 @@ export const budgetFields = {
   blockedByBudget: z
     .boolean()
     .optional()
-    .describe('True when the next item alone is larger than the budget: raise maxTokens.'),
+    .describe(
+      'True when the next item alone is larger than the budget: repeat the call (same cursor) with maxTokens of at least minimumRequiredBytes.',
+    ),
   minimumRequiredBytes: z.number().int().optional(),
 };
 
@@ -94,9 +96,15 @@ export function decodeCursor(cursor: string | undefined, key: string): number {
   return offset;
 }
 
+/** The answer when the next piece alone is larger than the whole budget: no items, no cursor. */
+export function blockedPage<T>(minimumRequiredBytes: number): BudgetPage<T> {
+  return { items: [], truncated: true, blockedByBudget: true, minimumRequiredBytes };
+}
+
 /**
  * Takes items in order from `offset` while their UTF-8 JSON size fits `budgetBytes`. The cursor
- * of a cut page points at the first item left out.
+ * of a cut page points at the first item left out, so every cursor moves forward; a page that
+ * cannot hold even its first item is blocked instead.
  */
 export function takeWithinBudget<T>(
   items: readonly T[],
@@ -119,16 +127,10 @@ export function takeWithinBudget<T>(
     const item = items[index] as T;
     const bytes = size(item);
     if (used + bytes > budgetBytes) {
-      const page: BudgetPage<T> = {
-        items: taken,
-        truncated: true,
-        nextCursor: encodeCursor(base + index, options.key),
-      };
-      if (taken.length === 0) {
-        page.blockedByBudget = true;
-        page.minimumRequiredBytes = bytes;
-      }
-      return page;
+      // A cursor at the item that did not fit would hand the caller its own cursor back: the
+      // blocked page carries none, and the caller repeats its call with a larger maxTokens.
+      if (taken.length === 0) return blockedPage(bytes);
+      return { items: taken, truncated: true, nextCursor: encodeCursor(base + index, options.key) };
     }
     used += bytes;
     taken.push(item);

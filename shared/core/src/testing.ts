@@ -127,17 +127,27 @@ export function resultText(result: CallToolResult): string {
     .join('\n');
 }
 
-/** For tests: every page of one budgeted call, following `nextCursor` while the answer is truncated. */
+/**
+ * For tests: every page of one budgeted call, following `nextCursor` while the answer is
+ * truncated. Fails on a cursor handed out twice or past `maxPages`, where a client would loop.
+ */
 export async function everyPage<T extends { truncated: boolean; nextCursor?: string }>(
   call: (args: Record<string, unknown>) => Promise<T>,
   args: Record<string, unknown>,
+  maxPages = 1000,
 ): Promise<T[]> {
   const pages: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
   do {
     const page = await call({ ...args, ...(cursor !== undefined && { cursor }) });
     pages.push(page);
     cursor = page.truncated ? page.nextCursor : undefined;
+    if (cursor !== undefined && seen.has(cursor)) {
+      throw new Error(`page ${pages.length} hands back a cursor already followed: ${cursor}`);
+    }
+    if (cursor !== undefined) seen.add(cursor);
+    if (pages.length > maxPages) throw new Error(`still truncated after ${maxPages} pages`);
   } while (cursor !== undefined);
   return pages;
 }

@@ -29,6 +29,17 @@ describe('output budget', () => {
     expect(page.minimumRequiredBytes).toBeGreaterThan(1000);
   });
 
+  it('never hands back the cursor it was called with: a blocked page has no cursor', () => {
+    const mixed = [{ text: 'a' }, { text: 'y'.repeat(1000) }, { text: 'b' }];
+    const first = takeWithinBudget(mixed, 256, { key });
+    expect(first.items).toEqual([{ text: 'a' }]);
+    const blocked = takeWithinBudget(mixed, 256, { key, offset: decodeCursor(first.nextCursor, key) });
+    expect(blocked).toMatchObject({ items: [], truncated: true, blockedByBudget: true });
+    expect(blocked.nextCursor).toBeUndefined();
+    const windowed = takeWithinBudget(mixed.slice(1), 256, { key, base: 1, more: true });
+    expect(windowed.nextCursor).toBeUndefined();
+  });
+
   it('refuses a cursor replayed against other arguments, or one it never issued', () => {
     const cursor = encodeCursor(5, key);
     expect(() => decodeCursor(cursor, requestKey({ path: 'src' }))).toThrow(/other arguments/);

@@ -52,8 +52,10 @@ function pageAfterPosition(
   const summaries = window.map(({ sortAt: _sortAt, ...summary }) => summary);
   const page = takeWithinBudget(summaries, args.maxTokens, { key, more: window.length === limit });
   const last = window[page.items.length - 1];
-  const resume = last ? { sortAt: last.sortAt, id: last.id } : (position ?? null);
   const { nextCursor: _offsetCursor, ...budget } = page;
+  // A blocked page shows nothing: a cursor at where it started would hand the caller its own back.
+  if (!last) return budget;
+  const resume = { sortAt: last.sortAt, id: last.id };
   return { ...budget, ...(page.truncated && { nextCursor: encodePosition(resume, key) }) };
 }
 

@@ -139,6 +139,7 @@ export const readFile = defineTool({
       path: shown,
       ...range,
       ...(range.truncated &&
+        !range.blockedByBudget &&
         range.nextStartLine !== undefined && { nextCursor: encodeCursor(range.nextStartLine, key) }),
     };
   },

@@ -63,13 +63,10 @@ function resumePoint(position: unknown): ResumePoint {
 /** The budget fields of a search that stopped early: where to resume, and whether one item was too big. */
 function continuation(outcome: SearchOutcome<unknown>, key: string) {
   if (outcome.exhausted || !outcome.next) return {};
-  return {
-    nextCursor: encodePosition(outcome.next, key),
-    ...(outcome.blockedBytes !== undefined && {
-      blockedByBudget: true,
-      minimumRequiredBytes: outcome.blockedBytes,
-    }),
-  };
+  if (outcome.blockedBytes !== undefined) {
+    return { blockedByBudget: true, minimumRequiredBytes: outcome.blockedBytes };
+  }
+  return { nextCursor: encodePosition(outcome.next, key) };
 }
 
 // An empty glob matches nothing and picomatch refuses it: said here, with the argument named.

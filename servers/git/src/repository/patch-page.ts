@@ -17,7 +17,7 @@ export interface PatchPage {
   /** The summary entries of the files this page shows (some of). */
   files: FileSummary[];
   next?: PatchPosition;
-  /** Set when the piece at `next` alone is larger than the budget. */
+  /** Set, with no `next`, when the piece the page starts at alone is larger than the budget. */
   blockedBytes?: number;
 }
 
@@ -59,7 +59,7 @@ export async function patchPage(
         if (used + bytes > budgetBytes) {
           const next = { file: index, hunk: piece.hunk };
           return used === 0
-            ? { patch: '', files: [], next, blockedBytes: bytes }
+            ? { patch: '', files: [], blockedBytes: bytes }
             : { patch: parts.join(''), files: shown, next };
         }
         used += bytes;

@@ -161,7 +161,7 @@ export const gitDiff = defineTool({
         ...common,
         files: page.files,
         patch: page.patch,
-        truncated: page.next !== undefined,
+        truncated: page.next !== undefined || page.blockedBytes !== undefined,
         ...(page.next && { nextCursor: encodePosition(page.next, key) }),
         ...(page.blockedBytes !== undefined && {
           blockedByBudget: true,
@@ -195,7 +195,7 @@ export const gitDiff = defineTool({
       ...common,
       files: taken,
       truncated: next !== undefined,
-      ...(next !== undefined && { nextCursor: encodeCursor(next, key) }),
+      ...(next !== undefined && blockedBytes === undefined && { nextCursor: encodeCursor(next, key) }),
       ...(blockedBytes !== undefined && { blockedByBudget: true, minimumRequiredBytes: blockedBytes }),
     };
   },

@@ -95,7 +95,7 @@ export const gitGrep = defineTool({
       matches,
       limitReached,
       truncated: cut,
-      ...(cut && { nextCursor: encodeCursor(offset + matches.length, key) }),
+      ...(cut && blockedBytes === undefined && { nextCursor: encodeCursor(offset + matches.length, key) }),
       ...(blockedBytes !== undefined && { blockedByBudget: true, minimumRequiredBytes: blockedBytes }),
     };
   },

@@ -3,7 +3,6 @@ import {
   cursorArg,
   decodeCursor,
   decodePosition,
-  encodeCursor,
   encodePosition,
   maxTokensArg,
   requestedPage,
@@ -185,17 +184,8 @@ export const gitHistory = defineTool({
         skip,
         signal,
       });
-      const page = takeWithinBudget(commits, args.maxTokens, { key });
-      return {
-        ...common,
-        commits: page.items,
-        truncated: page.truncated,
-        ...(page.truncated && { nextCursor: encodeCursor(skip + page.items.length, key) }),
-        ...(page.blockedByBudget && {
-          blockedByBudget: true,
-          minimumRequiredBytes: page.minimumRequiredBytes,
-        }),
-      };
+      const { items, ...budget } = takeWithinBudget(commits, args.maxTokens, { key, base: skip });
+      return { ...common, commits: items, ...budget };
     }
 
     if (args.action === 'show') {
@@ -230,7 +220,7 @@ export const gitHistory = defineTool({
         totals: summaryTotals(files),
         files: page.files,
         patch: page.patch,
-        truncated: page.next !== undefined,
+        truncated: page.next !== undefined || page.blockedBytes !== undefined,
         ...(page.next && { nextCursor: encodePosition(page.next, key) }),
         ...(page.blockedBytes !== undefined && {
           blockedByBudget: true,

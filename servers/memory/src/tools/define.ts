@@ -95,7 +95,7 @@ export function conflictLine(conflict: Conflict): string {
   ].join('\n');
 }
 
-/** The closing line of a cut page; when the next entry alone is over the budget, the cursor alone would repeat it. */
+/** The closing line of a cut page; a page blocked by one entry over the budget carries no cursor of its own. */
 export const more = (out: {
   truncated: boolean;
   nextCursor?: string | undefined;
@@ -106,7 +106,7 @@ export const more = (out: {
   if (out.blockedByBudget) {
     const needed = out.minimumRequiredBytes ?? 0;
     return [
-      `… the next entry alone needs ${needed} bytes: call again with maxTokens of at least ${needed} and cursor ${out.nextCursor}`,
+      `… the next entry alone needs ${needed} bytes: call again with maxTokens of at least ${needed} and the same cursor`,
     ];
   }
   return [`… more: call again with cursor ${out.nextCursor}`];
