@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, serverDataFile } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, serverDataFile, type ToolServer } from '@toolmesh/core';
 import { HttpEmbedder, type HttpEmbedderOptions } from './embeddings/http-embedder.js';
 import { OfflineEmbedder } from './embeddings/offline-embedder.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
@@ -83,7 +82,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over a shared memory engine. */
-export function createMemoryServer(options: MemoryServerOptions): Server {
+export function createMemoryServer(options: MemoryServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: MEMORY_SERVER_NAME });
   return createToolServer({
     name: MEMORY_SERVER_NAME,
