@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import {
   Client as ModernCapableClient,
   type ClientOptions as ModernClientOptions,
@@ -157,6 +158,61 @@ export async function spawnModernStdioClient(
     wrap(client, () => client.close()),
     { stderr: () => stderr, pid: transport.pid ?? undefined },
   );
+}
+
+export interface SpawnedHttpServer {
+  /** The Streamable HTTP endpoint it printed (`listening on <url>`). */
+  url: string;
+  pid: number | undefined;
+  stderr(): string;
+  /** SIGTERM, and waits for the exit; SIGKILL after `ms`. */
+  close(ms?: number): Promise<void>;
+}
+
+/** Spawns a server bin with `--transport http --port 0` and resolves once it says where it listens. */
+export async function spawnHttpServer(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; ms?: number } = {},
+): Promise<SpawnedHttpServer> {
+  const child = spawn(command, [...args, '--transport', 'http', '--port', '0'], {
+    ...(options.cwd && { cwd: options.cwd }),
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async (ms = 5000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void close();
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not listen within ${options.ms ?? 20_000} ms:\n${stderr}`,
+        ),
+      );
+    }, options.ms ?? 20_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-100_000);
+      const listening = /listening on (http:\/\/\S+\/mcp)\b/.exec(stderr);
+      if (listening?.[1]) {
+        clearTimeout(timer);
+        resolve(listening[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${signal ?? code}) before listening:\n${stderr}`));
+    });
+  });
+  return { url, pid: child.pid, stderr: () => stderr, close };
 }
 
 /** A 2026-07-28 client over Streamable HTTP; `token` is sent as a bearer token on every request. */
