@@ -20,7 +20,7 @@ import { SessionTable } from './http-sessions.js';
 import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
-import { headersOf, sendWebResponse, webRequestOf } from './web-exchange.js';
+import { sendWebResponse, webRequestOf } from './web-exchange.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
@@ -287,7 +287,7 @@ export async function startHttpFront<S extends SessionServer>(
       },
     );
     modernHandlers.push(handler);
-    return async (req: Request, res: Response) => {
+    return async (req: Request, res: Response, request: globalThis.Request) => {
       // Refused here, as over stdio, with the fields named, rather than by the SDK's schema dump.
       const problem = isRecord(req.body) && 'id' in req.body ? requestParamsProblem(req.body) : undefined;
       if (problem !== undefined)
@@ -303,21 +303,21 @@ export async function startHttpFront<S extends SessionServer>(
         if (error instanceof SessionRefusal) return refuse(res, error);
         throw error;
       }
-      const request = webRequestOf(req, res);
       serverFor.set(request, server);
       await sendWebResponse(res, await handler.fetch(request, { parsedBody: req.body }));
     };
   };
 
-  /** Whether a POST is of the 2026-07-28 era: it carries the per-request protocol claim. */
-  const isModern = async (req: Request) =>
-    isJsonContentType(req.headers['content-type'] ?? null) &&
-    req.body !== undefined &&
-    !(await isLegacyRequest(
-      new globalThis.Request('http://front/', { method: 'POST', headers: headersOf(req) }),
-      req.body,
-      { maxRequestBodySize: maxBodyBytes },
-    ));
+  /**
+   * The Fetch-API request of a POST of the 2026-07-28 era (it carries the per-request protocol
+   * claim), or undefined for 2025 traffic; the SDK's own classification decides.
+   */
+  const modernRequest = async (req: Request, res: Response) => {
+    if (!isJsonContentType(req.headers['content-type'] ?? null) || req.body === undefined) return undefined;
+    const request = webRequestOf(req, res);
+    const legacy = await isLegacyRequest(request, req.body, { maxRequestBodySize: maxBodyBytes });
+    return legacy ? undefined : request;
+  };
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
     // Sessions belong to the endpoint that opened them.
@@ -349,7 +349,8 @@ export async function startHttpFront<S extends SessionServer>(
     };
     app.post(endpoint, async (req, res) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
-      if (modern && (await isModern(req))) return modern(req, res);
+      const modernOne = modern && (await modernRequest(req, res));
+      if (modern && modernOne) return modern(req, res, modernOne);
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       if (!messages.some((message) => isInitializeRequest(message))) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');

@@ -107,6 +107,21 @@ function realpathLoose(target: string, hops = 0): string {
  * Confines paths to a set of roots. Every refusal names the rule that refused, so a model (or
  * a person reading the audit log) knows what to change.
  */
+const denyMatchers = new Map<string, (p: string) => boolean>();
+
+/**
+ * One compiled matcher per glob for the process: a guard is made per session, and per request for
+ * a 2026-07-28 client, and compiling the same globs again each time cost more than the call.
+ */
+function denyMatcher(glob: string): (p: string) => boolean {
+  let test = denyMatchers.get(glob);
+  if (!test) {
+    test = picomatch(glob, { dot: true, nocase: process.platform === 'darwin' });
+    denyMatchers.set(glob, test);
+  }
+  return test;
+}
+
 export class PathGuard {
   readonly roots: readonly Root[];
   private readonly denyMatchers: Record<PathIntent, { glob: string; test: (p: string) => boolean }[]>;
@@ -116,11 +131,7 @@ export class PathGuard {
       const lexical = path.resolve(root);
       return { lexical, real: realpathSync.native(lexical) };
     });
-    const compile = (globs: string[]) =>
-      globs.map((glob) => ({
-        glob,
-        test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin' }),
-      }));
+    const compile = (globs: string[]) => globs.map((glob) => ({ glob, test: denyMatcher(glob) }));
     this.denyMatchers = { read: compile(deny.read), write: compile(deny.write) };
   }
 

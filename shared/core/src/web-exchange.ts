@@ -19,7 +19,7 @@ export function webRequestOf(req: Request, res: Response): globalThis.Request {
 }
 
 /** An express request's headers as Fetch-API headers. */
-export function headersOf(req: Request): Headers {
+function headersOf(req: Request): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -36,6 +36,11 @@ export async function sendWebResponse(res: Response, answer: globalThis.Response
   });
   if (!answer.body) {
     res.end();
+    return;
+  }
+  // One JSON answer is sent whole: piping it through a stream costs more than the call itself.
+  if (!answer.headers.get('content-type')?.startsWith('text/event-stream')) {
+    res.end(Buffer.from(await answer.arrayBuffer()));
     return;
   }
   res.flushHeaders();
