@@ -9,9 +9,32 @@ export interface ProtocolCase {
   expect: { id: string | number } | 'error' | 'none';
 }
 
+/** The protocol era a connection is opened in: the 2025 handshake, or 2026-07-28 with no handshake. */
+export type Era = 'legacy' | 'modern';
+
+/** What every 2026-07-28 request carries in its `_meta` instead of an `initialize` handshake. */
+export const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'toolmesh-fuzz', version: '0.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
-const request = (id: unknown, method: string, params?: unknown) =>
-  line({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+
+/** A request's params in an era: a modern one gains the envelope when its params are an object (or absent). */
+export function paramsIn(era: Era, params?: unknown): unknown {
+  if (era === 'legacy') return params;
+  if (params === undefined) return { _meta: MODERN_ENVELOPE };
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return params;
+  const own = (params as { _meta?: unknown })._meta;
+  return { ...params, _meta: { ...(typeof own === 'object' && own), ...MODERN_ENVELOPE } };
+}
+
+const requestIn = (era: Era) => (id: unknown, method: string, params?: unknown) => {
+  const sent = paramsIn(era, params);
+  return line({ jsonrpc: '2.0', id, method, ...(sent !== undefined && { params: sent }) });
+};
+const request = requestIn('legacy');
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 const INITIALIZE_PARAMS = {
@@ -24,6 +47,9 @@ const INITIALIZE_PARAMS = {
 export const INITIALIZE = request('init', 'initialize', INITIALIZE_PARAMS);
 export const INITIALIZED = line({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
+/** What a 2026-07-28 client sends first: it asks what the server speaks, and the connection is modern from then on. */
+export const DISCOVER = requestIn('modern')('discover', 'server/discover');
+
 /** Requests a client may send before `initialize`; the server must answer them or refuse them, in JSON-RPC. */
 export const BEFORE_INITIALIZE: ProtocolCase[] = [
   { name: 'ping before initialize', bytes: request('early-ping', 'ping'), expect: { id: 'early-ping' } },
@@ -35,9 +61,63 @@ export const BEFORE_INITIALIZE: ProtocolCase[] = [
 ];
 
 /** The fixed corpus; `tool` is a real tool of the server, so calls reach its argument checks. */
-export function protocolCorpus(tool: string): ProtocolCase[] {
+export function protocolCorpus(tool: string, era: Era = 'legacy'): ProtocolCase[] {
+  const request = requestIn(era);
   const call = (id: string, args: unknown) => request(id, 'tools/call', { name: tool, arguments: args });
+  const modern: ProtocolCase[] =
+    era === 'legacy'
+      ? []
+      : [
+          {
+            name: 'a 2026-07-28 request without its envelope',
+            bytes: requestIn('legacy')('bare', 'tools/list'),
+            expect: { id: 'bare' },
+          },
+          {
+            name: 'an envelope naming a revision that does not exist',
+            bytes: line({
+              jsonrpc: '2.0',
+              id: 'future',
+              method: 'tools/list',
+              params: {
+                _meta: { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+              },
+            }),
+            expect: { id: 'future' },
+          },
+          {
+            name: 'an envelope whose client info is a string',
+            bytes: line({
+              jsonrpc: '2.0',
+              id: 'bad-info',
+              method: 'tools/list',
+              params: { _meta: { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientInfo': 'me' } },
+            }),
+            expect: { id: 'bad-info' },
+          },
+          {
+            name: 'a made-up requestState',
+            bytes: request('bad-state', 'tools/call', {
+              name: tool,
+              arguments: {},
+              requestState: 'forged',
+              inputResponses: { x: { action: 'accept' } },
+            }),
+            expect: { id: 'bad-state' },
+          },
+          {
+            name: 'a second server/discover',
+            bytes: request('discover-again', 'server/discover'),
+            expect: { id: 'discover-again' },
+          },
+          {
+            name: 'subscriptions/listen with nothing to listen to',
+            bytes: request('listen', 'subscriptions/listen', {}),
+            expect: { id: 'listen' },
+          },
+        ];
   return [
+    ...modern,
     { name: 'a line that is not JSON', bytes: 'hello, server\n', expect: 'error' },
     { name: 'JSON cut short', bytes: '{"jsonrpc":"2.0","id":1,"method":\n', expect: 'error' },
     { name: 'a bare number', bytes: '42\n', expect: 'error' },

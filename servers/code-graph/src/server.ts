@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, packageVersion } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, packageVersion, type ToolServer } from '@toolmesh/core';
 import type { CodeGraph } from './graph/code-graph.js';
 import { CODE_GRAPH_TOOLS } from './tools/index.js';
 
@@ -20,7 +19,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over a shared CodeGraph. No I/O happens here. */
-export function createCodeGraphServer(options: CodeGraphServerOptions): Server {
+export function createCodeGraphServer(options: CodeGraphServerOptions): ToolServer {
   return createToolServer({
     name: CODE_GRAPH_SERVER_NAME,
     version: packageVersion(import.meta.url),

@@ -1,5 +1,11 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, packageVersion, serverDataFile } from '@toolmesh/core';
+import {
+  createLogger,
+  createToolServer,
+  type Logger,
+  packageVersion,
+  serverDataFile,
+  type ToolServer,
+} from '@toolmesh/core';
 import type { FeedReader } from './feeds/reader.js';
 import { FEED_TOOLS } from './tools/index.js';
 
@@ -25,7 +31,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over a shared feed reader. */
-export function createFeedsServer(options: FeedsServerOptions): Server {
+export function createFeedsServer(options: FeedsServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: FEEDS_SERVER_NAME });
   return createToolServer({
     name: FEEDS_SERVER_NAME,

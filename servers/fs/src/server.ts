@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import {
   createLogger,
   createToolServer,
@@ -8,6 +7,7 @@ import {
   type Logger,
   packageVersion,
   serverDataFile,
+  type ToolServer,
 } from '@toolmesh/core';
 import type { CheckpointStore } from './files/checkpoints.js';
 import type { FsEngine } from './files/engine.js';
@@ -45,7 +45,7 @@ export function fsTools(readOnly = false) {
 }
 
 /** One MCP server (one client session) over the fs tools. No I/O happens until a tool runs. */
-export function createFsServer(options: FsServerOptions): Server {
+export function createFsServer(options: FsServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: FS_SERVER_NAME });
   const deny = options.deny ?? DEFAULT_DENY;
   const roots = new RootSet(options.roots, deny);
@@ -73,15 +73,16 @@ export function createFsServer(options: FsServerOptions): Server {
         .then(({ roots: offered }) => roots.offer(offered.map((root) => root.uri)))
         .catch((error: Error) => {
           // A proxy in front may have no client with roots yet; the configured roots stand.
-          const quiet = error instanceof McpError && error.code === ErrorCode.MethodNotFound;
+          const quiet = error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound;
           log[quiet ? 'debug' : 'warning'](`could not read the client's roots: ${error.message}`);
         }),
     );
   };
+  // Only a 2025 session initializes and has roots to follow: the 2026-07-28 revision deprecates them.
   server.oninitialized = () => {
     if (server.getClientCapabilities()?.roots) followClientRoots();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => followClientRoots());
+  server.setNotificationHandler('notifications/roots/list_changed', async () => followClientRoots());
   return server;
 }
 

@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, packageVersion } from '@toolmesh/core';
+import { createLogger, createToolServer, type Logger, packageVersion, type ToolServer } from '@toolmesh/core';
 import { RepositorySet } from './repository/repository-set.js';
 import { GIT_TOOLS } from './tools/index.js';
 
@@ -26,7 +25,7 @@ export function gitTools(allowWrite = false) {
 }
 
 /** One MCP server (one client session) over the git tools. No I/O happens until a tool runs. */
-export function createGitServer(options: GitServerOptions): Server {
+export function createGitServer(options: GitServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: GIT_SERVER_NAME });
   return createToolServer({
     name: GIT_SERVER_NAME,

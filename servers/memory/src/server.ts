@@ -1,4 +1,3 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   createLogger,
   createToolServer,
@@ -7,6 +6,7 @@ import {
   type Logger,
   packageVersion,
   serverDataFile,
+  type ToolServer,
 } from '@toolmesh/core';
 import { OfflineEmbedder } from './embeddings/offline-embedder.js';
 import type { EmbeddingProvider } from './embeddings/provider.js';
@@ -92,7 +92,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over a shared memory engine. */
-export function createMemoryServer(options: MemoryServerOptions): Server {
+export function createMemoryServer(options: MemoryServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: MEMORY_SERVER_NAME });
   return createToolServer({
     name: MEMORY_SERVER_NAME,

@@ -1,5 +1,11 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, packageVersion, serverDataFile } from '@toolmesh/core';
+import {
+  createLogger,
+  createToolServer,
+  type Logger,
+  packageVersion,
+  serverDataFile,
+  type ToolServer,
+} from '@toolmesh/core';
 import type { TicketStore } from './store/store.js';
 import { TICKET_TOOLS } from './tools/index.js';
 
@@ -28,7 +34,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over a shared ticket store. */
-export function createTicketsServer(options: TicketsServerOptions): Server {
+export function createTicketsServer(options: TicketsServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: TICKETS_SERVER_NAME });
   return createToolServer({
     name: TICKETS_SERVER_NAME,

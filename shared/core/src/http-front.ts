@@ -1,17 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server as LegacyOnlyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { guardRequestParams } from './guard-request-params.js';
 import { SessionTable } from './http-sessions.js';
+import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
+import { sendWebResponse, webRequestOf } from './web-exchange.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
@@ -51,17 +60,32 @@ export function callerOf(request: Request): Caller | undefined {
   return callers.get(request);
 }
 
-/** Makes the MCP server of one new session; it may read the request (path parameters, query, caller). */
-export type SessionFactory = (request: Request) => Server;
+/**
+ * An MCP server of the SDK's v2 packages, which answers both protocol eras, or of its v1 package,
+ * which speaks only the 2025 revisions.
+ */
+export type SessionServer = Server | LegacyOnlyServer;
 
-export interface HttpFrontOptions {
+/**
+ * Makes the MCP server of one new 2025 session, or of one 2026-07-28 request; it may read the
+ * request (path parameters, query, caller).
+ */
+export type SessionFactory<S extends SessionServer = SessionServer> = (request: Request) => S;
+
+export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
   /** The MCP server of one session on `/mcp` and on the legacy `/sse`; without it neither is served. */
-  createServer?: SessionFactory;
+  createServer?: SessionFactory<S>;
   /**
    * More Streamable HTTP endpoints, express path → server of one session, e.g. `/mcp/discovery`
    * or `/mcp/:mode`; earlier entries win.
    */
-  endpoints?: Record<string, SessionFactory>;
+  endpoints?: Record<string, SessionFactory<S>>;
+  /**
+   * Also serve 2026-07-28 requests on the Streamable HTTP endpoints: each one by a server of its
+   * own, with no session, so any process of the same server can answer it. Needs servers of the
+   * SDK's v2 packages; without it such a request is answered as one that did not initialize.
+   */
+  modernEra?: boolean;
   /** Plain HTTP routes beside MCP; they pass the Host, Origin and authentication checks too. */
   routes?: (app: express.Express) => void;
   /** Routes anyone on the network may reach (a health check); the Host and Origin checks still apply. */
@@ -85,7 +109,7 @@ export interface HttpFrontOptions {
    * opens its event stream (GET), on the legacy transport as soon as it connects. Before that a
    * server-to-client request outside a call is lost.
    */
-  onEventStream?: (server: Server) => void;
+  onEventStream?: (server: S) => void;
 }
 
 export interface HttpFront {
@@ -96,6 +120,11 @@ export interface HttpFront {
 }
 
 const JSON_RPC_PARSE_ERROR = -32700;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const INVALID_PARAMS = -32602;
 
 function jsonRpcError(res: Response, status: number, message: string, code = -32000): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -213,7 +242,9 @@ function listen(app: express.Express, host: string, port: number): Promise<HttpS
  * Serves MCP over Streamable HTTP at `/mcp` (stateful sessions: server-to-client requests need
  * them) and the legacy HTTP+SSE transport at `/sse` + `/messages`, one MCP server per session.
  */
-export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFront> {
+export async function startHttpFront<S extends SessionServer>(
+  options: HttpFrontOptions<S>,
+): Promise<HttpFront> {
   const { log } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -234,11 +265,66 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
   const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
-  const serveEndpoint = (endpoint: string, createServer: SessionFactory) => {
+  const modernHandlers: McpHttpHandler[] = [];
+
+  /**
+   * The 2026-07-28 leg of an endpoint: one server per request, made from the request it
+   * answers; the SDK refuses 2025 traffic there, which the session leg takes before it.
+   */
+  const modernLeg = (createServer: SessionFactory<S>) => {
+    // Made before the SDK asks, so a refusal (a mode that does not exist) is answered as such.
+    const serverFor = new WeakMap<globalThis.Request, S>();
+    const handler = createMcpHandler(
+      ({ requestInfo }) => {
+        const server = requestInfo && serverFor.get(requestInfo);
+        if (!server) throw new Error('no server was made for this request');
+        return server as Server;
+      },
+      {
+        legacy: 'reject',
+        maxRequestBodySize: maxBodyBytes,
+        onerror: (error) => log.debug(`2026-07-28 request: ${error.message}`),
+      },
+    );
+    modernHandlers.push(handler);
+    return async (req: Request, res: Response, request: globalThis.Request) => {
+      // Refused here, as over stdio, with the fields named, rather than by the SDK's schema dump.
+      const problem = isRecord(req.body) && 'id' in req.body ? requestParamsProblem(req.body) : undefined;
+      if (problem !== undefined)
+        return res.json({
+          jsonrpc: '2.0',
+          id: req.body.id,
+          error: { code: INVALID_PARAMS, message: problem },
+        });
+      let server: S;
+      try {
+        server = createServer(req);
+      } catch (error) {
+        if (error instanceof SessionRefusal) return refuse(res, error);
+        throw error;
+      }
+      serverFor.set(request, server);
+      await sendWebResponse(res, await handler.fetch(request, { parsedBody: req.body }));
+    };
+  };
+
+  /**
+   * The Fetch-API request of a POST of the 2026-07-28 era (it carries the per-request protocol
+   * claim), or undefined for 2025 traffic; the SDK's own classification decides.
+   */
+  const modernRequest = async (req: Request, res: Response) => {
+    if (!isJsonContentType(req.headers['content-type'] ?? null) || req.body === undefined) return undefined;
+    const request = webRequestOf(req, res);
+    const legacy = await isLegacyRequest(request, req.body, { maxRequestBodySize: maxBodyBytes });
+    return legacy ? undefined : request;
+  };
+
+  const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
     // Sessions belong to the endpoint that opened them.
     const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
     tables.push(sessions);
-    const serverOf = new WeakMap<StreamableHTTPServerTransport, Server>();
+    const serverOf = new WeakMap<StreamableHTTPServerTransport, S>();
+    const modern = options.modernEra ? modernLeg(createServer) : undefined;
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string' && sessions.isForeign(sessionId, ownerOf(req)))
@@ -263,11 +349,13 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
     };
     app.post(endpoint, async (req, res) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
+      const modernOne = modern && (await modernRequest(req, res));
+      if (modern && modernOne) return modern(req, res, modernOne);
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       if (!messages.some((message) => isInitializeRequest(message))) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
       }
-      let server: Server;
+      let server: S;
       try {
         server = createServer(req);
       } catch (error) {
@@ -284,7 +372,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         void server.close();
       };
       serverOf.set(transport, server);
-      await server.connect(transport);
+      // A v2 server serves a 2025 session over the same transports as a v1 one.
+      await (server as LegacyOnlyServer).connect(transport);
       guardRequestParams(transport);
       await transport.handleRequest(req, res, req.body);
       // An initialize the transport refused (a wrong Accept header, say) opened no session:
@@ -303,7 +392,7 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
 
   if (createServer) {
     app.get('/sse', async (req, res) => {
-      let server: Server;
+      let server: S;
       try {
         server = createServer(req);
       } catch (error) {
@@ -316,7 +405,8 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         legacy.delete(transport.sessionId);
         void server.close();
       });
-      await server.connect(transport);
+      // A v2 server serves a 2025 session over the same transports as a v1 one.
+      await (server as LegacyOnlyServer).connect(transport);
       guardRequestParams(transport);
       options.onEventStream?.(server);
     });
@@ -363,7 +453,10 @@ export async function startHttpFront(options: HttpFrontOptions): Promise<HttpFro
         ...tables.flatMap((sessions) => sessions.transports()),
         ...[...legacy.values()].map((session) => session.transport),
       ];
-      await Promise.allSettled(transports.map((transport) => transport.close()));
+      await Promise.allSettled([
+        ...transports.map((transport) => transport.close()),
+        ...modernHandlers.map((handler) => handler.close()),
+      ]);
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();

@@ -96,6 +96,7 @@ export {
   errorResult,
   runTool,
   type ToolCallContext,
+  type ToolServer,
   type ToolServerOptions,
 } from './tool-server.js';
 export { frameUntrusted } from './untrusted.js';

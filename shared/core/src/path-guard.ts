@@ -19,10 +19,26 @@ export const DEFAULT_DENY: DenyRules = {
 };
 
 /**
+ * One compiled matcher per set of globs for the process: a guard is made per session, and per
+ * request for a 2026-07-28 client, and compiling the same globs each time cost more than the call.
+ */
+const compiledDenyRules = new Map<string, (relative: string) => string | undefined>();
+
+/**
  * A test of deny globs: the glob that denies `relative` (a path relative to a root, forward
  * slashes), or undefined. A `!glob` exempts what the other globs name.
  */
 export function denyMatcher(globs: readonly string[]): (relative: string) => string | undefined {
+  const key = globs.join('\n');
+  let matcher = compiledDenyRules.get(key);
+  if (!matcher) {
+    matcher = compileDenyRules(globs);
+    compiledDenyRules.set(key, matcher);
+  }
+  return matcher;
+}
+
+function compileDenyRules(globs: readonly string[]): (relative: string) => string | undefined {
   const exempt = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
   const matchers = globs
     .filter((glob) => !glob.startsWith('!'))

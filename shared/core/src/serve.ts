@@ -1,10 +1,13 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
 import { createLogger, type Logger } from './logger.js';
 import { StdioLineTransport } from './stdio-line-transport.js';
 
 export interface ServerSetup {
-  /** One MCP server per client session; they share the engine built by `setup`. */
+  /**
+   * One MCP server per 2025 session, or per 2026-07-28 request over HTTP; they share the engine
+   * built by `setup`.
+   */
   createServer: () => Server;
   close?: () => void | Promise<void>;
 }
@@ -42,14 +45,21 @@ export function httpClientSnippets(name: string, url: string): string {
 
 export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger): Promise<RunningServer> {
   if (flags.transport === 'stdio') {
-    const server = setup.createServer();
-    await server.connect(new StdioLineTransport());
-    return { close: () => server.close() };
+    // Loaded only for stdio, as the HTTP front is only for HTTP.
+    const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+    // The SDK picks the era from the client's first message and serves both from one factory;
+    // the line transport keeps toolmesh's answers to unreadable and over-long lines.
+    const connection = serveStdio(() => setup.createServer(), {
+      transport: new StdioLineTransport(),
+      onerror: (error) => log.debug(`stdio: ${error.message}`),
+    });
+    return { close: () => connection.close() };
   }
   // Loaded only for HTTP: express and the HTTP transports are most of a stdio server's start-up.
   const { startHttpFront } = await import('./http-front.js');
   const front = await startHttpFront({
     createServer: setup.createServer,
+    modernEra: true,
     host: flags.host,
     port: flags.port,
     log,

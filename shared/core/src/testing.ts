@@ -1,32 +1,76 @@
+import { spawn } from 'node:child_process';
+import {
+  Client as ModernCapableClient,
+  type ClientOptions as ModernClientOptions,
+  StreamableHTTPClientTransport as ModernHttpClientTransport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { SessionServer } from './http-front.js';
 
 const CLIENT_INFO = { name: 'toolmesh-test', version: '0.0.0' };
 
-export interface ConnectedClient {
-  client: Client;
-  /** Calls a tool and returns its result typed as a tool result. */
-  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+/** The protocol revision a modern client pins: with no fallback, a server that cannot speak it fails the test. */
+export const MODERN_REVISION = '2026-07-28';
+
+/** What a test does through a client of either SDK, whichever era it speaks. */
+export interface ToolClient {
+  /** Calls a tool and returns its result typed as a tool result; `meta` goes into the request's `_meta`. */
+  call(name: string, args?: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Every listed tool, and the list result's cache fields when the era has them. */
+  listTools(): Promise<{ tools: Tool[]; ttlMs?: number; cacheScope?: string }>;
   close(): Promise<void>;
 }
 
-function wrap(client: Client, close: () => Promise<void>): ConnectedClient {
+/** A v1 SDK client: it speaks the 2025 revisions, with `initialize` and a session. */
+export interface ConnectedClient extends ToolClient {
+  client: Client;
+}
+
+/** A client of the SDK's v2 packages pinned to 2026-07-28: no `initialize`, no session. */
+export interface ModernClient extends ToolClient {
+  client: ModernCapableClient;
+}
+
+interface CallingClient {
+  callTool(request: {
+    name: string;
+    arguments: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }): Promise<unknown>;
+  listTools(): Promise<unknown>;
+}
+
+function wrap<C extends CallingClient>(client: C, close: () => Promise<void>) {
   return {
     client,
-    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    call: async (name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args, ...(meta && { _meta: meta }) })) as CallToolResult,
+    listTools: async () =>
+      (await client.listTools()) as { tools: Tool[]; ttlMs?: number; cacheScope?: string },
     close,
   };
 }
 
+const modernOptions = (options?: ModernClientOptions): ModernClientOptions => ({
+  ...options,
+  versionNegotiation: { mode: { pin: MODERN_REVISION } },
+});
+
 /** A real SDK client connected to `server` through an in-memory transport pair. */
-export async function connectInMemory(server: Server, options?: ClientOptions): Promise<ConnectedClient> {
+export async function connectInMemory(
+  server: SessionServer,
+  options?: ClientOptions,
+): Promise<ConnectedClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client(CLIENT_INFO, options);
-  await server.connect(serverSide);
+  // A v2 server serves a 2025 session over the v1 transports as well.
+  await (server as Server).connect(serverSide);
   await client.connect(clientSide);
   return wrap(client, async () => {
     await client.close();
@@ -71,8 +115,7 @@ export async function spawnStdioClient(
   );
 }
 
-/** A real SDK client over Streamable HTTP. */
-/** A client over Streamable HTTP; `token` is sent as a bearer token on every request. */
+/** A v1 client over Streamable HTTP; `token` is sent as a bearer token on every request. */
 export async function connectHttpClient(
   url: string,
   options?: ClientOptions & { token?: string },
@@ -86,22 +129,116 @@ export async function connectHttpClient(
   return wrap(client, () => client.close());
 }
 
+/** Spawns `command args` and speaks 2026-07-28 to it over its real stdin and stdout. */
+export async function spawnModernStdioClient(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; client?: ModernClientOptions } = {},
+): Promise<ModernClient & { stderr(): string; pid: number | undefined }> {
+  const transport = new ModernStdioClientTransport({
+    command,
+    args,
+    ...(options.cwd && { cwd: options.cwd }),
+    env: { ...(process.env as Record<string, string>), ...options.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new ModernCapableClient(CLIENT_INFO, modernOptions(options.client));
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    throw new Error(
+      `could not reach ${command} ${args.join(' ')} in ${MODERN_REVISION}: ${(error as Error).message}\nstderr:\n${stderr}`,
+    );
+  }
+  return Object.assign(
+    wrap(client, () => client.close()),
+    { stderr: () => stderr, pid: transport.pid ?? undefined },
+  );
+}
+
+export interface SpawnedHttpServer {
+  /** The Streamable HTTP endpoint it printed (`listening on <url>`). */
+  url: string;
+  pid: number | undefined;
+  stderr(): string;
+  /** SIGTERM, and waits for the exit; SIGKILL after `ms`. */
+  close(ms?: number): Promise<void>;
+}
+
+/** Spawns a server bin with `--transport http --port 0` and resolves once it says where it listens. */
+export async function spawnHttpServer(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; ms?: number } = {},
+): Promise<SpawnedHttpServer> {
+  const child = spawn(command, [...args, '--transport', 'http', '--port', '0'], {
+    ...(options.cwd && { cwd: options.cwd }),
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const close = async (ms = 5000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void close();
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not listen within ${options.ms ?? 20_000} ms:\n${stderr}`,
+        ),
+      );
+    }, options.ms ?? 20_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-100_000);
+      const listening = /listening on (http:\/\/\S+\/mcp)\b/.exec(stderr);
+      if (listening?.[1]) {
+        clearTimeout(timer);
+        resolve(listening[1]);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${signal ?? code}) before listening:\n${stderr}`));
+    });
+  });
+  return { url, pid: child.pid, stderr: () => stderr, close };
+}
+
+/** A 2026-07-28 client over Streamable HTTP; `token` is sent as a bearer token on every request. */
+export async function connectModernHttpClient(
+  url: string,
+  options?: ModernClientOptions & { token?: string },
+): Promise<ModernClient> {
+  const { token, ...clientOptions } = options ?? {};
+  const client = new ModernCapableClient(CLIENT_INFO, modernOptions(clientOptions));
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new ModernHttpClientTransport(new URL(url), { ...(requestInit && { requestInit }) }));
+  return wrap(client, () => client.close());
+}
+
 /**
  * For tests: `ok` calls a tool that must succeed and returns its structured content, `fails` one
  * that must fail and returns its message; `as` calls as an identity the way the aggregator names
  * its caller (`toolmesh/agent` in the request `_meta`), and `asOk` does so for a call that must succeed.
  */
-export function toolExpectations(client: ConnectedClient) {
+export function toolExpectations(client: ToolClient) {
   const succeeded = <T>(name: string, result: CallToolResult): T => {
     if (result.isError) throw new Error(`${name} failed: ${resultText(result)}`);
     return result.structuredContent as T;
   };
-  const as = async (agent: string, name: string, args: Record<string, unknown> = {}) =>
-    (await client.client.callTool({
-      name,
-      arguments: args,
-      _meta: { 'toolmesh/agent': agent },
-    })) as CallToolResult;
+  const as = (agent: string, name: string, args: Record<string, unknown> = {}) =>
+    client.call(name, args, { 'toolmesh/agent': agent });
   return {
     ok: async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> =>
       succeeded<T>(name, await client.call(name, args)),

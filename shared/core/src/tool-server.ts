@@ -1,14 +1,11 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ListToolsResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import { META_KEYS } from './actions.js';
 import {
@@ -29,6 +26,9 @@ import {
 import { createLogger, type Logger } from './logger.js';
 import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
+
+/** The MCP server of a tool list: the SDK v2 low-level server, which answers both protocol eras. */
+export type ToolServer = Server;
 
 export interface ToolServerOptions<Engine> {
   name: string;
@@ -53,7 +53,11 @@ export type ToolCallContext<Engine> = Omit<ToolContext<Engine>, 'identity' | 'wo
 
 const DEFAULT_SCOPE: CallingScope = { workspaces: ['default'] };
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * How long a 2026-07-28 client may keep a tools/list or server/discover answer: the tools of a
+ * process never change, and they are the same for every caller, so shared caches may hold them.
+ */
+const LIST_CACHE_HINT = { ttlMs: 5 * 60_000, cacheScope: 'public' } as const;
 
 export function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
@@ -72,11 +76,11 @@ export function describeArgumentIssues(tool: AnyToolDefinition, error: z.ZodErro
   return `Invalid arguments for ${tool.name}: ${lines.join('; ')}. Fix ${lines.length > 1 ? 'them' : 'it'} and call again.`;
 }
 
-function progressSender(extra: Extra) {
-  const token = extra._meta?.progressToken;
+function progressSender(context: ServerContext) {
+  const token = context.mcpReq._meta?.progressToken;
   return async (progress: number, total?: number, message?: string) => {
     if (token === undefined) return;
-    await extra.sendNotification({
+    await context.mcpReq.notify({
       method: 'notifications/progress',
       params: {
         progressToken: token,
@@ -128,33 +132,39 @@ export async function runTool<Engine>(
 }
 
 /**
- * An MCP server over a list of tool definitions and the engine they share. It declares the
- * tools and logging capabilities; no handler exception can reach the transport.
+ * An MCP server over a list of tool definitions and the engine they share, for both protocol
+ * eras: a 2025 session (after `initialize`) or one 2026-07-28 request (no session; what a call
+ * needs rides in its arguments). It declares the tools and logging capabilities; no handler
+ * exception can reach the transport.
  */
-export function createToolServer<Engine>(options: ToolServerOptions<Engine>): Server {
+export function createToolServer<Engine>(options: ToolServerOptions<Engine>): ToolServer {
   const log = options.log ?? createLogger({ scope: options.name });
   const server = new Server(
     { name: options.name, version: options.version, ...(options.title && { title: options.title }) },
     {
       capabilities: { tools: { listChanged: false }, logging: {} },
       ...(options.instructions && { instructions: options.instructions }),
+      cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
     },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: options.tools.map(toolListEntry) }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  // The entries are the v1 SDK's Tool (the aggregator lists them too); the shape is the same.
+  server.setRequestHandler('tools/list', () => ({
+    tools: options.tools.map(toolListEntry) as ListToolsResult['tools'],
+  }));
+  server.setRequestHandler('tools/call', (request, context) => {
     const tool = byName.get(request.params.name);
     if (!tool) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(', ')}`,
       );
     }
     return runTool(tool, request.params.arguments, {
       engine: options.engine,
-      signal: extra.signal,
-      progress: progressSender(extra),
+      signal: context.mcpReq.signal,
+      progress: progressSender(context),
       log,
       ...(options.scope && { scope: options.scope }),
       requestAgent: request.params._meta?.[META_KEYS.agent],

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFront, ListenError, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
-import { connectHttpClient } from '../src/testing.js';
+import { connectHttpClient, connectModernHttpClient, MODERN_REVISION } from '../src/testing.js';
 import { createToolServer } from '../src/tool-server.js';
 import { echoTool as echo } from './echo-tool.js';
 
@@ -150,6 +150,84 @@ describe('HTTP front', () => {
     expect(noSession.status).toBe(400);
     const unknown = await post({ 'mcp-session-id': 'nope' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(unknown.status).toBe(404);
+  });
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+describe(`HTTP front, ${MODERN_REVISION} requests`, () => {
+  let dual: HttpFront;
+  let made = 0;
+  beforeAll(async () => {
+    dual = await startHttpFront({
+      createServer: () => {
+        made++;
+        return createToolServer({ name: 'echo', version: '1', tools: [echo], engine: undefined, log: quiet });
+      },
+      modernEra: true,
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+  });
+  afterAll(() => dual.close());
+
+  const modernPost = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    fetch(dual.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_REVISION,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('are each served by a server of their own, with no session, beside 2025 sessions', async () => {
+    const legacy = await connectHttpClient(dual.url);
+    const modern = await connectModernHttpClient(dual.url);
+    const before = made;
+    expect((await modern.call('echo', { text: 'new' })).structuredContent).toEqual({ text: 'new' });
+    expect((await legacy.call('echo', { text: 'old' })).structuredContent).toEqual({ text: 'old' });
+    expect(made).toBe(before + 1);
+    expect(dual.sessionCount()).toBe(1);
+    const answer = await modernPost(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      { 'mcp-method': 'tools/list' },
+    );
+    expect(answer.headers.get('mcp-session-id')).toBeNull();
+    expect(await answer.json()).toMatchObject({ result: { ttlMs: 300_000, cacheScope: 'public' } });
+    await modern.close();
+    await legacy.close();
+  });
+
+  it('pass the same Origin and Host checks as 2025 traffic', async () => {
+    const refused = await modernPost(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: ENVELOPE } },
+      { 'mcp-method': 'tools/list', origin: 'https://evil.example' },
+    );
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(await refused.json())).toMatch(/Origin https:\/\/evil.example is not allowed/);
+  });
+
+  it('answer params that do not fit their method with InvalidParams naming the field', async () => {
+    const refused = await modernPost(
+      { jsonrpc: '2.0', id: 'bad', method: 'tools/call', params: { name: 7, _meta: ENVELOPE } },
+      { 'mcp-method': 'tools/call' },
+    );
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'bad',
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: expect.stringMatching(/Invalid params for tools\/call: `params\.name`: .*string/),
+      },
+    });
   });
 });
 
