@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, createToolServer, type Logger, packageVersion, serverDataFile } from '@toolmesh/core';
+import {
+  createLogger,
+  createToolServer,
+  type Logger,
+  packageVersion,
+  serverDataFile,
+  type ToolServer,
+} from '@toolmesh/core';
 import type { RigsEngine } from './rigs/rigs-engine.js';
 import { RIG_TOOLS } from './tools/index.js';
 
@@ -29,7 +35,7 @@ export const toolReference = {
 };
 
 /** One MCP server (one client session) over the server's rigs. */
-export function createRigsServer(options: RigsServerOptions): Server {
+export function createRigsServer(options: RigsServerOptions): ToolServer {
   const log = options.log ?? createLogger({ scope: RIGS_SERVER_NAME });
   return createToolServer({
     name: RIGS_SERVER_NAME,
