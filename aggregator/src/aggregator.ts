@@ -11,11 +11,11 @@ import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
 import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
-import { createFrontServer } from './front/front-server.js';
-import { relayTarget } from './front/relay-target.js';
-import type { Exposure, FrontSession } from './front/session.js';
 import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
+import { relayTarget } from './session-server/relay-target.js';
+import type { ClientSession, Exposure } from './session-server/session.js';
+import { createSessionServer } from './session-server/session-server.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import type { AggregatorState } from './state/state.js';
 import type { CachedCatalogue, CatalogueCache } from './upstream/catalogue-cache.js';
@@ -76,7 +76,7 @@ function localIdentity(): string {
 
 /**
  * The registry over every downstream server, and the sessions of the clients that use it. Each
- * client session gets its own front server; upstream connections are shared by all of them.
+ * client session gets its own session server; upstream connections are shared by all of them.
  */
 export class Aggregator {
   readonly log: Logger;
@@ -104,7 +104,7 @@ export class Aggregator {
   policy: Policy;
   approvals: ApprovalPort;
   workspaces: WorkspaceScope;
-  private readonly sessions = new Set<FrontSession>();
+  private readonly sessions = new Set<ClientSession>();
   private lastReady = '';
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -213,7 +213,7 @@ export class Aggregator {
     return run;
   }
 
-  /** A front server for one client session, in a mode the operator chose (the config's default otherwise). */
+  /** A session server for one client session, in a mode the operator chose (the config's default otherwise). */
   createSessionServer(
     options: {
       exposure?: Exposure;
@@ -238,7 +238,7 @@ export class Aggregator {
       );
     }
     const workspace = this.workspaces.binding(options.workspace);
-    return createFrontServer(this, {
+    return createSessionServer(this, {
       exposure: options.exposure ?? this.config.exposure,
       mode,
       identity: options.identity ?? localIdentity(),
@@ -254,7 +254,7 @@ export class Aggregator {
   }
 
   /** A tool as one session sees it: its exposed name, and `workspace_id` as the session needs it. */
-  listedTool(session: FrontSession, entry: ToolEntry) {
+  listedTool(session: ClientSession, entry: ToolEntry) {
     const inputSchema = this.workspaces.presentedSchema(
       entry,
       this.isWorkspaceScoped(entry),
@@ -263,7 +263,7 @@ export class Aggregator {
     return { ...this.registry.listed(entry), inputSchema };
   }
 
-  attach(session: FrontSession, transport: 'stdio' | 'http' = 'stdio'): void {
+  attach(session: ClientSession, transport: 'stdio' | 'http' = 'stdio'): void {
     this.sessions.add(session);
     void this.state
       .saveSession({ id: session.id, mode: session.mode, transport, startedAt: Date.now() })
@@ -276,7 +276,7 @@ export class Aggregator {
   }
 
   /** Changes a session's mode (after an approved exit_plan_mode) and tells its client the tool list changed. */
-  async setSessionMode(session: FrontSession, mode: string): Promise<void> {
+  async setSessionMode(session: ClientSession, mode: string): Promise<void> {
     session.mode = mode;
     await this.state.setSessionMode(session.id, mode);
     await session.server.sendToolListChanged().catch(() => undefined);
@@ -287,7 +287,7 @@ export class Aggregator {
    * asked first. Being allowed by the mode is not enough: the server must be up too.
    */
   callability(
-    session: FrontSession,
+    session: ClientSession,
     entry: ToolEntry,
   ): { callable: boolean; reason?: string; approval?: string } {
     const decision = this.policy.decide(session.mode, entry);
@@ -300,7 +300,7 @@ export class Aggregator {
       : { callable: true };
   }
 
-  detach(session: FrontSession): void {
+  detach(session: ClientSession): void {
     this.sessions.delete(session);
     this.learning.forget(session.id);
     void this.state.endSession(session.id, Date.now()).catch(() => undefined);
@@ -328,7 +328,7 @@ export class Aggregator {
   }
 
   /** The client sessions connected now, for the dashboard. */
-  liveSessions(): FrontSession[] {
+  liveSessions(): ClientSession[] {
     return [...this.sessions];
   }
 

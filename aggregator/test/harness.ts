@@ -9,7 +9,7 @@ import { createLogger } from '@toolmesh/core';
 import { type ConnectedClient, connectHttpClient, connectInMemory } from '@toolmesh/core/testing';
 import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
-import type { Exposure } from '../src/front/session.js';
+import type { Exposure } from '../src/session-server/session.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
 import type { UpstreamOptions } from '../src/upstream/upstream.js';
 

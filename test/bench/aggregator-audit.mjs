@@ -12,7 +12,7 @@ import { interleaved, summarize } from './stats.mjs';
 
 /** A typical record: a file read by a local user, allowed, ok. */
 const ARGUMENTS = {
-  path: 'src/front/forward.ts',
+  path: 'src/session-server/forward.ts',
   maxTokens: 4000,
   token: 'ghp_R2d2C3poR2d2C3poR2d2C3poR2d2C3po1234',
 };

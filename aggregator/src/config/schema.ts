@@ -1,7 +1,7 @@
 import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
 import { tokenNameProblem } from '../auth/token-name.js';
-import { PROGRESS_STRETCH } from '../front/call-deadline.js';
+import { PROGRESS_STRETCH } from '../session-server/call-deadline.js';
 import { DISCOVERY_DEFAULTS, discoverySchema } from './discovery-schema.js';
 
 /** How long one start of a server may take when its config does not say: see connectTimeoutMs. */

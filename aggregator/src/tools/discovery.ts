@@ -1,9 +1,9 @@
 import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { parseToolQuery } from '../discovery/query-syntax.js';
-import { forwardToolCall } from '../front/forward.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import type { ToolEntry } from '../registry/registry.js';
+import { forwardToolCall } from '../session-server/forward.js';
 import { instanceOf } from '../workspaces/instances.js';
 import { defineTool } from './define.js';
 import { searchAdvice } from './search-advice.js';

@@ -2,7 +2,7 @@ import { SessionRefusal } from '@toolmesh/core/http';
 import { parseCookie } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
-import type { Approver } from '../front/approvals-api.js';
+import type { Approver } from '../session-server/approvals-api.js';
 import { type BrowserSessions, sameSecret, type Viewer } from './browser-sessions.js';
 
 export const SESSION_COOKIE = 'toolmesh_ui';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Aggregator } from '../aggregator.js';
 import { renderArguments } from '../approvals/render-arguments.js';
 import type { AuditQuery } from '../audit/audit-record.js';
-import { mayDecide } from '../front/approvals-api.js';
+import { mayDecide } from '../session-server/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
 import { howToFix } from '../upstream/how-to-fix.js';
 import { approverOf, viewerOfRequest } from './browser-guard.js';

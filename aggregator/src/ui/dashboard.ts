@@ -2,7 +2,7 @@ import { SessionRefusal } from '@toolmesh/core/http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Aggregator } from '../aggregator.js';
 import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
-import { approvalsApi } from '../front/approvals-api.js';
+import { approvalsApi } from '../session-server/approvals-api.js';
 import { approverOf, requireViewer, viewerOfRequest, viewerResolver } from './browser-guard.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { dashboardApi } from './dashboard-api.js';

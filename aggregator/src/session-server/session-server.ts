@@ -23,7 +23,7 @@ import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { auditedToolCall, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
-import { type Exposure, FrontSession } from './session.js';
+import { ClientSession, type Exposure } from './session.js';
 
 const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
 const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
@@ -42,7 +42,7 @@ function requestOptions(extra: Extra) {
  * The MCP server one client session talks to: the merged tools (or only the discovery tools),
  * prompts and resources of every upstream, each request forwarded to the server that owns it.
  */
-export function createFrontServer(
+export function createSessionServer(
   aggregator: Aggregator,
   {
     exposure,
@@ -74,7 +74,7 @@ export function createFrontServer(
         'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
-  const session = new FrontSession(server, exposure, mode, identity, workspace, allowedModes);
+  const session = new ClientSession(server, exposure, mode, identity, workspace, allowedModes);
   aggregator.attach(session, transport);
   server.onclose = () => {
     aggregator.detach(session);

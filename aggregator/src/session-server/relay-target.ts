@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { RelayedMethod } from '../upstream/upstream.js';
-import type { FrontSession } from './session.js';
+import type { ClientSession } from './session.js';
 
 const RELAY_CAPABILITY: Record<RelayedMethod, 'sampling' | 'elicitation' | 'roots'> = {
   'sampling/createMessage': 'sampling',
@@ -12,17 +12,17 @@ const RELAY_CAPABILITY: Record<RelayedMethod, 'sampling' | 'elicitation' | 'root
 // already handle it: a roots-following server keeps its configured roots, a tool reports it.
 const refused = (message: string) => new McpError(ErrorCode.MethodNotFound, message);
 
-const mostRecentlyActive = (sessions: readonly FrontSession[]) =>
-  sessions.reduce<FrontSession | undefined>(
+const mostRecentlyActive = (sessions: readonly ClientSession[]) =>
+  sessions.reduce<ClientSession | undefined>(
     (latest, session) => (latest && latest.lastActive >= session.lastActive ? latest : session),
     undefined,
   );
 
-const identitiesOf = (sessions: readonly FrontSession[]) => [
+const identitiesOf = (sessions: readonly ClientSession[]) => [
   ...new Set(sessions.map((session) => session.identity)),
 ];
 
-const supports = (session: FrontSession, method: RelayedMethod) =>
+const supports = (session: ClientSession, method: RelayedMethod) =>
   Boolean(session.server.getClientCapabilities()?.[RELAY_CAPABILITY[method]]);
 
 /**
@@ -33,10 +33,10 @@ const supports = (session: FrontSession, method: RelayedMethod) =>
  * call only roots/list is relayed, and only while every connected client is the same identity.
  */
 export function relayTarget(
-  sessions: readonly FrontSession[],
+  sessions: readonly ClientSession[],
   upstream: string,
   method: RelayedMethod,
-): FrontSession {
+): ClientSession {
   const capability = RELAY_CAPABILITY[method];
   const calling = sessions.filter((session) => session.isCalling(upstream));
   const caller = mostRecentlyActive(calling);

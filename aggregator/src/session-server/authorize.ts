@@ -5,7 +5,7 @@ import type { PolicyDecision } from '../policy/mode-table.js';
 import type { NamedTool } from '../policy/policy.js';
 import { argumentsMisfit } from './argument-check.js';
 import { auditedTool } from './audited-tool-call.js';
-import type { FrontSession } from './session.js';
+import type { ClientSession } from './session.js';
 
 export interface CallToAuthorize {
   exposed: string;
@@ -28,7 +28,7 @@ export function blockedMessage(exposed: string, decision: PolicyDecision): strin
  */
 export async function approvalRefusal(
   aggregator: Aggregator,
-  session: FrontSession,
+  session: ClientSession,
   call: CallToAuthorize,
   decision: PolicyDecision,
   audit: AuditedCall,
@@ -57,7 +57,7 @@ export async function approvalRefusal(
 /** The whole policy of one call of toolmesh's own tools: the mode, then approval, both audited. */
 export async function refusalOf(
   aggregator: Aggregator,
-  session: FrontSession,
+  session: ClientSession,
   call: CallToAuthorize & NamedTool,
   audit: AuditedCall,
 ): Promise<string | undefined> {

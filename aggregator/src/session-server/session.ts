@@ -17,7 +17,7 @@ export type ActiveCall = Pick<RequestHandlerExtra<ServerRequest, ServerNotificat
 const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
 
 /** One connected client: its MCP server object and what it is doing now. */
-export class FrontSession {
+export class ClientSession {
   /** toolmesh's own id for the session, the key of its todo list and approvals in the state. */
   readonly id = randomUUID();
   /** What servers see as `toolmesh/conversation`: one per session, apart from the id that keys its state. */

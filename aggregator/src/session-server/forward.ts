@@ -14,7 +14,7 @@ import { auditedTool, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { capResult } from './result-budget.js';
-import type { FrontSession } from './session.js';
+import type { ClientSession } from './session.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -49,7 +49,12 @@ function progressRelay(extra: Extra, notifications: CallNotifications) {
 }
 
 /** Passes the server's log messages on as part of this call, so they reach the client with it. */
-function logRelay(session: FrontSession, upstream: Upstream, extra: Extra, notifications: CallNotifications) {
+function logRelay(
+  session: ClientSession,
+  upstream: Upstream,
+  extra: Extra,
+  notifications: CallNotifications,
+) {
   return (params: LogMessage) => {
     if (session.carriesLog(upstream.name, extra, params.level))
       notifications.send({ method: 'notifications/message', params });
@@ -64,7 +69,7 @@ function logRelay(session: FrontSession, upstream: Upstream, extra: Extra, notif
  */
 export async function forwardToolCall(
   aggregator: Aggregator,
-  session: FrontSession,
+  session: ClientSession,
   exposed: string,
   args: Record<string, unknown> | undefined,
   extra: Extra,

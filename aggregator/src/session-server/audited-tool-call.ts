@@ -4,11 +4,11 @@ import type { Aggregator } from '../aggregator.js';
 import type { AuditOutcome } from '../audit/audit-record.js';
 import type { AuditedCall, DecidedTool } from '../audit/audited-call.js';
 import { WORKSPACE_PARAMETER } from '../workspaces/workspace-scope.js';
-import type { FrontSession } from './session.js';
+import type { ClientSession } from './session.js';
 
 /** A tool as the audit names it, in the workspace the call works in: the session's, or the one it names. */
 export function auditedTool(
-  session: FrontSession,
+  session: ClientSession,
   tool: string,
   server: string,
   args: Record<string, unknown>,
@@ -36,7 +36,7 @@ function textOf(result: CallToolResult): string {
  */
 export async function auditedToolCall(
   aggregator: Aggregator,
-  session: FrontSession,
+  session: ClientSession,
   run: (audit: AuditedCall) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const refusal = await aggregator.audit.refusal();
