@@ -8,10 +8,19 @@ interface SecretFileKind {
 }
 
 const SECRET_FILE_KINDS: readonly SecretFileKind[] = [
-  { kind: 'environment file (.env)', globs: ['**/.env', '**/.env.*'] },
+  // `.env*` and `id_rsa*` also name the copies and variants (`.envrc`, `.env-prod`, `id_rsa.bak`).
+  { kind: 'environment file (.env)', globs: ['**/.env*'] },
   {
     kind: 'private key',
-    globs: ['**/id_rsa', '**/id_dsa', '**/id_ecdsa', '**/id_ed25519', '**/id_*_sk', '**/*.pem', '**/*.key'],
+    globs: [
+      '**/id_rsa*',
+      '**/id_dsa*',
+      '**/id_ecdsa*',
+      '**/id_ed25519*',
+      '**/id_*_sk',
+      '**/*.pem',
+      '**/*.key',
+    ],
   },
   { kind: 'key store', globs: ['**/*.{p12,pfx,keystore,jks,ppk,kdbx}'] },
   {

@@ -63,6 +63,10 @@ describe('secretFileKind', () => {
     const secret: Record<string, string> = {
       '.env': 'environment file (.env)',
       'app/.env.production': 'environment file (.env)',
+      '.envrc': 'environment file (.env)',
+      'app/.env-prod': 'environment file (.env)',
+      'home/.ssh/id_rsa.bak': 'private key',
+      'home/.ssh/id_ed25519.old': 'private key',
       'home/.ssh/id_ed25519': 'private key',
       'certs/server.pem': 'private key',
       'certs/store.p12': 'key store',
@@ -99,6 +103,8 @@ describe('PathGuard refuses secret files by default', () => {
       'certs/client.p12',
       'home/.aws/credentials',
       '.env',
+      '.envrc',
+      'home/.ssh/id_rsa.bak',
     ]) {
       for (const intent of ['read', 'write'] as const) {
         let refusal: unknown;
