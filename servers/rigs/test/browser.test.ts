@@ -223,6 +223,21 @@ describe('browser_use on Chromium', () => {
     );
   });
 
+  it('frames an egress refusal, since it names a host the page picked', async () => {
+    const planted = `http://localhost:${pages.port}/planted`;
+    const opened = await use({
+      action: 'navigate',
+      url: `${pages.origin}/fetch.html?to=${encodeURIComponent(planted)}`,
+    });
+    const seen = [...opened.notes];
+    const refusal = () => seen.find((note) => note.includes('refused to connect to localhost'));
+    for (let attempt = 0; attempt < 50 && !refusal(); attempt++)
+      seen.push(...(await use({ action: 'network' })).notes);
+    expect(refusal()).toMatch(
+      /^<untrusted-content id="[0-9a-f]+" source="egress proxy of browser rig [^"]+">\n[\s\S]*egress: refused by rigs' egress proxy: refused to connect to localhost[\s\S]*<\/untrusted-content id="[0-9a-f]+">$/,
+    );
+  });
+
   it('writes and reads the clipboard', async () => {
     await use({ action: 'navigate', url: `${pages.origin}/second.html` });
     await use({ action: 'clipboard', text: 'copied through rigs' });

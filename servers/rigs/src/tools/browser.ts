@@ -210,9 +210,14 @@ export const browserUse = defineTool({
       rigId = id;
       try {
         const done = await run();
+        // A refusal names the host a page asked for, and a page picks its hosts: framed like the page.
+        const egress = machine.egressRefusals().map((line) => `egress: ${line}`);
         return {
           ...done,
-          notes: [...done.notes, ...machine.egressRefusals().map((line) => `egress: ${line}`)],
+          notes: [
+            ...done.notes,
+            ...(egress.length > 0 ? [framed(egress.join('\n'), `egress proxy of browser rig ${id}`)] : []),
+          ],
         };
       } catch (error) {
         // A refused tunnel (https) reaches the page only as a connection error: say why.
