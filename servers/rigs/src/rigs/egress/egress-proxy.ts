@@ -23,7 +23,8 @@ function openedHostPorts(origins: readonly string[]): Set<string> {
   return new Set(
     origins.map((origin) => {
       const url = new URL(origin);
-      return hostPort(url.hostname, Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
+      const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+      return hostPort(url.hostname, Number(url.port || (secure ? 443 : 80)));
     }),
   );
 }

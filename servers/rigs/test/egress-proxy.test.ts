@@ -1,0 +1,53 @@
+import http from 'node:http';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EgressProxy, REFUSAL_HEADER } from '../src/rigs/egress/egress-proxy.js';
+
+let proxy: EgressProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+});
+
+/** The status line and headers the proxy answers a CONNECT to `target` with. */
+function connectThrough(proxyUrl: string, target: string): Promise<string> {
+  const { hostname, port } = new URL(proxyUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let answer = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('latin1');
+      if (answer.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('end', () => resolve(answer));
+    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+  });
+}
+
+function getThrough(proxyUrl: string, target: string): Promise<http.IncomingMessage> {
+  const { hostname, port } = new URL(proxyUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: hostname, port: Number(port), path: target }, (response) => {
+      response.resume();
+      resolve(response);
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('EgressProxy', () => {
+  it('opens port 443 for a wss origin without a port, and leaves port 80 of its host refused', async () => {
+    proxy = new EgressProxy({ allowedOrigins: ['wss://127.0.0.1'], allowPrivateNetwork: false });
+    const url = await proxy.start();
+    const plain = await getThrough(url, 'http://127.0.0.1/');
+    expect(plain.statusCode).toBe(403);
+    expect(decodeURI(String(plain.headers[REFUSAL_HEADER]))).toMatch(/127\.0\.0\.1:80 is a loopback address/);
+    // An opened port gets past the refusal, whatever answers on it (or nothing).
+    expect(await connectThrough(url, '127.0.0.1:443')).not.toMatch(/^HTTP\/1\.1 403/);
+  });
+});
