@@ -8,8 +8,8 @@ interface SecretFileKind {
 }
 
 const SECRET_FILE_KINDS: readonly SecretFileKind[] = [
-  // `.env*` and `id_rsa*` also name the copies and variants (`.envrc`, `.env-prod`, `id_rsa.bak`).
-  { kind: 'environment file (.env)', globs: ['**/.env*'] },
+  // The variants and copies count too (`.envrc`, `.env-prod`, `id_rsa.bak`), but not `.envoy.yaml`.
+  { kind: 'environment file (.env)', globs: ['**/.env', '**/.env[._-]*', '**/.envrc'] },
   {
     kind: 'private key',
     globs: [

@@ -84,6 +84,7 @@ describe('secretFileKind', () => {
       'app/.env.sample',
       'home/.ssh/id_ed25519.pub',
       'src/env.ts',
+      'deploy/.envoy.yaml',
       'aws/credentials.md',
     ])
       expect([file, secretFileKind(file)]).toEqual([file, undefined]);
