@@ -51,3 +51,13 @@ describe('EgressProxy', () => {
     expect(await connectThrough(url, '127.0.0.1:443')).not.toMatch(/^HTTP\/1\.1 403/);
   });
 });
+
+describe('EgressProxy CONNECT', () => {
+  // A port out of range never reaches the network: net.connect throws at once.
+  it('answers a port out of range with 400 and keeps serving', async () => {
+    proxy = new EgressProxy({ allowedOrigins: [], allowPrivateNetwork: false });
+    const url = await proxy.start();
+    expect(await connectThrough(url, '1.1.1.1:99999')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await connectThrough(url, '127.0.0.1:1')).toMatch(/^HTTP\/1\.1 403 /);
+  });
+});

@@ -168,7 +168,8 @@ export class EgressProxy {
   private tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): void {
     const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(request.url ?? '');
     client.on('error', () => undefined);
-    if (!match) {
+    // net.connect throws on a port out of range, which here would end the whole server.
+    if (!match || Number(match[2]) > 65535) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
       return;
     }
