@@ -61,3 +61,21 @@ describe('EgressProxy CONNECT', () => {
     expect(await connectThrough(url, '127.0.0.1:1')).toMatch(/^HTTP\/1\.1 403 /);
   });
 });
+
+describe('EgressProxy plain HTTP', () => {
+  it('answers 502 for a status line Node will not repeat, and keeps serving', async () => {
+    const odd = net.createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 099 Odd\r\ncontent-length: 0\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(odd.address() as net.AddressInfo).port}`;
+    try {
+      proxy = new EgressProxy({ allowedOrigins: [origin], allowPrivateNetwork: false });
+      const url = await proxy.start();
+      expect((await getThrough(url, `${origin}/`)).statusCode).toBe(502);
+      expect((await getThrough(url, 'http://127.0.0.1:1/')).statusCode).toBe(403);
+    } finally {
+      await new Promise((resolve) => odd.close(resolve));
+    }
+  });
+});

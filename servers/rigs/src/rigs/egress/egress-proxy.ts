@@ -148,7 +148,16 @@ export class EgressProxy {
         lookup: this.lookupFor(target.hostname, port),
       },
       (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        // A server on the web picks what it answers; what Node will not repeat (status 099, say)
+        // throws here, which would end the whole server.
+        try {
+          response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        } catch (error) {
+          answer.destroy();
+          response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+          response.end(`rigs' egress proxy could not pass the answer on: ${(error as Error).message}`);
+          return;
+        }
         answer.pipe(response);
       },
     );
