@@ -6,16 +6,19 @@ import { errnoCode, ToolError } from './tool-error.js';
 
 export type PathIntent = 'read' | 'write';
 
-/** Globs of paths refused for each intent; a `!glob` exempts what the other globs name. */
+/** Globs of paths refused for each intent; a `!glob` exempts what the globs before it name. */
 export interface DenyRules {
   read: string[];
   write: string[];
 }
 
-/** Secret files are neither read nor written; `.git` internals are readable but never written. */
+/**
+ * Secret files are neither read nor written; `.git` internals are readable but never written, so
+ * their globs come after the secret files' `!glob` exemptions (a `.git/hooks/*.sample` stays theirs).
+ */
 export const DEFAULT_DENY: DenyRules = {
   read: [...SECRET_FILE_GLOBS],
-  write: ['**/.git', '**/.git/**', ...SECRET_FILE_GLOBS],
+  write: [...SECRET_FILE_GLOBS, '**/.git', '**/.git/**'],
 };
 
 /**
@@ -26,7 +29,7 @@ const compiledDenyRules = new Map<string, (relative: string) => string | undefin
 
 /**
  * A test of deny globs: the glob that denies `relative` (a path relative to a root, forward
- * slashes), or undefined. A `!glob` exempts what the other globs name.
+ * slashes), or undefined. A `!glob` exempts what the globs before it name.
  */
 export function denyMatcher(globs: readonly string[]): (relative: string) => string | undefined {
   const key = globs.join('\n');
@@ -39,13 +42,19 @@ export function denyMatcher(globs: readonly string[]): (relative: string) => str
 }
 
 function compileDenyRules(globs: readonly string[]): (relative: string) => string | undefined {
-  const exempt = globs.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1));
-  const matchers = globs
-    .filter((glob) => !glob.startsWith('!'))
-    .map((glob) => ({
-      glob,
-      test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin', ignore: exempt }),
-    }));
+  const matchers = globs.flatMap((glob, index) => {
+    if (glob.startsWith('!')) return [];
+    const exempt = globs
+      .slice(index + 1)
+      .filter((later) => later.startsWith('!'))
+      .map((later) => later.slice(1));
+    return [
+      {
+        glob,
+        test: picomatch(glob, { dot: true, nocase: process.platform === 'darwin', ignore: exempt }),
+      },
+    ];
+  });
   return (relative) => matchers.find((matcher) => matcher.test(relative))?.glob;
 }
 

@@ -121,6 +121,19 @@ describe('PathGuard refuses secret files by default', () => {
     }
   });
 
+  it('and writes nothing inside .git, templates there included', () => {
+    for (const file of ['.git/hooks/pre-commit.sample', '.git/config.default', '.git/info/key.pub']) {
+      let refusal: unknown;
+      try {
+        guard.resolve(file, 'write');
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal, file).toBeInstanceOf(PathRefusal);
+      expect((refusal as PathRefusal).message).toContain('denied by the pattern "**/.git/**"');
+    }
+  });
+
   it('but reads templates and public keys', () => {
     for (const file of ['.env.example', 'home/.ssh/id_rsa.pub'])
       expect(guard.resolve(file, 'read').relative).toBe(file);
