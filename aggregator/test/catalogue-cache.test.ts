@@ -85,4 +85,24 @@ describe('the catalogue cache', () => {
     expect(unknown.stderr).toMatch(/No tool named echoes__no_such_tool/);
     expect([startsOf('fs'), startsOf('echoes')]).toEqual([3, 3]);
   });
+
+  it('judges a call by what its server lists when it starts, not by a stale cached catalogue', async () => {
+    writeConfig('third');
+    await toolmesh('stale', 'tools');
+    // The cache says count_slowly only reads (as an older build of the server might have said):
+    // the server, once started, lists it as a tool that may change things, which plan mode denies.
+    const file = path.join(folder, 'stale', 'aggregator', 'catalogue.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    const tool = cache.servers.echoes.catalog.tools.find(
+      (entry: { name: string }) => entry.name === 'count_slowly',
+    );
+    tool.annotations = { readOnlyHint: true, openWorldHint: false };
+    writeFileSync(file, JSON.stringify(cache));
+    const called = await toolmesh('stale', 'call', 'echoes__count_slowly', '{"n":1}', '--mode', 'plan').catch(
+      (error) => error,
+    );
+    expect(called.stdout).not.toContain('counted to 1');
+    expect(called.stdout).toMatch(/blocked in plan mode/);
+    expect(called.code).toBe(1);
+  });
 });
