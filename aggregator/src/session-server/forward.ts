@@ -109,6 +109,10 @@ export async function forwardToolCall(
   if ('refusal' in route) return endedWith(audit, 'refused', route.refusal);
   const upstream = aggregator.upstreams.get(route.upstream);
   if (!upstream) return endedWith(audit, 'unavailable', `server ${entry.server} is no longer configured.`);
+  // A server that is down keeps its tools listed, but no one is asked to approve a call it cannot take.
+  const availability = aggregator.availability(upstream.name);
+  if (decision.verdict === 'confirm' && !availability.callable)
+    return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${availability.reason}.`);
   const refusal = await approvalRefusal(
     aggregator,
     session,
