@@ -81,6 +81,15 @@ describe('the toolmesh CLI', () => {
     expect(watchingDecision.stdout).toMatch(/usage: toolmesh approvals approve <id>/);
     expect((await toolmesh('approvals', '--reason', 'x')).code).toBe(2);
     expect((await toolmesh('init', '--watch')).stderr).toMatch(/init: Unknown option '--watch'/);
+    for (const [command, ...args] of [
+      ['approvals', '--bogus'],
+      ['token', 'list', '--bogus'],
+    ]) {
+      const unknown = await toolmesh(command!, ...args);
+      expect(unknown).toMatchObject({ code: 2 });
+      expect(unknown.stderr).toMatch(new RegExp(`${command}: Unknown option '--bogus'; it takes --`));
+      expect(unknown.stderr).not.toMatch(/TypeError|\n\s+at /);
+    }
   });
 
   it('checks arguments and numeric flags itself, naming the flag, the value and the range', async () => {
