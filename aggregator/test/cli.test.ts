@@ -100,6 +100,12 @@ describe('the toolmesh CLI', () => {
     const text = await toolmesh('call', 'fs__read_file', '"hello.txt"');
     expect(text).toMatchObject({ code: 2 });
     expect(text.stderr).toMatch(/not a string/);
+    // A JSON object the shell split in two is not run with half of it.
+    const split = await toolmesh('call', 'fs__read_file', '{"path":"hello.txt"}', '{"offset":1}');
+    expect(split).toMatchObject({ code: 2, stdout: '' });
+    expect(split.stderr).toMatch(
+      /call takes a tool name and one JSON object of arguments, not also "\{"offset":1\}"/,
+    );
     const letters = await toolmesh('search', 'read', 'file', '--limit', 'abc');
     expect(letters).toMatchObject({ code: 2 });
     expect(letters.stderr).toMatch(/--limit takes a whole number from 1 to 25, not "abc"/);
