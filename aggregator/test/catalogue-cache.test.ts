@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,5 +104,38 @@ describe('the catalogue cache', () => {
     expect(called.stdout).not.toContain('counted to 1');
     expect(called.stdout).toMatch(/blocked in plan mode/);
     expect(called.code).toBe(1);
+  });
+
+  it('keeps apart a server run from different folders by a command relative to each', async () => {
+    // One config, used from two projects: `node server.mjs` is a different server in each.
+    const shared = path.join(folder, 'shared.json');
+    writeFileSync(
+      shared,
+      JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ['server.mjs'] } } }),
+    );
+    const projects = {
+      echoes: path.join(folder, 'project-echoes'),
+      files: path.join(folder, 'project-files'),
+    };
+    mkdirSync(projects.echoes);
+    mkdirSync(projects.files);
+    writeFileSync(
+      path.join(projects.echoes, 'server.mjs'),
+      `await import(${JSON.stringify(FIXTURE_SERVER)});\n`,
+    );
+    writeFileSync(
+      path.join(projects.files, 'server.mjs'),
+      `process.argv.push('--root', process.cwd());\nawait import(${JSON.stringify(FS_BIN)});\n`,
+    );
+    const tools = (cwd: string) =>
+      exec(process.execPath, [TOOLMESH_BIN, 'tools', '--config', shared], {
+        cwd,
+        env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'projects-data') },
+        timeout: 30_000,
+      });
+    expect((await tools(projects.echoes)).stdout).toMatch(/^local__echo\s/m);
+    const files = await tools(projects.files);
+    expect(files.stdout).toMatch(/^local__read_file\s/m);
+    expect(files.stdout).not.toMatch(/^local__echo\s/m);
   });
 });
