@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,5 +84,58 @@ describe('the catalogue cache', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/No tool named echoes__no_such_tool/);
     expect([startsOf('fs'), startsOf('echoes')]).toEqual([3, 3]);
+  });
+
+  it('judges a call by what its server lists when it starts, not by a stale cached catalogue', async () => {
+    writeConfig('third');
+    await toolmesh('stale', 'tools');
+    // The cache says count_slowly only reads (as an older build of the server might have said):
+    // the server, once started, lists it as a tool that may change things, which plan mode denies.
+    const file = path.join(folder, 'stale', 'aggregator', 'catalogue.json');
+    const cache = JSON.parse(readFileSync(file, 'utf8'));
+    const tool = cache.servers.echoes.catalog.tools.find(
+      (entry: { name: string }) => entry.name === 'count_slowly',
+    );
+    tool.annotations = { readOnlyHint: true, openWorldHint: false };
+    writeFileSync(file, JSON.stringify(cache));
+    const called = await toolmesh('stale', 'call', 'echoes__count_slowly', '{"n":1}', '--mode', 'plan').catch(
+      (error) => error,
+    );
+    expect(called.stdout).not.toContain('counted to 1');
+    expect(called.stdout).toMatch(/blocked in plan mode/);
+    expect(called.code).toBe(1);
+  });
+
+  it('keeps apart a server run from different folders by a command relative to each', async () => {
+    // One config, used from two projects: `node server.mjs` is a different server in each.
+    const shared = path.join(folder, 'shared.json');
+    writeFileSync(
+      shared,
+      JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ['server.mjs'] } } }),
+    );
+    const projects = {
+      echoes: path.join(folder, 'project-echoes'),
+      files: path.join(folder, 'project-files'),
+    };
+    mkdirSync(projects.echoes);
+    mkdirSync(projects.files);
+    writeFileSync(
+      path.join(projects.echoes, 'server.mjs'),
+      `await import(${JSON.stringify(FIXTURE_SERVER)});\n`,
+    );
+    writeFileSync(
+      path.join(projects.files, 'server.mjs'),
+      `process.argv.push('--root', process.cwd());\nawait import(${JSON.stringify(FS_BIN)});\n`,
+    );
+    const tools = (cwd: string) =>
+      exec(process.execPath, [TOOLMESH_BIN, 'tools', '--config', shared], {
+        cwd,
+        env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'projects-data') },
+        timeout: 30_000,
+      });
+    expect((await tools(projects.echoes)).stdout).toMatch(/^local__echo\s/m);
+    const files = await tools(projects.files);
+    expect(files.stdout).toMatch(/^local__read_file\s/m);
+    expect(files.stdout).not.toMatch(/^local__echo\s/m);
   });
 });

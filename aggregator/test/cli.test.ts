@@ -81,6 +81,15 @@ describe('the toolmesh CLI', () => {
     expect(watchingDecision.stdout).toMatch(/usage: toolmesh approvals approve <id>/);
     expect((await toolmesh('approvals', '--reason', 'x')).code).toBe(2);
     expect((await toolmesh('init', '--watch')).stderr).toMatch(/init: Unknown option '--watch'/);
+    for (const [command, ...args] of [
+      ['approvals', '--bogus'],
+      ['token', 'list', '--bogus'],
+    ]) {
+      const unknown = await toolmesh(command!, ...args);
+      expect(unknown).toMatchObject({ code: 2 });
+      expect(unknown.stderr).toMatch(new RegExp(`${command}: Unknown option '--bogus'; it takes --`));
+      expect(unknown.stderr).not.toMatch(/TypeError|\n\s+at /);
+    }
   });
 
   it('checks arguments and numeric flags itself, naming the flag, the value and the range', async () => {
@@ -91,6 +100,12 @@ describe('the toolmesh CLI', () => {
     const text = await toolmesh('call', 'fs__read_file', '"hello.txt"');
     expect(text).toMatchObject({ code: 2 });
     expect(text.stderr).toMatch(/not a string/);
+    // A JSON object the shell split in two is not run with half of it.
+    const split = await toolmesh('call', 'fs__read_file', '{"path":"hello.txt"}', '{"offset":1}');
+    expect(split).toMatchObject({ code: 2, stdout: '' });
+    expect(split.stderr).toMatch(
+      /call takes a tool name and one JSON object of arguments, not also "\{"offset":1\}"/,
+    );
     const letters = await toolmesh('search', 'read', 'file', '--limit', 'abc');
     expect(letters).toMatchObject({ code: 2 });
     expect(letters.stderr).toMatch(/--limit takes a whole number from 1 to 25, not "abc"/);

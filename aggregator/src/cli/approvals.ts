@@ -1,10 +1,9 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { redactArguments } from '../audit/redaction.js';
 import { openState } from '../state/open-state.js';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
-import { type Command, print } from './command.js';
+import { type Command, parseFlags, print } from './command.js';
 
 export interface ApprovalsCommandOptions {
   state: AggregatorState;
@@ -124,14 +123,10 @@ async function watch({
  * toolmesh served over stdio as well as over HTTP. Exit codes: 0 done, 1 not decided, 2 misuse.
  */
 export async function approvalsCommand(args: string[], options: ApprovalsCommandOptions): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      watch: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      reason: { type: 'string' },
-    },
+  const { values, positionals } = parseFlags('approvals', args, {
+    watch: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    reason: { type: 'string' },
   });
   const [verb, id, ...extra] = positionals;
   if (verb === 'approve' || verb === 'deny') {

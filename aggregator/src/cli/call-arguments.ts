@@ -3,9 +3,13 @@ import { UsageError } from './usage-error.js';
 
 /** `toolmesh call <tool> '<json>'`: the tool and its arguments, which must be a JSON object. */
 export function callArguments(rest: readonly string[]): { tool: string; args: Record<string, unknown> } {
-  const [tool, json = '{}'] = rest;
+  const [tool, json = '{}', ...extra] = rest;
   if (!tool)
     throw new UsageError(`call needs a tool name: toolmesh call fs__read_file '{"path":"README.md"}'`);
+  if (extra.length > 0)
+    throw new UsageError(
+      `call takes a tool name and one JSON object of arguments, not also "${extra.join(' ')}": quote the whole object, e.g. '{"path":"a.txt"}'`,
+    );
   let args: unknown;
   try {
     args = JSON.parse(json);

@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import { dataDirectory } from '@toolmesh/core';
 import { TokenStore, TokenStoreError, tokenStoreFile } from '../auth/token-store.js';
 import type { LoadedConfig } from '../config/load.js';
 import { Policy } from '../policy/policy.js';
-import { type Command, print } from './command.js';
+import { type Command, parseFlags, print } from './command.js';
 import { resolveConfig } from './resolve-config.js';
 
 export interface TokenCommandOptions {
@@ -46,19 +45,14 @@ function rights(token: { workspaces?: string[]; modes?: string[]; approver: bool
  */
 export function tokenCommand(args: string[], options: TokenCommandOptions): number {
   const { print } = options;
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      name: { type: 'string' },
-      workspace: { type: 'string', multiple: true },
-      modes: { type: 'string', multiple: true },
-      approver: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      config: { type: 'string' },
-      root: { type: 'string' },
-    },
+  const { values, positionals } = parseFlags('token', args, {
+    name: { type: 'string' },
+    workspace: { type: 'string', multiple: true },
+    modes: { type: 'string', multiple: true },
+    approver: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    config: { type: 'string' },
+    root: { type: 'string' },
   });
   const [verb, ...extra] = positionals;
   const config = () =>

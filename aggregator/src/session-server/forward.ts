@@ -9,6 +9,7 @@ import {
 import { META_KEYS } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import type { AuditedCall } from '../audit/audited-call.js';
+import type { ToolEntry } from '../registry/registry.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
 import { auditedTool, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
@@ -62,6 +63,18 @@ function logRelay(
 }
 
 /**
+ * The tool as its server lists it now. A server listed from the catalogue cache is started
+ * first, so a call is judged by what the server says today, not by what it said when cached.
+ */
+async function liveEntry(aggregator: Aggregator, exposed: string): Promise<ToolEntry | undefined> {
+  const cached = aggregator.registry.tool(exposed);
+  const upstream = cached && aggregator.upstreams.get(cached.server);
+  if (upstream?.state !== 'dormant') return cached;
+  await upstream.wake();
+  return aggregator.registry.tool(exposed);
+}
+
+/**
  * Calls an exposed tool on its server with the client's cancellation, progress and logging, under the
  * server's timeout. Failures a model can act on come back as `isError` results; a protocol
  * error from the server (bad arguments by its schema) stays a protocol error, as it was sent.
@@ -75,7 +88,7 @@ export async function forwardToolCall(
   extra: Extra,
   audit: AuditedCall,
 ): Promise<CallToolResult> {
-  const entry = aggregator.registry.tool(exposed);
+  const entry = await liveEntry(aggregator, exposed);
   if (!entry) {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -96,6 +109,10 @@ export async function forwardToolCall(
   if ('refusal' in route) return endedWith(audit, 'refused', route.refusal);
   const upstream = aggregator.upstreams.get(route.upstream);
   if (!upstream) return endedWith(audit, 'unavailable', `server ${entry.server} is no longer configured.`);
+  // A server that is down keeps its tools listed, but no one is asked to approve a call it cannot take.
+  const availability = aggregator.availability(upstream.name);
+  if (decision.verdict === 'confirm' && !availability.callable)
+    return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${availability.reason}.`);
   const refusal = await approvalRefusal(
     aggregator,
     session,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ServerConfig } from '../config/schema.js';
+import { isStdioServer, type ServerConfig } from '../config/schema.js';
 import type { UpstreamCatalog } from './upstream.js';
 
 /** One server's catalogue as it last listed it, for the config it was started with. */
@@ -15,8 +15,13 @@ export interface CachedCatalogue {
 type CacheFile = { servers: Record<string, CachedCatalogue> };
 
 function fingerprint(config: ServerConfig): string {
+  // A stdio server without a cwd of its own runs in toolmesh's, where a relative command or
+  // argument names another server in each project the same config is used from.
+  const ranIn = isStdioServer(config) && !config.cwd ? process.cwd() : undefined;
   // A hash, not the config: env values may be secrets, and this file is not one.
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(ranIn === undefined ? config : { config, ranIn }))
+    .digest('hex');
 }
 
 /**
