@@ -32,7 +32,8 @@ for (const task of tasks) {
     lines.push(`  FAILED   ${task.taskId} (exit ${code}, ${seconds(task.execution)})`);
   }
 }
+// The last line in the plain form CI reads as a closing count: package suites, not single tests.
 process.stdout.write(
-  `\nTest summary: ${failed === 0 ? 'every suite passed' : `${failed} failed`}\n${lines.join('\n')}\n`,
+  `\nTest summary: ${failed === 0 ? 'every suite passed' : `${failed} failed`}\n${lines.join('\n')}\nsuites: ${lines.length - failed} passed, ${failed} failed\n`,
 );
 process.exit(failed === 0 && turbo.status === 0 ? 0 : 1);

@@ -49,6 +49,7 @@ describe('pnpm test', () => {
     expect(run.stdout).toMatch(/gamma ran/);
     const summary = run.stdout.slice(run.stdout.indexOf('Test summary'));
     expect(summary).toMatch(/^Test summary: 1 failed$/m);
+    expect(summary.trimEnd().split('\n').at(-1)).toMatch(/^suites: \d+ passed, 1 failed$/);
     expect(summary).toMatch(/^ {2}passed {3}alpha \(/m);
     expect(summary).toMatch(/^ {2}FAILED {3}beta#test \(exit 3,/m);
     expect(summary).toMatch(/^ {2}passed {3}gamma \(/m);
@@ -59,6 +60,7 @@ describe('pnpm test', () => {
     workspace({ alpha: 0, beta: 0, gamma: 0 });
     const run = runEverySuite();
     expect(run.stdout).toMatch(/^Test summary: every suite passed$/m);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^suites: \d+ passed, 0 failed$/);
     expect(run.status).toBe(0);
   });
 });
