@@ -55,6 +55,24 @@ describe('git_stage', () => {
     await fx.ok('git_stage', { repo: `fresh${counter}`, action: 'unstage', paths: ['dir'] });
     expect(git(fresh, 'status', '--porcelain')).toBe('?? dir/\n');
   });
+
+  it('refuses to stage an untracked secret file, by name or in a folder, and stages nothing', async () => {
+    writeFile(path.join(repo, '.env'), 'API_KEY=abc\n');
+    writeFile(path.join(repo, 'src/deploy/id_ed25519'), 'key\n');
+    writeFile(path.join(repo, 'src/.env.example'), 'API_KEY=\n');
+    writeFile(path.join(repo, 'a.txt'), 'changed\n');
+    const byName = await fx.fails('git_stage', { repo: name(), paths: ['a.txt', '.env'] });
+    expect(byName).toContain(`.env: ${secretFileKind('.env')}`);
+    expect(byName).toContain('.gitignore');
+    const inFolder = await fx.fails('git_stage', { repo: name(), paths: ['src'] });
+    expect(inFolder).toContain(`src/deploy/id_ed25519: ${secretFileKind('src/deploy/id_ed25519')}`);
+    expect(inFolder).not.toContain('.env.example');
+    expect(git(repo, 'diff', '--cached', '--name-only')).toBe('');
+    // An ignored secret stays out of `git add` anyway, so it does not stop the folder.
+    writeFile(path.join(repo, '.gitignore'), '.env\nid_ed25519\n');
+    await fx.ok('git_stage', { repo: name(), paths: ['.'] });
+    expect(git(repo, 'diff', '--cached', '--name-only')).toBe('.gitignore\na.txt\nsrc/.env.example\n');
+  });
 });
 
 describe('git_commit', () => {

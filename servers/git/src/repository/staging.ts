@@ -1,5 +1,35 @@
+import { secretFileKind, ToolError } from '@toolmesh/core';
 import type { Repository } from './repository.js';
 import { headCommit } from './revisions.js';
+
+/**
+ * The untracked files `git add` would bring into the index for these paths (ignored ones stay
+ * out, as `add` leaves them out), NUL-separated so that no name is quoted or split.
+ */
+async function untrackedFilesUnder(repository: Repository, paths: readonly string[]): Promise<string[]> {
+  const listed = await repository.output(['ls-files', '--others', '--exclude-standard', '-z', '--', ...paths]);
+  return listed.split('\0').filter((file) => file !== '');
+}
+
+/**
+ * Staging is where an untracked secret would first become visible to a model (git_diff shows the
+ * index), so a file that is a secret by its name is refused here, before anything is staged.
+ */
+async function refuseSecretFiles(repository: Repository, paths: readonly string[]): Promise<void> {
+  const secrets = (await untrackedFilesUnder(repository, paths)).flatMap((file) => {
+    const kind = secretFileKind(file);
+    return kind ? [`- ${file}: ${kind}`] : [];
+  });
+  if (secrets.length === 0) return;
+  throw new ToolError(
+    [
+      'Stage refused: these untracked files are secrets by their name, and toolmesh never stages one (nothing was staged):',
+      ...secrets,
+      'Add them to .gitignore, or stage the other paths by name.',
+    ].join('\n'),
+    'secret_detected',
+  );
+}
 
 /**
  * Stages (`git add`, removals included) or unstages (`git restore --staged`; before the first
@@ -13,6 +43,7 @@ export async function changeStaging(
   paths: readonly string[],
 ): Promise<void> {
   if (action === 'stage') {
+    await refuseSecretFiles(repository, paths);
     await repository.git({ args: ['add', '--', ...paths] });
     return;
   }

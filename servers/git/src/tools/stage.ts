@@ -11,7 +11,7 @@ export const gitStage = defineTool({
   name: 'git_stage',
   title: 'Stage or unstage',
   description:
-    'action=stage adds the current content of paths to the index (a deleted file is staged as deleted); action=unstage takes paths out of the index again and leaves the working tree as it is. Paths must lie inside the repository. Returns what is staged afterwards.',
+    'action=stage adds the current content of paths to the index (a deleted file is staged as deleted); action=unstage takes paths out of the index again and leaves the working tree as it is. Paths must lie inside the repository; untracked files that are secrets by their name (.env, private keys, credentials files) are refused, nothing staged. Returns what is staged afterwards.',
   capability: 'write',
   input: z.object({
     repo: repoArg,
