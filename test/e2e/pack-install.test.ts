@@ -49,7 +49,7 @@ beforeAll(async () => {
   const tarballs = await packAll(path.join(base, 'tarballs'));
   // Three installs at once: npm's cache is shared, and most of the time is native builds.
   await Promise.all(
-    Object.keys(INSTALLS).map((install) => installInto(folderOf(install), tarballs, INSTALLS[install])),
+    Object.entries(INSTALLS).map(([install, packages]) => installInto(folderOf(install), tarballs, packages)),
   );
 }, 20 * 60_000);
 
