@@ -181,7 +181,13 @@ describe('signing in', () => {
     expect(page.url()).not.toContain(token);
     expect(page.url()).not.toContain('code=');
     const [cookie] = await context.cookies(`${base}/ui/`);
-    expect(cookie).toMatchObject({ name: 'toolmesh_ui', httpOnly: true, sameSite: 'Strict', path: '/ui' });
+    // Named for the port, so that a second toolmesh on this host keeps its own sign-in.
+    expect(cookie).toMatchObject({
+      name: `toolmesh_ui_${new URL(base).port}`,
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/ui',
+    });
     expect(cookie?.value).not.toContain(token);
     expect(
       await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie),

@@ -5,7 +5,6 @@ import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
 import type { Approver } from '../session-server/approvals-api.js';
 import { type BrowserSessions, sameSecret, type Viewer } from './browser-sessions.js';
 
-export const SESSION_COOKIE = 'toolmesh_ui';
 export const CSRF_HEADER = 'x-csrf-token';
 /** Who decides from the dashboard when authentication is off. */
 export const OPEN_DASHBOARD_APPROVER = 'dashboard';
@@ -27,9 +26,19 @@ export function fromOwnPages(req: Request): boolean {
   return origin === undefined || origin === ownOrigin(req);
 }
 
+/**
+ * The session cookie's name, one per port of the address the browser used: browsers keep cookies
+ * per host whatever the port, so two toolmesh instances on one machine would otherwise sign each
+ * other out. Behind a load balancer every replica sees the balancer's port, so they agree.
+ */
+export function sessionCookieName(req: Request): string {
+  const port = /:(\d{1,5})$/.exec(req.headers.host ?? '')?.[1] ?? (req.protocol === 'https' ? '443' : '80');
+  return `toolmesh_ui_${port}`;
+}
+
 export function sessionIdOf(req: Request): string | undefined {
   const header = req.headers.cookie;
-  return header ? parseCookie(header)[SESSION_COOKIE] : undefined;
+  return header ? parseCookie(header)[sessionCookieName(req)] : undefined;
 }
 
 export interface ViewerResolver {

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
-import { fromOwnPages, ownOrigin, SESSION_COOKIE, sessionIdOf } from './browser-guard.js';
+import { fromOwnPages, ownOrigin, sessionCookieName, sessionIdOf } from './browser-guard.js';
 import { type BrowserSessions, SESSION_LIFETIME_MS } from './browser-sessions.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -39,8 +39,13 @@ export interface SignInOptions {
   authenticator: Authenticator | undefined;
 }
 
-function startSession(res: Response, sessions: BrowserSessions, token: string | undefined): void {
-  res.cookie(SESSION_COOKIE, sessions.open(token), {
+function startSession(
+  req: Request,
+  res: Response,
+  sessions: BrowserSessions,
+  token: string | undefined,
+): void {
+  res.cookie(sessionCookieName(req), sessions.open(token), {
     httpOnly: true,
     sameSite: 'strict',
     path: '/ui',
@@ -73,7 +78,7 @@ export function signInRoutes(router: Router, { sessions, authenticator }: SignIn
         400,
         'This sign-in link was used already or has expired: sign in with a token, or restart toolmesh for a new link.',
       );
-    startSession(res, sessions, redeemed.token);
+    startSession(req, res, sessions, redeemed.token);
   });
 
   router.post(
@@ -85,7 +90,7 @@ export function signInRoutes(router: Router, { sessions, authenticator }: SignIn
       if (!fromOwnPages(req) || req.headers.origin !== ownOrigin(req))
         return refuseSignIn(res, 403, 'Sign in from this page: the form was sent from another origin.');
       const token = typeof req.body?.token === 'string' ? req.body.token.trim() : '';
-      if (!authenticator) return startSession(res, sessions, undefined);
+      if (!authenticator) return startSession(req, res, sessions, undefined);
       try {
         authenticator.authenticate(`Bearer ${token}`);
       } catch (error) {
@@ -99,7 +104,7 @@ export function signInRoutes(router: Router, { sessions, authenticator }: SignIn
             : error.message,
         );
       }
-      startSession(res, sessions, token);
+      startSession(req, res, sessions, token);
     },
   );
 
@@ -109,7 +114,7 @@ export function signInRoutes(router: Router, { sessions, authenticator }: SignIn
       return;
     }
     sessions.close(sessionIdOf(req));
-    res.clearCookie(SESSION_COOKIE, { path: '/ui' });
+    res.clearCookie(sessionCookieName(req), { path: '/ui' });
     res.redirect(303, '/ui/login');
   });
 }
