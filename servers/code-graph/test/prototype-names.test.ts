@@ -21,107 +21,63 @@ interface Program {
   callers: [symbol: string, callers: string[], file?: string][];
 }
 
+/** TypeScript and TSX read the same program; only the files' extension differs. */
+function typescriptProgram(extension: 'ts' | 'tsx'): Program {
+  return {
+    files: {
+      [`a.${extension}`]: `export class Helper {
+  run(): number {
+    return 1;
+  }
+}
+
+export class constructor {
+  toString(): string {
+    return 'x';
+  }
+}
+
+export class Box {
+  __proto__: Helper = new Helper();
+  hasOwnProperty: constructor = new constructor();
+
+  valueOf(): number {
+    this.hasOwnProperty.toString();
+    return this.__proto__.run();
+  }
+}
+
+export class Plain {
+  helper: Helper = new Helper();
+
+  guess(): number {
+    this.toString.run();
+    this.valueOf.run();
+    return this.constructor.run();
+  }
+}
+`,
+      [`b.${extension}`]: `import { Box, constructor as toString } from './a';
+import * as valueOf from './a';
+
+export function hasOwnProperty(): number {
+  new toString().toString();
+  new valueOf.Helper().run();
+  return new Box().valueOf();
+}
+`,
+    },
+    callers: [
+      ['Helper.run', [`Box.valueOf a.${extension}:19`, `hasOwnProperty b.${extension}:6`]],
+      ['constructor.toString', [`Box.valueOf a.${extension}:18`, `hasOwnProperty b.${extension}:5`]],
+      ['Box.valueOf', [`hasOwnProperty b.${extension}:7`]],
+    ],
+  };
+}
+
 const PROGRAMS: Record<string, Program> = {
-  typescript: {
-    files: {
-      'a.ts': `export class Helper {
-  run(): number {
-    return 1;
-  }
-}
-
-export class constructor {
-  toString(): string {
-    return 'x';
-  }
-}
-
-export class Box {
-  __proto__: Helper = new Helper();
-  hasOwnProperty: constructor = new constructor();
-
-  valueOf(): number {
-    this.hasOwnProperty.toString();
-    return this.__proto__.run();
-  }
-}
-
-export class Plain {
-  helper: Helper = new Helper();
-
-  guess(): number {
-    this.toString.run();
-    this.valueOf.run();
-    return this.constructor.run();
-  }
-}
-`,
-      'b.ts': `import { Box, constructor as toString } from './a';
-import * as valueOf from './a';
-
-export function hasOwnProperty(): number {
-  new toString().toString();
-  new valueOf.Helper().run();
-  return new Box().valueOf();
-}
-`,
-    },
-    callers: [
-      ['Helper.run', ['Box.valueOf a.ts:19', 'hasOwnProperty b.ts:6']],
-      ['constructor.toString', ['Box.valueOf a.ts:18', 'hasOwnProperty b.ts:5']],
-      ['Box.valueOf', ['hasOwnProperty b.ts:7']],
-    ],
-  },
-  tsx: {
-    files: {
-      'a.tsx': `export class Helper {
-  run(): number {
-    return 1;
-  }
-}
-
-export class constructor {
-  toString(): string {
-    return 'x';
-  }
-}
-
-export class Box {
-  __proto__: Helper = new Helper();
-  hasOwnProperty: constructor = new constructor();
-
-  valueOf(): number {
-    this.hasOwnProperty.toString();
-    return this.__proto__.run();
-  }
-}
-
-export class Plain {
-  helper: Helper = new Helper();
-
-  guess(): number {
-    this.toString.run();
-    this.valueOf.run();
-    return this.constructor.run();
-  }
-}
-`,
-      'b.tsx': `import { Box, constructor as toString } from './a';
-import * as valueOf from './a';
-
-export function hasOwnProperty(): number {
-  new toString().toString();
-  new valueOf.Helper().run();
-  return new Box().valueOf();
-}
-`,
-    },
-    callers: [
-      ['Helper.run', ['Box.valueOf a.tsx:19', 'hasOwnProperty b.tsx:6']],
-      ['constructor.toString', ['Box.valueOf a.tsx:18', 'hasOwnProperty b.tsx:5']],
-      ['Box.valueOf', ['hasOwnProperty b.tsx:7']],
-    ],
-  },
+  typescript: typescriptProgram('ts'),
+  tsx: typescriptProgram('tsx'),
   javascript: {
     files: {
       'a.js': `export class Helper {
