@@ -424,3 +424,44 @@ describe('repository config cannot make a tool run a program', () => {
     expect(armed.length).toBeGreaterThan(20);
   });
 });
+
+describe('secret files, tracked or not, never show their content', () => {
+  const VALUE = 'sk_live_withheld_0123456789';
+  let repo: string;
+
+  beforeAll(() => {
+    repo = makeRepository(path.join(fx.root, 'tracked-secrets'), { 'notes.txt': `see ${VALUE}\n` });
+    writeFile(path.join(repo, '.env'), `STRIPE_KEY=${VALUE}\n`);
+    writeFile(path.join(repo, 'app.py'), 'def handler():\n    return 1\n');
+    git(repo, 'add', '--force', '.env', 'app.py');
+    git(repo, 'commit', '--quiet', '-m', 'someone committed a secret');
+    writeFile(path.join(repo, '.env'), `STRIPE_KEY=${VALUE}\nOTHER_KEY=${VALUE}2\n`);
+    git(repo, 'mv', '.env', 'config.pem');
+  });
+
+  it('git_diff and git_history show name and counts, and say the content is withheld', async () => {
+    const answers = [
+      await fx.call('git_diff', { repo: 'tracked-secrets', mode: 'patch' }),
+      await fx.call('git_diff', { repo: 'tracked-secrets', mode: 'patch', staged: true }),
+      await fx.call('git_diff', { repo: 'tracked-secrets', mode: 'semantic', staged: true }),
+      await fx.call('git_history', { repo: 'tracked-secrets', action: 'show' }),
+    ];
+    for (const answer of answers) {
+      const text = JSON.stringify(answer);
+      expect(text).not.toContain(VALUE);
+      expect(text).toMatch(/\.env|config\.pem/);
+    }
+    expect(JSON.stringify(answers[3])).toContain('content withheld: .env is a secret by its name (environment file (.env))');
+  });
+
+  it('git_grep finds the value only outside secret files, and blame is refused', async () => {
+    const found = await fx.ok<{ matches: { path: string }[] }>('git_grep', {
+      repo: 'tracked-secrets',
+      pattern: VALUE,
+      revision: 'HEAD',
+    });
+    expect(found.matches.map((match) => match.path)).toEqual(['notes.txt']);
+    const refused = await fx.fails('git_history', { repo: 'tracked-secrets', action: 'blame', path: '.env' });
+    expect(refused).toContain('Blame refused: content withheld: .env');
+  });
+});

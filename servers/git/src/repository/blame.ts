@@ -1,6 +1,7 @@
 import { ToolError } from '@toolmesh/core';
 import { GitFailure } from './git-process.js';
 import type { Repository } from './repository.js';
+import { withheldReason } from './withheld-secrets.js';
 
 export interface BlameLine {
   line: number;
@@ -61,6 +62,8 @@ export async function blameLines(
   commit: string | undefined,
   signal?: AbortSignal,
 ): Promise<BlameLine[]> {
+  const withheld = withheldReason(file);
+  if (withheld) throw new ToolError(`Blame refused: ${withheld}.`, 'secret_file');
   const run = (endLine: number) =>
     repository.output(
       [

@@ -2,6 +2,7 @@ import { type Comparison, diffCommand } from './comparison.js';
 import { type DiffOptions, type FileSummary, renameOptions } from './diff-summary.js';
 import type { Repository } from './repository.js';
 import { type PatchFile, parseUnifiedDiff, pathOf } from './unified-diff.js';
+import { withheldPatch, withheldReason } from './withheld-secrets.js';
 
 /** Files per `git diff` call, and changed lines per call, when walking a large diff. */
 const BATCH_FILES = 50;
@@ -21,6 +22,14 @@ export interface PatchFormat {
   config?: readonly (readonly [string, string])[];
   /** The budget of the answer being filled, so that a batch is about what it can hold. */
   budgetBytes?: number;
+  /** Only the commit's secret scan reads secret files' patches; every answer withholds them. */
+  secretFiles?: 'withhold' | 'show';
+}
+
+function shownPatch(file: FileSummary, patch: PatchFile | undefined, format: PatchFormat) {
+  if (!patch || format.secretFiles === 'show') return patch;
+  const reason = withheldReason(file.path) ?? (file.oldPath && withheldReason(file.oldPath));
+  return reason ? withheldPatch(patch, reason) : patch;
 }
 
 /** The next slice of `files` from `start`: up to BATCH_FILES files or about `maxLines` changed lines. */
@@ -66,7 +75,11 @@ export async function* patchBatches(
       { ...(format.config && { config: format.config }), ...(options.signal && { signal: options.signal }) },
     );
     const byPath = new Map(parseUnifiedDiff(output).map((patch) => [pathOf(patch), patch]));
-    yield batch.map((file, offset) => ({ index: batchStart + offset, file, patch: byPath.get(file.path) }));
+    yield batch.map((file, offset) => ({
+      index: batchStart + offset,
+      file,
+      patch: shownPatch(file, byPath.get(file.path), format),
+    }));
     batchStart = batchEnd;
   }
 }

@@ -1,4 +1,5 @@
 import type { Repository } from './repository.js';
+import { withheldReason } from './withheld-secrets.js';
 
 export interface GrepMatch {
   path: string;
@@ -51,7 +52,7 @@ export function patternArguments(pattern: string, regex: boolean): string[] {
 
 /**
  * Streams the matches of a search through tracked content to `visit`, which returns false once
- * it has what it needs; git is stopped then.
+ * it has what it needs; git is stopped then. Lines of secret files are never matches.
  */
 export async function grepTracked(
   repository: Repository,
@@ -81,7 +82,7 @@ export async function grepTracked(
     },
     (line) => {
       const match = parseGrepLine(line, query.commit);
-      return match ? visit(match) : true;
+      return match && !withheldReason(match.path) ? visit(match) : true;
     },
   );
 }

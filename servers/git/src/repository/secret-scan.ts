@@ -33,7 +33,14 @@ export async function scanStagedChanges(
     if (kind) findings.push({ path: file.path, line: null, rule: kind });
   }
   const options = { ...(signal && { signal }) };
-  for await (const batch of patchBatches(repository, staged, files, 0, { contextLines: 0 }, options)) {
+  for await (const batch of patchBatches(
+    repository,
+    staged,
+    files,
+    0,
+    { contextLines: 0, secretFiles: 'show' },
+    options,
+  )) {
     for (const { file, patch } of batch) {
       // The added lines of a file, scanned as one text so that a secret spanning lines is seen.
       const added: string[] = [];

@@ -7,6 +7,7 @@ import { type Definition, outlineOf, ownersOf } from './outline.js';
 import type { Repository } from './repository.js';
 import type { PatchHunk } from './unified-diff.js';
 import { userdiffConfig } from './userdiff-attributes.js';
+import { withheldReason } from './withheld-secrets.js';
 
 /** The name changed lines outside every definition are reported under. */
 export const TOP_LEVEL = '(top level)';
@@ -151,7 +152,13 @@ export async function walkSemanticFiles(
   // A semantic entry is far smaller than the patch it is made from.
   const format = { contextLines: 0, config: userdiffConfig(), budgetBytes: options.budgetBytes * 4 };
   for await (const batch of patchBatches(repository, comparison, files, start, format, options)) {
-    const outlinable = batch.filter(({ file }) => languageOf(file.path) && !file.binary);
+    const outlinable = batch.filter(
+      ({ file }) =>
+        languageOf(file.path) &&
+        !file.binary &&
+        !withheldReason(file.path) &&
+        !(file.oldPath && withheldReason(file.oldPath)),
+    );
     const oldTexts = await readTexts(
       repository,
       sides.old,

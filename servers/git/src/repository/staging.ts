@@ -7,7 +7,14 @@ import { headCommit } from './revisions.js';
  * out, as `add` leaves them out), NUL-separated so that no name is quoted or split.
  */
 async function untrackedFilesUnder(repository: Repository, paths: readonly string[]): Promise<string[]> {
-  const listed = await repository.output(['ls-files', '--others', '--exclude-standard', '-z', '--', ...paths]);
+  const listed = await repository.output([
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    '--',
+    ...paths,
+  ]);
   return listed.split('\0').filter((file) => file !== '');
 }
 

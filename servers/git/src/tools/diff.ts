@@ -70,7 +70,7 @@ export const gitDiff = defineTool({
   name: 'git_diff',
   title: 'Diff',
   description:
-    'Changes between two sides: the working tree vs the index (default), the index vs HEAD (staged=true; with from, vs that revision), the working tree vs a revision (from), or two revisions (from and to). mode=summary lists files with added/removed lines and renames; mode=patch gives the unified diff, cut between hunks to fit maxTokens; mode=semantic maps each hunk to the functions, methods and classes whose lines it changes (TypeScript, JavaScript, Python, Go, Rust, Java, C#, Kotlin, C/C++, Ruby, PHP, shell). Untracked files are not part of a diff: see git_status.',
+    'Changes between two sides: the working tree vs the index (default), the index vs HEAD (staged=true; with from, vs that revision), the working tree vs a revision (from), or two revisions (from and to). mode=summary lists files with added/removed lines and renames; mode=patch gives the unified diff, cut between hunks to fit maxTokens; mode=semantic maps each hunk to the functions, methods and classes whose lines it changes (TypeScript, JavaScript, Python, Go, Rust, Java, C#, Kotlin, C/C++, Ruby, PHP, shell). Untracked files are not part of a diff: see git_status. The content of files that are secrets by their name (.env, keys, credentials) is withheld.',
   capability: 'read',
   input: z.object({
     repo: repoArg,
