@@ -13,7 +13,8 @@ const turbo = spawnSync(
 );
 const summaryFile = (existsSync(runs) ? readdirSync(runs) : []).find((name) => !before.has(name));
 if (!summaryFile) {
-  process.stderr.write(`test-every-package: turbo wrote no run summary (exit ${turbo.status})\n`);
+  const why = turbo.error ? `${turbo.error.message}; run it as pnpm test` : `exit ${turbo.status}`;
+  process.stderr.write(`test-every-package: turbo wrote no run summary (${why})\n`);
   process.exit(turbo.status || 1);
 }
 const { tasks } = JSON.parse(readFileSync(path.join(runs, summaryFile), 'utf8'));
