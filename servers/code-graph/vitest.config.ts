@@ -1,10 +1,4 @@
 import { defineConfig } from 'vitest/config';
+import { BUSY_MACHINE_BOUNDS } from '../../vitest.base.js';
 
-// Fixture projects carry their own *.test.ts files as indexing material, not as tests to run.
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/fixtures/**', '**/node_modules/**'],
-    testTimeout: 20000,
-  },
-});
+export default defineConfig({ test: { include: ['test/**/*.test.ts'], ...BUSY_MACHINE_BOUNDS } });

@@ -1,3 +1,4 @@
 import { defineConfig } from 'vitest/config';
+import { BUSY_MACHINE_BOUNDS } from '../../vitest.base.js';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'], testTimeout: 20000 } });
+export default defineConfig({ test: { include: ['test/**/*.test.ts'], ...BUSY_MACHINE_BOUNDS } });
