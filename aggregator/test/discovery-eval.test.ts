@@ -123,13 +123,13 @@ describe('tool search quality', () => {
       'dev, all': [0.687, 0.887, 0.925],
       'dev, even (tuned)': [0.75, 0.95, 1],
       'dev, odd (held out)': [0.625, 0.825, 0.85],
-      'dev, all, model': [0.812, 0.975, 0.987],
-      'dev, odd, model': [0.825, 0.975, 0.975],
-      'blind, person': [0.593, 0.871, 0.95],
-      'blind, model': [0.887, 0.975, 1],
-      'dev, all, 1,339': [0.612, 0.862, 0.912],
+      'dev, all, model': [0.875, 0.975, 0.987],
+      'dev, odd, model': [0.85, 0.975, 0.975],
+      'blind, person': [0.606, 0.871, 0.95],
+      'blind, model': [0.9, 0.987, 1],
+      'dev, all, 1,339': [0.612, 0.85, 0.9],
       'blind2, as written': [0.74, 0.88, 0.93],
-      'blind2, model': [0.93, 1, 1],
+      'blind2, model': [0.94, 1, 1],
     };
     for (const [label, [recallAt1, recallAt5, recallAt15]] of Object.entries(reached)) {
       expect(at(label).recallAt1, label).toBeGreaterThanOrEqual(recallAt1 - 1e-9);
