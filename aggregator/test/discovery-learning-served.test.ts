@@ -72,6 +72,35 @@ describe('search_tool_bm25 learning from the tools sessions call', () => {
   });
 });
 
+describe('search_tool_bm25 learning only from calls that go ahead', () => {
+  it('learns nothing from a call the mode denies, and credits the session’s searches to the tool it then runs', async () => {
+    const denying = parseConfig({
+      ...raw,
+      modes: { chat: { deny: { tools: ['fixture__echo'] } } },
+    });
+    await harness.reload({ config: denying.config, servers: denying.servers });
+    await harness.aggregator.learning.clear();
+    const { call } = await harness.connect();
+    expect(names(await call('search_tool_bm25', { query: 'echo text back', limit: 5 }))).toContain(
+      'fixture__echo',
+    );
+    const denied = (await call('call_tool', { name: 'fixture__echo', arguments: { text: 'x' } })) as {
+      isError?: boolean;
+    };
+    expect(denied.isError).toBe(true);
+    expect(harness.aggregator.learning.associations?.size).toBe(0);
+
+    // The denied call did not end the trail: the next search and the call that runs are credited with both.
+    expect(names(await call('search_tool_bm25', { query: 'who is the caller', limit: 5 }))).toContain(
+      'fixture__whoami',
+    );
+    await call('call_tool', { name: 'fixture__whoami', arguments: {} });
+    expect([...harness.aggregator.learning.associations!.pull(['echo'], Date.now()).keys()]).toEqual([
+      'fixture__whoami',
+    ]);
+  });
+});
+
 describe('toolmesh discovery forget', () => {
   it('forgets what was learnt in the data directory, and says how much', async () => {
     const bin = fileURLToPath(new URL('../dist/index.js', import.meta.url));

@@ -1,6 +1,7 @@
 import { tokenize } from '@toolmesh/bm25';
 import { describe, expect, it } from 'vitest';
 import type { IndexedTool } from '../src/discovery/indexed-tool.js';
+import { NameCoverage } from '../src/discovery/name-coverage.js';
 import { parseToolQuery } from '../src/discovery/query-syntax.js';
 import { rewriteQuery } from '../src/discovery/rewrite-query.js';
 import { synonymsOf } from '../src/discovery/synonyms.js';
@@ -141,6 +142,18 @@ describe('ToolIndex', () => {
     expect(exact!.score).toBeGreaterThan(next!.score);
   });
 
+  it('puts first the tool whose name says the whole of a keyword query, over longer descriptions', () => {
+    // Real catalogues, where BM25F alone ranked a sibling whose description repeats the words first.
+    const index = new ToolIndex();
+    for (const entry of evalRegistry()) index.upsert(entry);
+    const first = (query: string) => index.search(query, 1)[0]?.name;
+    expect(first('github get pull request files')).toBe(
+      '_modelcontextprotocol_server-github__get_pull_request_files',
+    );
+    expect(first('confluence create page')).toBe('mcp-atlassian__create_confluence_page');
+    expect(first('list pdf files')).toBe('_modelcontextprotocol_server-pdf__list_pdfs');
+  });
+
   it('keeps to the servers a server: filter names, and lists them all when nothing else is asked', () => {
     const index = indexOf();
     expect(names(index.search('server:linear create issue'))).toEqual([
@@ -172,6 +185,27 @@ describe('ToolIndex', () => {
     const hits = indexOf().search('issue', 2);
     expect(hits).toHaveLength(2);
     expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
+  });
+});
+
+describe('NameCoverage', () => {
+  it('gives the idf-weighted share of the request that a name and its server say, following removals', () => {
+    const coverage = new NameCoverage();
+    coverage.add('a', { name: ['get', 'pull', 'request', 'files'], server: 'github' });
+    coverage.add('b', { name: ['merge', 'pull', 'request'], server: 'github' });
+    coverage.add('c', { name: 'read_file', server: 'fs' });
+    const shares = coverage.of([{ text: 'github get pull request files' }], ['a', 'b', 'c']);
+    expect(shares.get('a')).toBeCloseTo(1);
+    expect(shares.get('b')!).toBeGreaterThan(0);
+    expect(shares.get('b')!).toBeLessThan(shares.get('a')!);
+    // `read_file` holds "file", the stem of "files"; a name holding nothing of the request is left out.
+    expect(shares.get('c')!).toBeGreaterThan(0);
+    expect(coverage.of([{ text: 'slack post message' }], ['a', 'b', 'c']).size).toBe(0);
+    // A term in a later, lighter phrase counts for less than one in the first.
+    const light = coverage.of([{ text: 'merge' }, { text: 'files', weight: 0.4 }], ['a', 'b']);
+    expect(light.get('b')!).toBeGreaterThan(light.get('a')!);
+    coverage.remove('a');
+    expect(coverage.of([{ text: 'get pull request' }], ['a', 'b']).has('a')).toBe(false);
   });
 });
 

@@ -95,7 +95,6 @@ export async function forwardToolCall(
       `Unknown tool "${exposed}": find tools with search_tool_bm25 or list_my_tools.`,
     );
   }
-  aggregator.learning.called(session.id, exposed);
   // Mode first, then the workspace, and only a call that can run is put to a person.
   const decision = aggregator.policy.decide(session.mode, entry);
   audit.decided(auditedTool(session, exposed, entry.server, args ?? {}), decision.verdict, decision.rule);
@@ -121,6 +120,9 @@ export async function forwardToolCall(
     audit,
   );
   if (refusal) return endedWith(audit, 'refused', refusal);
+  // Only a call that goes ahead teaches discovery: a refused call was never shown to be the
+  // right tool, and calls the policy stops must not let anyone steer what others' searches find.
+  aggregator.learning.called(session.id, exposed);
   const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
