@@ -11,6 +11,8 @@ import { fixture, type Harness, startHarness } from './harness.js';
 const log = createLogger({ scope: 'test', level: 'error' });
 /** As deep as search_tool_bm25 lists: its hits and the one-line candidates after them. */
 const DEPTH = 15;
+/** The model runs in this test's own process: on a busy machine a batch can take far over the default 30 s. */
+const MODEL_BOUND_MS = 600_000;
 
 let model: EmbeddingsServer;
 beforeAll(async () => {
@@ -43,7 +45,10 @@ describe('the embeddings stage with USE-lite on real catalogues', () => {
   };
 
   it('embeds every tool once, and ranks with BM25 no worse at Recall@15 on any set', async () => {
-    const stage = new ToolEmbeddings(new HttpEmbedder({ url: model.url, model: 'use-lite' }), log);
+    const stage = new ToolEmbeddings(
+      new HttpEmbedder({ url: model.url, model: 'use-lite', timeoutMs: MODEL_BOUND_MS }),
+      log,
+    );
     await stage.sync(registry);
     expect(stage.embedded).toBe(registry.length);
     const before = model.inputs;
@@ -87,7 +92,7 @@ describe('search_tool_bm25 with discovery.embeddings', () => {
   it('embeds the registry once and ranks with the model; says so and goes on with BM25 when it is gone', async () => {
     harness = await startHarness({
       ...servers,
-      discovery: { embeddings: { url: model.url, model: 'use-lite' } },
+      discovery: { embeddings: { url: model.url, model: 'use-lite', timeoutMs: MODEL_BOUND_MS } },
     });
     await harness.aggregator.embeddings.synced();
     const stage = harness.aggregator.embeddings.stage!;
