@@ -2,7 +2,7 @@ import path from 'node:path';
 import { dataDirectory, type Logger } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
-import { openState } from '../state/open-state.js';
+import { openState, stateNotice } from '../state/open-state.js';
 import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { type Command, flagsOnly, parseFlags } from './command.js';
 import {
@@ -15,6 +15,7 @@ import {
   sessionOf,
 } from './registry-flags.js';
 import { serveAggregator } from './serve.js';
+import { stateSettingsOf } from './state-flags.js';
 import { UsageError, wholeNumberOption } from './usage-error.js';
 import { watchConfig } from './watch-config.js';
 
@@ -48,12 +49,16 @@ export const serveCommand: Command = {
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
     let started: Aggregator | undefined;
     const access = transport === 'http' ? await httpAccess(loaded, host, () => started) : undefined;
+    const settings = stateSettingsOf(values, loaded);
+    const notice = stateNotice(settings);
+    if (notice) log.warning(notice);
+    const state = await openState(settings);
     // Served at once: servers join as they get ready (see Aggregator.started).
     const aggregator = Aggregator.launch({
       config: loaded.config,
       servers: loaded.servers,
       workspaces: loaded.workspaces,
-      state: openState({}),
+      state,
       log,
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
     });
