@@ -1,14 +1,44 @@
+import { spawn } from 'node:child_process';
 import { getEventListeners } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AggregatorState, NewApproval } from '../src/state/state.js';
 import { waitForDecision } from '../src/state/wait-for-decision.js';
+import { auditRecord } from './audit-record-fixture.js';
 import { BACKENDS, newBackend, type StateBackend } from './state-backends.js';
 
-/**
- * What every AggregatorState must do, run against each: SQLite, Redis (with the records in
- * SQLite) and Redis with PostgreSQL, the real servers of this machine. Each `open()` is another
- * handle on one store, as another toolmesh process would hold.
- */
+const RACER = fileURLToPath(new URL('./fixtures/decide-racer.mjs', import.meta.url));
+
+interface Racer {
+  ready: Promise<void>;
+  go(): void;
+  won: Promise<string[]>;
+}
+
+/** A child process that opens the same store (the built toolmesh) and, on go, tries to decide each id. */
+function racer(settings: Record<string, string>, ids: string[], as: string): Racer {
+  const child = spawn(process.execPath, [RACER, JSON.stringify({ settings, ids, as })], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk;
+    if (output.startsWith('ready\n')) markReady();
+  });
+  const won = new Promise<string[]>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(output.slice('ready\n'.length)) as string[])
+        : reject(new Error(`racer exited ${code}`)),
+    );
+  });
+  return { ready, won, go: () => child.stdin.write('go\n') };
+}
 
 const T0 = 1_800_000_000_000;
 
@@ -276,6 +306,86 @@ describe.each(BACKENDS)('%s state', (backendName) => {
         'http:127.0.0.1',
       ]);
       expect(await state.approversSeenSince(T0 + 10_001)).toEqual([]);
+    });
+  });
+
+  describe('the audit', () => {
+    it('reads from one handle what another wrote, filtered, newest first, and prunes for all', async () => {
+      const writer = await open();
+      const reader = await open();
+      await writer.recordAudit(auditRecord({ time: T0 }));
+      await writer.recordAudit(
+        auditRecord({ time: T0 + 1, tool: 'git__commit', server: 'git', identity: 'bo' }),
+      );
+      await writer.recordAudit(
+        auditRecord({
+          time: T0 + 2,
+          tool: 'fs__write_file',
+          outcome: 'refused',
+          workspace: 'web',
+          error: 'no',
+        }),
+      );
+      expect((await reader.auditRecords({ limit: 10 })).map((record) => record.time)).toEqual([
+        T0 + 2,
+        T0 + 1,
+        T0,
+      ]);
+      expect(await reader.auditRecords({ limit: 10, tool: 'fs__w*' })).toEqual([
+        auditRecord({
+          time: T0 + 2,
+          tool: 'fs__write_file',
+          outcome: 'refused',
+          workspace: 'web',
+          error: 'no',
+        }),
+      ]);
+      expect((await reader.auditRecords({ limit: 10, identity: 'bo' })).map((record) => record.tool)).toEqual(
+        ['git__commit'],
+      );
+      expect(
+        (await reader.auditRecords({ limit: 1, offset: 1, since: T0 })).map((record) => record.time),
+      ).toEqual([T0 + 1]);
+      expect(await reader.auditRecords({ limit: 10, tool: 'fs__[w]*' })).toEqual([]);
+      expect(await writer.pruneAudit(T0 + 2)).toBe(2);
+      expect((await reader.auditRecords({ limit: 10 })).map((record) => record.time)).toEqual([T0 + 2]);
+    });
+  });
+
+  describe('health', () => {
+    it('names each shared connection and how it answers; SQLite has none', async () => {
+      const health = await (await open()).health();
+      if (backendName === 'sqlite') expect(health).toEqual({});
+      else
+        expect(health.redis).toMatchObject({ ok: true, detail: expect.stringMatching(/^PONG from redis:/) });
+      if (backendName === 'redis+postgres')
+        expect(health.postgres).toMatchObject({
+          ok: true,
+          detail: expect.stringMatching(/select 1 .*schema/),
+        });
+      else expect(health.postgres).toBeUndefined();
+    });
+  });
+
+  describe('deciding from two processes', () => {
+    it('lets exactly one of two racing processes decide each approval', async () => {
+      const state = await open();
+      const ids: string[] = [];
+      for (let index = 0; index < 40; index++) ids.push((await state.openApproval(request())).id);
+      const racers = [
+        racer(backend.settings, ids, 'first'),
+        racer(backend.settings, [...ids].reverse(), 'second'),
+      ];
+      await Promise.all(racers.map((one) => one.ready));
+      for (const one of racers) one.go();
+      const [first = [], second = []] = await Promise.all(racers.map((one) => one.won));
+      expect([...first, ...second].sort()).toEqual([...ids].sort());
+      for (const id of ids) {
+        const decided = await state.approval(id);
+        expect(decided?.decidedBy).toBe(first.includes(id) ? 'first' : 'second');
+      }
+      const history = await state.approvalHistory({ limit: 100 });
+      expect(history.filter((record) => ids.includes(record.id))).toHaveLength(40);
     });
   });
 });

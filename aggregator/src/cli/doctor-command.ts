@@ -43,7 +43,10 @@ export const doctorCommand: Command = {
  * Opens the state and says how each connection stands; when the shared state cannot be opened,
  * the servers are still checked, over a state in memory that nothing else sees.
  */
-async function checkedState(settings: ReturnType<typeof stateSettingsOf>, lines: string[]): Promise<AggregatorState> {
+async function checkedState(
+  settings: ReturnType<typeof stateSettingsOf>,
+  lines: string[],
+): Promise<AggregatorState> {
   const notice = stateNotice(settings);
   if (notice) lines.push(`warning state: ${notice}`);
   let state: AggregatorState;

@@ -205,14 +205,14 @@ const stateSchema = z.strictObject({
     .regex(/^rediss?:\/\//, 'a Redis URL starts with redis:// or rediss://')
     .optional()
     .describe(
-      'Redis URL (redis://[user:password@]host:6379[/db]) for what replicas share: sessions, approvals, tokens, rate limits. ${env:VAR} is allowed.',
+      `Redis URL (redis://[user:password@]host:6379[/db]) for what replicas share: sessions, approvals, tokens, rate limits. \${env:VAR} is allowed.`,
     ),
   postgres: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres:// or postgresql://')
     .optional()
     .describe(
-      'PostgreSQL URL (postgres://[user:password@]host:5432/db) for the durable audit and approvals history of the whole fleet. ${env:VAR} is allowed.',
+      `PostgreSQL URL (postgres://[user:password@]host:5432/db) for the durable audit and approvals history of the whole fleet. \${env:VAR} is allowed.`,
     ),
 });
 

@@ -84,7 +84,10 @@ export class ComposedState implements AggregatorState {
       this.live.pendingApprovals(0),
     ]);
     const archivedIds = new Set(archived.map((record) => record.id));
-    return [...pending.filter((record) => record.createdAt >= since && !archivedIds.has(record.id)), ...archived]
+    return [
+      ...pending.filter((record) => record.createdAt >= since && !archivedIds.has(record.id)),
+      ...archived,
+    ]
       .sort((a, b) => b.createdAt - a.createdAt)
       .slice(0, limit);
   }

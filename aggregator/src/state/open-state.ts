@@ -68,6 +68,6 @@ export function stateNotice(settings: StateSettings): string | undefined {
   if (settings.redis && !settings.postgres)
     return "the audit log and the approvals history stay in this replica's own SQLite file: set state.postgres (or --postgres URL) for one durable audit of the whole fleet that toolmesh audit reads from any replica";
   if (settings.postgres && !settings.redis)
-    return 'sessions, pending approvals, tokens and rate limits stay in this machine\'s SQLite file: set state.redis (or --redis URL) too before running several replicas';
+    return "sessions, pending approvals, tokens and rate limits stay in this machine's SQLite file: set state.redis (or --redis URL) too before running several replicas";
   return undefined;
 }

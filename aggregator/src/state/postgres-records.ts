@@ -140,7 +140,8 @@ export function postgresFix(message: string): string {
     return 'check that PostgreSQL runs at that address (pg_isready -d URL) and that state.postgres or --postgres names it';
   if (/password|authentication/i.test(message))
     return 'put the right user and password in the URL (postgres://user:password@host:5432/db)';
-  if (/database .* does not exist/i.test(message)) return 'create the database (createdb NAME) or name one that exists';
+  if (/database .* does not exist/i.test(message))
+    return 'create the database (createdb NAME) or name one that exists';
   if (/permission denied/i.test(message))
     return 'grant the user CREATE on the database, or create the schema for it';
   return 'check the URL in state.postgres or --postgres, and the PostgreSQL server log';
@@ -205,7 +206,9 @@ export class PostgresRecords implements DurableRecords {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#schema}`);
       await client.query(`SET LOCAL search_path TO ${this.#schema}`);
       await client.query('CREATE TABLE IF NOT EXISTS migrations (version INTEGER NOT NULL)');
-      const { rows } = await client.query<{ version: number }>('SELECT max(version) AS version FROM migrations');
+      const { rows } = await client.query<{ version: number }>(
+        'SELECT max(version) AS version FROM migrations',
+      );
       const done = rows[0]?.version ?? 0;
       if (done > MIGRATIONS.length)
         throw new Error(
@@ -354,7 +357,10 @@ export class PostgresRecords implements DurableRecords {
       };
     } catch (error) {
       const message = (error as Error).message;
-      return { ok: false, detail: `PostgreSQL at ${this.location} does not answer: ${message}; ${postgresFix(message)}` };
+      return {
+        ok: false,
+        detail: `PostgreSQL at ${this.location} does not answer: ${message}; ${postgresFix(message)}`,
+      };
     }
   }
 

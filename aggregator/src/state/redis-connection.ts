@@ -11,7 +11,8 @@ export function redisFix(message: string): string {
     return 'check that Redis runs at that address (redis-cli -u URL ping) and that state.redis or --redis names it';
   if (/NOAUTH|WRONGPASS|invalid password|AUTH/i.test(message))
     return 'put the right user and password in the URL (redis://user:password@host:6379)';
-  if (/DB index|invalid DB/i.test(message)) return 'use a database number the server has (redis://host:6379/0)';
+  if (/DB index|invalid DB/i.test(message))
+    return 'use a database number the server has (redis://host:6379/0)';
   return 'check the URL in state.redis or --redis, and the Redis server log';
 }
 
@@ -50,7 +51,7 @@ export async function connectRedis(url: string): Promise<Redis> {
 }
 
 /** Runs a command; a connection failure becomes a StateUnavailableError that says the operation did not happen. */
-export async function redisCall<T>(client: Redis, where: string, command: () => Promise<T>): Promise<T> {
+export async function redisCall<T>(where: string, command: () => Promise<T>): Promise<T> {
   try {
     return await command();
   } catch (error) {

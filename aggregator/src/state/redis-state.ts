@@ -88,7 +88,8 @@ function approvalOf(fields: Record<string, string>): ApprovalRecord | undefined 
 /** HGETALL's flat [field, value, …] answer from a script, as an object. */
 function fieldsOf(flat: string[]): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (let index = 0; index < flat.length; index += 2) fields[flat[index] as string] = flat[index + 1] as string;
+  for (let index = 0; index < flat.length; index += 2)
+    fields[flat[index] as string] = flat[index + 1] as string;
   return fields;
 }
 
@@ -135,7 +136,7 @@ export class RedisState implements LiveState {
       throw error;
     }
     const state = new RedisState(url, client, subscriber, options);
-    await redisCall(subscriber, state.location, () => subscriber.subscribe(state.#key('decided')));
+    await redisCall(state.location, () => subscriber.subscribe(state.#key('decided')));
     return state;
   }
 
@@ -144,7 +145,7 @@ export class RedisState implements LiveState {
   }
 
   #call<T>(command: (client: Redis) => Promise<T>): Promise<T> {
-    return redisCall(this.#client, this.location, () => command(this.#client));
+    return redisCall(this.location, () => command(this.#client));
   }
 
   async saveSession(record: SessionRecord): Promise<void> {
@@ -203,7 +204,12 @@ export class RedisState implements LiveState {
   }
 
   async openApproval(request: NewApproval): Promise<ApprovalRecord> {
-    const record: ApprovalRecord = { ...request, id: randomUUID(), status: 'pending', createdAt: this.#now() };
+    const record: ApprovalRecord = {
+      ...request,
+      id: randomUUID(),
+      status: 'pending',
+      createdAt: this.#now(),
+    };
     const { status: _pending, ...opened } = record;
     const key = this.#key(`approval:${record.id}`);
     await this.#call((client) =>

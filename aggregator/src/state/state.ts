@@ -137,4 +137,7 @@ export interface DurableRecords
 }
 
 /** The live part of the state: sessions, todos, pending approvals, approvers (SQLite or Redis). */
-export type LiveState = Omit<AggregatorState, 'recordAudit' | 'auditRecords' | 'pruneAudit' | 'approvalHistory'>;
+export type LiveState = Omit<
+  AggregatorState,
+  'recordAudit' | 'auditRecords' | 'pruneAudit' | 'approvalHistory'
+>;
