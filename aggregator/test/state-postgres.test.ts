@@ -69,7 +69,10 @@ describe('the audit in PostgreSQL', () => {
 
   it('says what to fix for a server that is not running and a database that does not exist', async () => {
     const nowhere = `postgres://postgres:secret@127.0.0.1:${await freePort()}/test`;
-    const down = await PostgresRecords.open(nowhere, { schema }).catch((error: unknown) => error as Error);
+    const down = (await PostgresRecords.open(nowhere, { schema }).then(
+      (records) => records.close(),
+      (error: unknown) => error,
+    )) as Error;
     expect(down).toBeInstanceOf(StateUnavailableError);
     expect(down.message).toMatch(
       /cannot open toolmesh's audit in PostgreSQL at postgres:\/\/127\.0\.0\.1:\d+\/test .*ECONNREFUSED.*pg_isready/,

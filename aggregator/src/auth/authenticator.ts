@@ -1,7 +1,8 @@
 import type { AggregatorConfig } from '../config/schema.js';
+import { StateUnavailableError } from '../state/state-unavailable.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { tokenHash } from './token-secret.js';
-import type { TokenStore } from './token-store.js';
+import type { TokenRegistry } from './token-store.js';
 
 /** Who a request comes from, and what their token lets them do. */
 export interface Principal {
@@ -15,10 +16,13 @@ export interface Principal {
   approver: boolean;
 }
 
-/** An HTTP answer instead of service: 401 without a valid token, 403 outside its rights, 429 over its rate. */
+/**
+ * An HTTP answer instead of service: 401 without a valid token, 403 outside its rights, 429 over
+ * its rate, 503 when the shared token store cannot say whether a token was revoked.
+ */
 export class AuthRefusal extends Error {
   constructor(
-    readonly status: 401 | 403 | 429,
+    readonly status: 401 | 403 | 429 | 503,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -38,7 +42,7 @@ function unauthorized(problem: string): AuthRefusal {
 /** Finds the token of a request among those made by `toolmesh token` and those in the config, then applies its rate limit. */
 export class Authenticator {
   constructor(
-    private readonly store: TokenStore,
+    readonly store: TokenRegistry,
     private readonly configured: () => AggregatorConfig['auth']['tokens'],
     private readonly limiter: RateLimiter,
   ) {}
@@ -66,13 +70,24 @@ export class Authenticator {
 
   /** Whether any token exists, so that a server off loopback has someone to serve. */
   hasTokens(): boolean {
-    return this.configured().length > 0 || this.store.list().length > 0;
+    return this.configured().length > 0 || this.#made().length > 0;
+  }
+
+  /** The tokens `toolmesh token` made; a store that cannot vouch for them refuses with 503, never lets one by. */
+  #made() {
+    try {
+      return this.store.list();
+    } catch (error) {
+      if (error instanceof StateUnavailableError)
+        throw new AuthRefusal(503, error.message, { 'Retry-After': '1' });
+      throw error;
+    }
   }
 
   #principalOf(sha256: string): Principal | undefined {
     const found =
       this.configured().find((token) => token.sha256 === sha256) ??
-      this.store.list().find((token) => token.sha256 === sha256);
+      this.#made().find((token) => token.sha256 === sha256);
     if (!found) return undefined;
     return {
       identity: found.name,

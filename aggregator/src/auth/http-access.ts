@@ -2,8 +2,9 @@ import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
 import type { AggregatorConfig } from '../config/schema.js';
 import { Authenticator } from './authenticator.js';
 import { localToken, localTokenFile } from './local-token.js';
+import { openTokenRegistry } from './open-token-registry.js';
 import { RateLimiter } from './rate-limiter.js';
-import { TokenStore, tokenStoreFile } from './token-store.js';
+import type { TokenRegistry } from './token-store.js';
 
 export class HttpAccessError extends Error {
   override readonly name = 'HttpAccessError';
@@ -13,7 +14,7 @@ export class HttpAccessError extends Error {
  * Throws when a name is both in the config's tokens and among those `toolmesh token create`
  * made: a name is one identity, and two credentials under one name would pass for one person.
  */
-export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenStore): void {
+export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenRegistry): void {
   if (!auth.required) return;
   const made = new Set(store.list().map((token) => token.name));
   const shared = [...new Set(auth.tokens.map((token) => token.name).filter((name) => made.has(name)))];
@@ -39,6 +40,8 @@ export async function prepareHttpAccess(options: {
   auth: AggregatorConfig['auth'];
   host: string;
   dataDir: string;
+  /** With Redis, the tokens are the fleet's, in Redis; else the data directory's file. */
+  redis?: string;
   /** The auth settings in effect now: a reload changes the config's tokens and the rate limit. */
   current: () => AggregatorConfig['auth'];
 }): Promise<HttpAccess> {
@@ -49,8 +52,16 @@ export async function prepareHttpAccess(options: {
       `refusing to listen on ${options.host} with auth.required false: anyone who can reach it could run every tool. Listen on 127.0.0.1 (the default), or turn authentication on and create tokens with toolmesh token create.`,
     );
   }
-  const store = new TokenStore(tokenStoreFile(options.dataDir));
-  checkTokenNames(options.auth, store);
+  const store = await openTokenRegistry({
+    dataDir: options.dataDir,
+    ...(options.redis && { redis: options.redis }),
+  });
+  try {
+    checkTokenNames(options.auth, store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const authenticator = new Authenticator(
     store,
     () => options.current().tokens,

@@ -24,10 +24,13 @@ export function stateSettingsOf(flags: StateFlags, loaded: Pick<LoadedConfig, 'c
 const TAKEN = ['--redis', '--postgres', '--config'] as const;
 
 /**
- * For a command that parses its own arguments (audit, approvals): takes --redis, --postgres and
- * --config out of them and opens the state they, or the config, name. The rest is the command's.
+ * For a command that parses its own arguments: takes --redis, --postgres (and --config, unless
+ * the command reads it too) out of them, and says where the state lives by them or the config.
  */
-export async function openStateFromArgs(args: string[]): Promise<{ state: AggregatorState; rest: string[] }> {
+export function takeStateArgs(
+  args: string[],
+  { keepConfig = false } = {},
+): { settings: StateSettings; rest: string[] } {
   const taken: Partial<Record<(typeof TAKEN)[number], string>> = {};
   const rest: string[] = [];
   for (let index = 0; index < args.length; index++) {
@@ -45,8 +48,17 @@ export async function openStateFromArgs(args: string[]): Promise<{ state: Aggreg
     }
     if (arg === flag) index++;
     taken[flag] = value;
+    if (flag === '--config' && keepConfig) rest.push('--config', value);
   }
   const loaded = resolveConfig({ ...(taken['--config'] && { config: taken['--config'] }), root: '.' });
-  const settings = stateSettingsOf({ redis: taken['--redis'], postgres: taken['--postgres'] }, loaded);
+  return {
+    settings: stateSettingsOf({ redis: taken['--redis'], postgres: taken['--postgres'] }, loaded),
+    rest,
+  };
+}
+
+/** For audit and approvals: the state their --redis, --postgres and --config name, and the rest of their arguments. */
+export async function openStateFromArgs(args: string[]): Promise<{ state: AggregatorState; rest: string[] }> {
+  const { settings, rest } = takeStateArgs(args);
   return { state: await openState(settings), rest };
 }

@@ -1,9 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { dataDirectory } from '@toolmesh/core';
-import { ComposedState } from './composed-state.js';
-import { PostgresRecords } from './postgres-records.js';
-import { RedisState } from './redis-state.js';
+import { sharedNamesFromEnvironment } from './shared-names.js';
 import { SqliteState } from './sqlite-state.js';
 import type { AggregatorState, DurableRecords, LiveState } from './state.js';
 
@@ -17,9 +15,9 @@ export interface OpenStateOptions extends StateSettings {
   dataDir?: string;
   /** The SQLite file, instead of `<dataDir>/aggregator/state.sqlite`. */
   file?: string;
-  /** Before every Redis key and channel; tests use one per run. */
+  /** Before every Redis key and channel (default: $TOOLMESH_REDIS_PREFIX, else `toolmesh:`); tests use one per run. */
   redisKeyPrefix?: string;
-  /** The PostgreSQL schema of the tables; tests use one per run. */
+  /** The PostgreSQL schema of the tables (default: $TOOLMESH_POSTGRES_SCHEMA, else `toolmesh`); tests use one per run. */
   postgresSchema?: string;
   /** The clock that stamps an approval's `createdAt`; tests pass their own. */
   now?: () => number;
@@ -37,9 +35,16 @@ function sqliteFile(options: OpenStateOptions): string {
  * approvers) is shared by every replica; with `postgres`, the audit and the approvals history
  * are. Every command that opens the state opens it here.
  */
-export async function openState(options: OpenStateOptions = {}): Promise<AggregatorState> {
+export async function openState(given: OpenStateOptions = {}): Promise<AggregatorState> {
+  const options = { ...sharedNamesFromEnvironment(), ...given };
   const now = options.now && { now: options.now };
   if (!options.redis && !options.postgres) return SqliteState.open(sqliteFile(options), { ...now });
+  // Loaded only when used: a command's start-up time is mostly loading modules.
+  const [{ ComposedState }, { PostgresRecords }, { RedisState }] = await Promise.all([
+    import('./composed-state.js'),
+    import('./postgres-records.js'),
+    import('./redis-state.js'),
+  ]);
   const records: DurableRecords = options.postgres
     ? await PostgresRecords.open(options.postgres, {
         ...(options.postgresSchema && { schema: options.postgresSchema }),
