@@ -1,6 +1,5 @@
 import type { AggregatorConfig } from '../config/schema.js';
 import { StateUnavailableError } from '../state/state-unavailable.js';
-import type { RateLimiter } from './rate-limiter.js';
 import { tokenHash } from './token-secret.js';
 import type { TokenRegistry } from './token-store.js';
 
@@ -33,6 +32,22 @@ export class AuthRefusal extends Error {
 const HOW_TO_GET_ONE =
   "toolmesh prints a token in the client config snippet when it starts (kept in the data directory's aggregator/local-token); make more with `toolmesh token create --name NAME`.";
 
+/** The 429 of a token over its rate, the same from the local limiter and the fleet's one in Redis. */
+export function tooManyRequests(identity: string, perMinute: number, waitSeconds: number): AuthRefusal {
+  return new AuthRefusal(
+    429,
+    `Too many requests for token ${identity}: it may make ${perMinute} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
+    { 'Retry-After': String(waitSeconds) },
+  );
+}
+
+/** What the authenticator takes each request from; with Redis, the fleet's limit is taken before it (shared-rate-limit.ts). */
+export interface RequestLimiter {
+  requestsPerMinute(): number;
+  /** 0 when the request may go ahead, else the seconds to wait. */
+  take(caller: string): number;
+}
+
 function unauthorized(problem: string): AuthRefusal {
   return new AuthRefusal(401, `${problem} ${HOW_TO_GET_ONE}`, {
     'WWW-Authenticate': 'Bearer realm="toolmesh"',
@@ -44,7 +59,7 @@ export class Authenticator {
   constructor(
     readonly store: TokenRegistry,
     private readonly configured: () => AggregatorConfig['auth']['tokens'],
-    private readonly limiter: RateLimiter,
+    private readonly limiter: RequestLimiter,
   ) {}
 
   authenticate(authorization: string | undefined): Principal {
@@ -60,11 +75,7 @@ export class Authenticator {
       throw unauthorized('This token is not valid: it was revoked, or toolmesh never issued it.');
     const waitSeconds = this.limiter.take(principal.key);
     if (waitSeconds > 0)
-      throw new AuthRefusal(
-        429,
-        `Too many requests for token ${principal.identity}: it may make ${this.limiter.requestsPerMinute()} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
-        { 'Retry-After': String(waitSeconds) },
-      );
+      throw tooManyRequests(principal.identity, this.limiter.requestsPerMinute(), waitSeconds);
     return principal;
   }
 

@@ -1,9 +1,12 @@
 import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
+import type { RequestHandler } from 'express';
 import type { AggregatorConfig } from '../config/schema.js';
+import { sharedNamesFromEnvironment } from '../state/shared-names.js';
 import { Authenticator } from './authenticator.js';
 import { localToken, localTokenFile } from './local-token.js';
 import { openTokenRegistry } from './open-token-registry.js';
 import { RateLimiter } from './rate-limiter.js';
+import { sharedRateLimit } from './shared-rate-limit.js';
 import type { TokenRegistry } from './token-store.js';
 
 export class HttpAccessError extends Error {
@@ -24,11 +27,19 @@ export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenRegi
     );
 }
 
+async function fleetRateLimit(redis: string, requestsPerMinute: () => number) {
+  const { RedisRateLimiter } = await import('./redis-rate-limiter.js');
+  const keyPrefix = sharedNamesFromEnvironment().redisKeyPrefix;
+  return RedisRateLimiter.open(redis, requestsPerMinute, { ...(keyPrefix && { keyPrefix }) });
+}
+
 export interface HttpAccess {
   /** Undefined when the config turns authentication off (loopback only). */
   authenticator?: Authenticator;
   /** The token of the person at this machine, to print in the client config snippet. */
   localToken?: string;
+  /** With Redis: the fleet's rate limit, to run before the front authenticates. */
+  sharedRateLimit?: RequestHandler;
 }
 
 /**
@@ -62,18 +73,22 @@ export async function prepareHttpAccess(options: {
     await store.close();
     throw error;
   }
+  const requestsPerMinute = () => options.current().requestsPerMinute;
+  const shared = options.redis ? await fleetRateLimit(options.redis, requestsPerMinute) : undefined;
+  // With the fleet's limit in Redis, nothing more is taken here: one budget, counted once.
   const authenticator = new Authenticator(
     store,
     () => options.current().tokens,
-    new RateLimiter(() => options.current().requestsPerMinute),
+    shared ? { requestsPerMinute, take: () => 0 } : new RateLimiter(requestsPerMinute),
   );
+  const limited = shared && { sharedRateLimit: sharedRateLimit(authenticator, shared) };
   if (!loopback) {
     if (!authenticator.hasTokens())
       throw new HttpAccessError(
         `refusing to listen on ${options.host}: no token exists, so no client could use it. Create one with toolmesh token create --name NAME, then start again.`,
       );
-    return { authenticator };
+    return { authenticator, ...limited };
   }
   const token = await localToken(store, localTokenFile(options.dataDir), options.auth.tokens.length);
-  return { authenticator, ...(token && { localToken: token }) };
+  return { authenticator, ...limited, ...(token && { localToken: token }) };
 }
