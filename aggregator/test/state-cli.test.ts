@@ -49,8 +49,8 @@ function writeConfig(state: Record<string, string>): string {
 }
 
 describe('the state from the command line', () => {
-  it('doctor checks Redis and PostgreSQL named in the config through ${env:…}', async () => {
-    writeConfig({ redis: '${env:TM_TEST_REDIS}', postgres: '${env:TM_TEST_POSTGRES}' });
+  it('doctor checks Redis and PostgreSQL named in the config through env references', async () => {
+    writeConfig({ redis: `\${env:TM_TEST_REDIS}`, postgres: `\${env:TM_TEST_POSTGRES}` });
     const doctor = await toolmesh(['doctor'], { TM_TEST_REDIS: REDIS_URL, TM_TEST_POSTGRES: POSTGRES_URL });
     expect(doctor.stdout).toMatch(/^ok\s+redis: PONG from redis:\/\/127\.0\.0\.1:6379\/? in [\d.]+ ms$/m);
     expect(doctor.stdout).toMatch(

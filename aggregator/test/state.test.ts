@@ -1,4 +1,3 @@
-import { getEventListeners } from 'node:events';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState } from '../src/state/open-state.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
 import type { AggregatorState, NewApproval } from '../src/state/state.js';
-import { waitForDecision } from '../src/state/wait-for-decision.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -48,7 +46,6 @@ function request(overrides: Partial<NewApproval> = {}): NewApproval {
   };
 }
 
-const never = () => new AbortController().signal;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the state file', () => {
