@@ -443,4 +443,7 @@ export { ConfigError, loadConfigFile, parseConfig } from './config/load.js';
 export type { AggregatorConfig, ServerConfig } from './config/schema.js';
 export { configJsonSchema, configSchema } from './config/schema.js';
 export { ToolIndex } from './discovery/tool-index.js';
+export { type OpenStateOptions, openState, type StateSettings } from './state/open-state.js';
 export { SqliteState } from './state/sqlite-state.js';
+export type { AggregatorState, StateHealth } from './state/state.js';
+export { StateUnavailableError } from './state/state-unavailable.js';

@@ -8,6 +8,7 @@ import { benchmarkAudit } from './aggregator-audit.mjs';
 import { benchmarkCliTimings } from './aggregator-cli-timings.mjs';
 import { benchmarkOverhead } from './aggregator-overhead.mjs';
 import { benchmarkSearch } from './aggregator-search.mjs';
+import { benchmarkSharedState } from './aggregator-shared-state.mjs';
 import { benchmarkStartup } from './aggregator-startup.mjs';
 import { benchmarkThroughput } from './aggregator-throughput.mjs';
 
@@ -24,7 +25,15 @@ const AGGREGATOR_RUNS = {
   cliRuns: 5,
   auditRecords: 10_000,
   auditCalls: 2000,
+  sharedStateCalls: 2000,
 };
+
+/** The shared state's part alone, for `run.mjs --only shared-state`. */
+export function benchmarkAggregatorSharedState({ folder, log }) {
+  mkdirSync(folder, { recursive: true });
+  const runs = AGGREGATOR_RUNS;
+  return benchmarkSharedState({ folder, calls: runs.sharedStateCalls, warmup: runs.warmup, log });
+}
 
 /** The audit log's part alone, for `run.mjs --only audit`. */
 export function benchmarkAggregatorAudit({ folder, log }) {
@@ -63,5 +72,18 @@ export async function benchmarkAggregator({ base, log }) {
   const startup = await benchmarkStartup({ folder, dataDir, runs: runs.startups, log });
   const cli = await benchmarkCliTimings({ folder, dataDir, runs: runs.cliRuns, log });
   const audit = await benchmarkAggregatorAudit({ folder: path.join(folder, 'audit'), log });
-  return { overhead, throughput, search, startup, cli, audit, totalMs: performance.now() - began };
+  const sharedState = await benchmarkAggregatorSharedState({
+    folder: path.join(folder, 'shared-state'),
+    log,
+  });
+  return {
+    overhead,
+    throughput,
+    search,
+    startup,
+    cli,
+    audit,
+    sharedState,
+    totalMs: performance.now() - began,
+  };
 }

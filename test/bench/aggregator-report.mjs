@@ -1,5 +1,6 @@
 // The aggregator's section of docs/benchmarks.md.
 import { cliTimingRows } from './aggregator-cli-timings.mjs';
+import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { count, table } from './markdown.mjs';
 import { mib, micros, ms } from './stats.mjs';
 
@@ -293,5 +294,7 @@ ${startupSection(run, fsColdStart)}
 ${cliSection(run)}
 
 ${renderAuditSection(run)}
+
+${renderSharedStateSection(run)}
 `;
 }

@@ -2,14 +2,19 @@
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section,
-// and `--only install` for the install sizes.
+// `--only shared-state` the shared state's (Redis, PostgreSQL), and `--only install` the install sizes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { benchmarkAggregator, benchmarkAggregatorAudit } from './aggregator-bench.mjs';
+import {
+  benchmarkAggregator,
+  benchmarkAggregatorAudit,
+  benchmarkAggregatorSharedState,
+} from './aggregator-bench.mjs';
 import { renderAuditSection } from './aggregator-report.mjs';
+import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
@@ -50,6 +55,12 @@ async function auditOnly(base) {
   log(`bench: rewrote the audit log section of ${path.relative(REPO, OUTPUT)}`);
 }
 
+async function sharedStateOnly(base) {
+  const sharedState = await benchmarkAggregatorSharedState({ folder: path.join(base, 'shared-state'), log });
+  writeFileSync(OUTPUT, withSection(readFileSync(OUTPUT, 'utf8'), renderSharedStateSection({ sharedState })));
+  log(`bench: rewrote the shared state section of ${path.relative(REPO, OUTPUT)}`);
+}
+
 /**
  * The servers measured one after another after the fs server and the aggregator: how each is
  * run in a folder of its own under the bench's base, and how its section is rendered.
@@ -77,6 +88,7 @@ function sectionOnly(name, { run, render }) {
 /** The parts `--only` can run alone. */
 const ONLY = {
   audit: auditOnly,
+  'shared-state': sharedStateOnly,
   ...Object.fromEntries(
     Object.entries(SERVER_SECTIONS).map(([name, part]) => [name, sectionOnly(name, part)]),
   ),

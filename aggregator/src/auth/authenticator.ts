@@ -1,7 +1,7 @@
 import type { AggregatorConfig } from '../config/schema.js';
-import type { RateLimiter } from './rate-limiter.js';
+import { StateUnavailableError } from '../state/state-unavailable.js';
 import { tokenHash } from './token-secret.js';
-import type { TokenStore } from './token-store.js';
+import type { TokenRegistry } from './token-store.js';
 
 /** Who a request comes from, and what their token lets them do. */
 export interface Principal {
@@ -15,10 +15,13 @@ export interface Principal {
   approver: boolean;
 }
 
-/** An HTTP answer instead of service: 401 without a valid token, 403 outside its rights, 429 over its rate. */
+/**
+ * An HTTP answer instead of service: 401 without a valid token, 403 outside its rights, 429 over
+ * its rate, 503 when the shared token store cannot say whether a token was revoked.
+ */
 export class AuthRefusal extends Error {
   constructor(
-    readonly status: 401 | 403 | 429,
+    readonly status: 401 | 403 | 429 | 503,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -29,6 +32,22 @@ export class AuthRefusal extends Error {
 const HOW_TO_GET_ONE =
   "toolmesh prints a token in the client config snippet when it starts (kept in the data directory's aggregator/local-token); make more with `toolmesh token create --name NAME`.";
 
+/** The 429 of a token over its rate, the same from the local limiter and the fleet's one in Redis. */
+export function tooManyRequests(identity: string, perMinute: number, waitSeconds: number): AuthRefusal {
+  return new AuthRefusal(
+    429,
+    `Too many requests for token ${identity}: it may make ${perMinute} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
+    { 'Retry-After': String(waitSeconds) },
+  );
+}
+
+/** What the authenticator takes each request from; with Redis, the fleet's limit is taken before it (shared-rate-limit.ts). */
+export interface RequestLimiter {
+  requestsPerMinute(): number;
+  /** 0 when the request may go ahead, else the seconds to wait. */
+  take(caller: string): number;
+}
+
 function unauthorized(problem: string): AuthRefusal {
   return new AuthRefusal(401, `${problem} ${HOW_TO_GET_ONE}`, {
     'WWW-Authenticate': 'Bearer realm="toolmesh"',
@@ -38,9 +57,9 @@ function unauthorized(problem: string): AuthRefusal {
 /** Finds the token of a request among those made by `toolmesh token` and those in the config, then applies its rate limit. */
 export class Authenticator {
   constructor(
-    private readonly store: TokenStore,
+    readonly store: TokenRegistry,
     private readonly configured: () => AggregatorConfig['auth']['tokens'],
-    private readonly limiter: RateLimiter,
+    private readonly limiter: RequestLimiter,
   ) {}
 
   authenticate(authorization: string | undefined): Principal {
@@ -56,23 +75,30 @@ export class Authenticator {
       throw unauthorized('This token is not valid: it was revoked, or toolmesh never issued it.');
     const waitSeconds = this.limiter.take(principal.key);
     if (waitSeconds > 0)
-      throw new AuthRefusal(
-        429,
-        `Too many requests for token ${principal.identity}: it may make ${this.limiter.requestsPerMinute()} a minute. Retry in ${waitSeconds} s, or raise auth.requestsPerMinute in the config.`,
-        { 'Retry-After': String(waitSeconds) },
-      );
+      throw tooManyRequests(principal.identity, this.limiter.requestsPerMinute(), waitSeconds);
     return principal;
   }
 
   /** Whether any token exists, so that a server off loopback has someone to serve. */
   hasTokens(): boolean {
-    return this.configured().length > 0 || this.store.list().length > 0;
+    return this.configured().length > 0 || this.#made().length > 0;
+  }
+
+  /** The tokens `toolmesh token` made; a store that cannot vouch for them refuses with 503, never lets one by. */
+  #made() {
+    try {
+      return this.store.list();
+    } catch (error) {
+      if (error instanceof StateUnavailableError)
+        throw new AuthRefusal(503, error.message, { 'Retry-After': '1' });
+      throw error;
+    }
   }
 
   #principalOf(sha256: string): Principal | undefined {
     const found =
       this.configured().find((token) => token.sha256 === sha256) ??
-      this.store.list().find((token) => token.sha256 === sha256);
+      this.#made().find((token) => token.sha256 === sha256);
     if (!found) return undefined;
     return {
       identity: found.name,

@@ -1,9 +1,13 @@
 import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
+import type { RequestHandler } from 'express';
 import type { AggregatorConfig } from '../config/schema.js';
+import { sharedNamesFromEnvironment } from '../state/shared-names.js';
 import { Authenticator } from './authenticator.js';
 import { localToken, localTokenFile } from './local-token.js';
+import { openTokenRegistry } from './open-token-registry.js';
 import { RateLimiter } from './rate-limiter.js';
-import { TokenStore, tokenStoreFile } from './token-store.js';
+import { sharedRateLimit } from './shared-rate-limit.js';
+import type { TokenRegistry } from './token-store.js';
 
 export class HttpAccessError extends Error {
   override readonly name = 'HttpAccessError';
@@ -13,7 +17,7 @@ export class HttpAccessError extends Error {
  * Throws when a name is both in the config's tokens and among those `toolmesh token create`
  * made: a name is one identity, and two credentials under one name would pass for one person.
  */
-export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenStore): void {
+export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenRegistry): void {
   if (!auth.required) return;
   const made = new Set(store.list().map((token) => token.name));
   const shared = [...new Set(auth.tokens.map((token) => token.name).filter((name) => made.has(name)))];
@@ -23,11 +27,19 @@ export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenStor
     );
 }
 
+async function fleetRateLimit(redis: string, requestsPerMinute: () => number) {
+  const { RedisRateLimiter } = await import('./redis-rate-limiter.js');
+  const keyPrefix = sharedNamesFromEnvironment().redisKeyPrefix;
+  return RedisRateLimiter.open(redis, requestsPerMinute, { ...(keyPrefix && { keyPrefix }) });
+}
+
 export interface HttpAccess {
   /** Undefined when the config turns authentication off (loopback only). */
   authenticator?: Authenticator;
   /** The token of the person at this machine, to print in the client config snippet. */
   localToken?: string;
+  /** With Redis: the fleet's rate limit, to run before the front authenticates. */
+  sharedRateLimit?: RequestHandler;
 }
 
 /**
@@ -39,6 +51,8 @@ export async function prepareHttpAccess(options: {
   auth: AggregatorConfig['auth'];
   host: string;
   dataDir: string;
+  /** With Redis, the tokens are the fleet's, in Redis; else the data directory's file. */
+  redis?: string;
   /** The auth settings in effect now: a reload changes the config's tokens and the rate limit. */
   current: () => AggregatorConfig['auth'];
 }): Promise<HttpAccess> {
@@ -49,20 +63,32 @@ export async function prepareHttpAccess(options: {
       `refusing to listen on ${options.host} with auth.required false: anyone who can reach it could run every tool. Listen on 127.0.0.1 (the default), or turn authentication on and create tokens with toolmesh token create.`,
     );
   }
-  const store = new TokenStore(tokenStoreFile(options.dataDir));
-  checkTokenNames(options.auth, store);
+  const store = await openTokenRegistry({
+    dataDir: options.dataDir,
+    ...(options.redis && { redis: options.redis }),
+  });
+  try {
+    checkTokenNames(options.auth, store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const requestsPerMinute = () => options.current().requestsPerMinute;
+  const shared = options.redis ? await fleetRateLimit(options.redis, requestsPerMinute) : undefined;
+  // With the fleet's limit in Redis, nothing more is taken here: one budget, counted once.
   const authenticator = new Authenticator(
     store,
     () => options.current().tokens,
-    new RateLimiter(() => options.current().requestsPerMinute),
+    shared ? { requestsPerMinute, take: () => 0 } : new RateLimiter(requestsPerMinute),
   );
+  const limited = shared && { sharedRateLimit: sharedRateLimit(authenticator, shared) };
   if (!loopback) {
     if (!authenticator.hasTokens())
       throw new HttpAccessError(
         `refusing to listen on ${options.host}: no token exists, so no client could use it. Create one with toolmesh token create --name NAME, then start again.`,
       );
-    return { authenticator };
+    return { authenticator, ...limited };
   }
   const token = await localToken(store, localTokenFile(options.dataDir), options.auth.tokens.length);
-  return { authenticator, ...(token && { localToken: token }) };
+  return { authenticator, ...limited, ...(token && { localToken: token }) };
 }

@@ -1,7 +1,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { newTokenSecret, tokenHash } from './token-secret.js';
-import type { TokenStore } from './token-store.js';
+import type { TokenRegistry } from './token-store.js';
 
 export const LOCAL_TOKEN_NAME = 'local';
 
@@ -38,7 +38,7 @@ function claim(file: string, secret: string): boolean {
 }
 
 /** Whether `secret` is (or, when another start just made it, soon becomes) one of the store's tokens. */
-async function isRecorded(store: TokenStore, secret: string): Promise<boolean> {
+async function isRecorded(store: TokenRegistry, secret: string): Promise<boolean> {
   const hash = tokenHash(secret);
   const deadline = Date.now() + RECORDED_WITHIN_MS;
   for (;;) {
@@ -56,7 +56,7 @@ async function isRecorded(store: TokenStore, secret: string): Promise<boolean> {
  * on one token: the one that claims the file makes it.
  */
 export async function localToken(
-  store: TokenStore,
+  store: TokenRegistry,
   file: string,
   configuredTokens: number,
 ): Promise<string | undefined> {
@@ -68,7 +68,7 @@ export async function localToken(
   const candidate = newTokenSecret();
   if (claim(file, candidate)) {
     // Not an approver: the client holding it could otherwise approve its own calls.
-    store.create({ name: LOCAL_TOKEN_NAME, approver: false }, candidate);
+    await store.create({ name: LOCAL_TOKEN_NAME, approver: false }, candidate);
     return candidate;
   }
   const winner = readSecret(file);

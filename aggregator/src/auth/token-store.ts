@@ -23,6 +23,43 @@ export class TokenStoreError extends Error {
   override readonly name = 'TokenStoreError';
 }
 
+/**
+ * Where the tokens `toolmesh token create` made are kept: a file on one machine, or Redis for a
+ * fleet. `list` answers from memory (it is on every request's path) and is never older than a
+ * revocation by more than a second.
+ */
+export interface TokenRegistry {
+  /** Where they are kept, for messages: the file, or the Redis server without credentials. */
+  readonly location: string;
+  list(): TokenRecord[];
+  /** Makes a token and returns it; only its hash is kept, so this is the one time it is shown. */
+  create(token: NewToken, secret?: string): Promise<{ secret: string; record: TokenRecord }>;
+  /** Removes a token; false when none has that name. */
+  revoke(name: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The record a new token is kept as, after checking its name is valid and free among `existing`. */
+export function newTokenRecord(token: NewToken, secret: string, existing: TokenRecord[]): TokenRecord {
+  const problem = tokenNameProblem(token.name);
+  if (problem) throw new TokenStoreError(problem);
+  if (existing.some((record) => record.name === token.name)) throw nameTaken(token.name);
+  return {
+    name: token.name,
+    sha256: tokenHash(secret),
+    ...(token.workspaces && { workspaces: token.workspaces }),
+    ...(token.modes && { modes: token.modes }),
+    approver: token.approver,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+export function nameTaken(name: string): TokenStoreError {
+  return new TokenStoreError(
+    `a token named ${name} exists already: revoke it first (toolmesh token revoke ${name}) or choose another name`,
+  );
+}
+
 /** Where `toolmesh token` keeps its tokens: beside the aggregator's state, private to the user. */
 export function tokenStoreFile(dataDir: string): string {
   return path.join(dataDir, 'aggregator', 'tokens.json');
@@ -32,10 +69,14 @@ export function tokenStoreFile(dataDir: string): string {
  * The tokens `toolmesh token create` made, in one JSON file of hashes (mode 0600). The server
  * reads it again whenever it changes, so a revoked token stops working at once.
  */
-export class TokenStore {
+export class TokenStore implements TokenRegistry {
   #cached: { stamp: string; records: TokenRecord[] } | undefined;
 
   constructor(readonly file: string) {}
+
+  get location(): string {
+    return this.file;
+  }
 
   list(): TokenRecord[] {
     let stamp: string;
@@ -52,35 +93,22 @@ export class TokenStore {
     return records;
   }
 
-  /** Makes a token and returns it; only its hash is kept, so this is the one time it is shown. */
-  create(token: NewToken, secret = newTokenSecret()): { secret: string; record: TokenRecord } {
-    const problem = tokenNameProblem(token.name);
-    if (problem) throw new TokenStoreError(problem);
+  async create(token: NewToken, secret = newTokenSecret()): Promise<{ secret: string; record: TokenRecord }> {
     const records = this.list();
-    if (records.some((record) => record.name === token.name))
-      throw new TokenStoreError(
-        `a token named ${token.name} exists already: revoke it first (toolmesh token revoke ${token.name}) or choose another name`,
-      );
-    const record: TokenRecord = {
-      name: token.name,
-      sha256: tokenHash(secret),
-      ...(token.workspaces && { workspaces: token.workspaces }),
-      ...(token.modes && { modes: token.modes }),
-      approver: token.approver,
-      createdAt: new Date().toISOString(),
-    };
+    const record = newTokenRecord(token, secret, records);
     this.#write([...records, record]);
     return { secret, record };
   }
 
-  /** Removes a token; false when none has that name. */
-  revoke(name: string): boolean {
+  async revoke(name: string): Promise<boolean> {
     const records = this.list();
     const kept = records.filter((record) => record.name !== name);
     if (kept.length === records.length) return false;
     this.#write(kept);
     return true;
   }
+
+  async close(): Promise<void> {}
 
   #read(): TokenRecord[] {
     try {

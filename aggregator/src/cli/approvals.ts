@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redactArguments } from '../audit/redaction.js';
-import { openState } from '../state/open-state.js';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
 import { type Command, parseFlags, print } from './command.js';
+import { openStateFromArgs } from './state-flags.js';
 
 export interface ApprovalsCommandOptions {
   state: AggregatorState;
@@ -151,12 +151,12 @@ export async function approvalsCommand(args: string[], options: ApprovalsCommand
 
 export const approvals: Command = {
   async run(args) {
-    const state = openState({});
+    const { state, rest } = await openStateFromArgs(args);
     const watching = new AbortController();
     process.once('SIGINT', () => watching.abort());
     process.once('SIGTERM', () => watching.abort());
     try {
-      return await approvalsCommand(args, { state, print, signal: watching.signal });
+      return await approvalsCommand(rest, { state, print, signal: watching.signal });
     } finally {
       await state.close();
     }

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { AuditRecord } from '../audit/audit-record.js';
-import { openState } from '../state/open-state.js';
 import type { AggregatorState } from '../state/state.js';
 import { type Command, print } from './command.js';
+import { openStateFromArgs } from './state-flags.js';
 import { UsageError, wholeNumberOption } from './usage-error.js';
 
 export interface AuditCommandOptions {
@@ -117,7 +117,7 @@ export async function auditCommand(
     if (!(error instanceof UsageError) && !(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
       throw error;
     printError(
-      `toolmesh audit: ${(error as Error).message}. Usage: toolmesh audit [--since DURATION] [--tool GLOB] [--identity NAME] [--limit N] [--json]`,
+      `toolmesh audit: ${(error as Error).message}. Usage: toolmesh audit [--since DURATION] [--tool GLOB] [--identity NAME] [--limit N] [--json] [--config FILE] [--redis URL] [--postgres URL]`,
     );
     return 2;
   }
@@ -130,9 +130,9 @@ export async function auditCommand(
 
 export const audit: Command = {
   async run(args) {
-    const state = openState({});
+    const { state, rest } = await openStateFromArgs(args);
     try {
-      return await auditCommand(args, {
+      return await auditCommand(rest, {
         state,
         print,
         printError: (line) => process.stderr.write(`${line}\n`),

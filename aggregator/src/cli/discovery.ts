@@ -11,7 +11,7 @@ export const discovery: Command = {
     if (positionals.length !== 1 || positionals[0] !== 'forget') {
       throw new UsageError('discovery takes one subcommand: forget (what tool search learnt from use)');
     }
-    const state = openState({});
+    const state = await openState({});
     try {
       const store = associationStoreFor(state, createLogger({ scope: 'toolmesh', level: 'warning' }));
       if (!store) throw new Error(`the store beside ${state.location} cannot be opened`);

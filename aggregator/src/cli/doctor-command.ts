@@ -1,11 +1,14 @@
 import { dataDirectory } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import type { LoadedConfig } from '../config/load.js';
-import { openState } from '../state/open-state.js';
+import { openState, stateNotice } from '../state/open-state.js';
+import type { AggregatorState } from '../state/state.js';
+import { StateUnavailableError } from '../state/state-unavailable.js';
 import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { howToFix } from '../upstream/how-to-fix.js';
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
 import { configOf, loggerFor, nothingServed, REGISTRY_FLAGS } from './registry-flags.js';
+import { stateSettingsOf } from './state-flags.js';
 import { stopPromptly } from './stop-promptly.js';
 
 export const doctorCommand: Command = {
@@ -13,11 +16,13 @@ export const doctorCommand: Command = {
     const { values, positionals } = parseFlags('doctor', args, REGISTRY_FLAGS);
     flagsOnly('doctor', positionals);
     const loaded = configOf(values);
+    const stateLines: string[] = [];
+    const state = await checkedState(stateSettingsOf(values, loaded), stateLines);
     const aggregator = await Aggregator.start({
       config: loaded.config,
       servers: loaded.servers,
       workspaces: loaded.workspaces,
-      state: openState({}),
+      state,
       log: loggerFor(values, 'info'),
       upstream: { pingIntervalMs: 0 },
       // Every server's own answer: each start is bounded by its connect timeout.
@@ -25,12 +30,39 @@ export const doctorCommand: Command = {
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
     });
     try {
-      return report(aggregator, loaded);
+      for (const line of stateLines) print(line);
+      const failed = stateLines.some((line) => line.startsWith('FAILED'));
+      return Math.max(report(aggregator, loaded), failed ? 1 : 0);
     } finally {
       await stopPromptly(aggregator);
     }
   },
 };
+
+/**
+ * Opens the state and says how each connection stands; when the shared state cannot be opened,
+ * the servers are still checked, over a state in memory that nothing else sees.
+ */
+async function checkedState(
+  settings: ReturnType<typeof stateSettingsOf>,
+  lines: string[],
+): Promise<AggregatorState> {
+  const notice = stateNotice(settings);
+  if (notice) lines.push(`warning state: ${notice}`);
+  let state: AggregatorState;
+  try {
+    state = await openState(settings);
+  } catch (error) {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    lines.push(`FAILED  ${error.store}: ${error.message}`);
+    return openState({ file: ':memory:' });
+  }
+  const health = await state.health();
+  if (!health.redis && !health.postgres) lines.push(`ok      state: SQLite at ${state.location}`);
+  for (const [store, seen] of Object.entries(health))
+    lines.push(seen.ok ? `ok      ${store}: ${seen.detail}` : `FAILED  ${store}: ${seen.detail}`);
+  return state;
+}
 
 function report(aggregator: Aggregator, loaded: LoadedConfig): number {
   for (const warning of loaded.warnings) print(`warning ${warning}`);

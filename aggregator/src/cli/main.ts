@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error.js';
+import { StateUnavailableError } from '../state/state-unavailable.js';
 import type { Command } from './command.js';
 import { DEFAULT_CONFIG_FILE } from './resolve-config.js';
 import { UsageError } from './usage-error.js';
@@ -71,6 +72,10 @@ ${Object.values(COMMANDS)
 
 Modes: chat (everything), plan, review, orchestrate, and those the config defines.
 
+State: a SQLite file in the data directory, unless --redis URL (shared by replicas) and
+--postgres URL (the fleet's durable audit), or the config's "state", say otherwise; serve,
+tools, search, call, doctor, approvals and audit take both flags.
+
 Without --config, ./${DEFAULT_CONFIG_FILE} is used when it exists; otherwise every installed
 first-party server (@toolmesh/server-*) runs, rooted at --root (default: this folder).
 Logs go to stderr; with --transport stdio, stdout carries only MCP.
@@ -107,6 +112,11 @@ export async function run(argv: string[]): Promise<void> {
         `toolmesh: ${(error as Error).message}\n${error instanceof UsageError ? 'Run toolmesh --help for usage.\n' : ''}`,
       );
       process.exit(2);
+    }
+    // Redis or PostgreSQL not answering is the machine's state, not a bug: the message says what to fix.
+    if (error instanceof StateUnavailableError) {
+      process.stderr.write(`toolmesh: ${error.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`toolmesh: ${(error as Error).stack ?? String(error)}\n`);
     process.exit(1);

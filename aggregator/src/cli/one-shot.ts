@@ -11,6 +11,7 @@ import {
   type SessionFlags,
   sessionOf,
 } from './registry-flags.js';
+import { stateSettingsOf } from './state-flags.js';
 import { stopPromptly } from './stop-promptly.js';
 
 /**
@@ -28,7 +29,7 @@ export async function withOneShotSession<T>(
     config: loaded.config,
     servers: loaded.servers,
     workspaces: loaded.workspaces,
-    state: openState({}),
+    state: await openState(stateSettingsOf(flags, loaded)),
     log: loggerFor(flags, 'error'),
     upstream: { pingIntervalMs: 0 },
     // One answer from every server, not from those that were quick: each start is still bounded by its connect timeout.

@@ -2,13 +2,15 @@ import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '@toolmesh/
 import type { Aggregator } from '../aggregator.js';
 import type { LoadedConfig } from '../config/load.js';
 import { DEFAULT_CONFIG_FILE, resolveConfig } from './resolve-config.js';
+import { STATE_FLAGS, type StateFlags } from './state-flags.js';
 import { UsageError } from './usage-error.js';
 
-/** The flags of every command that runs the registry: which config, the default root, the log level. */
+/** The flags of every command that runs the registry: which config, the default root, the log level, where the state lives. */
 export const REGISTRY_FLAGS = {
   config: { type: 'string' },
   root: { type: 'string', default: '.' },
   'log-level': { type: 'string' },
+  ...STATE_FLAGS,
 } as const;
 
 /** The flags of a command that acts as one client session. */
@@ -17,7 +19,7 @@ export const SESSION_FLAGS = {
   workspace: { type: 'string' },
 } as const;
 
-export interface RegistryFlags {
+export interface RegistryFlags extends StateFlags {
   config?: string | undefined;
   root: string;
   'log-level'?: string | undefined;

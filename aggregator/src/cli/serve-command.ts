@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { dataDirectory, type Logger } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
-import { openState } from '../state/open-state.js';
+import { openState, stateNotice } from '../state/open-state.js';
 import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { type Command, flagsOnly, parseFlags } from './command.js';
 import {
@@ -15,6 +16,7 @@ import {
   sessionOf,
 } from './registry-flags.js';
 import { serveAggregator } from './serve.js';
+import { stateSettingsOf } from './state-flags.js';
 import { UsageError, wholeNumberOption } from './usage-error.js';
 import { watchConfig } from './watch-config.js';
 
@@ -47,13 +49,18 @@ export const serveCommand: Command = {
     process.on('SIGHUP', hangupWithoutReload);
     // Who may call is settled before any server starts, so a refused start leaves nothing running.
     let started: Aggregator | undefined;
-    const access = transport === 'http' ? await httpAccess(loaded, host, () => started) : undefined;
+    const settings = stateSettingsOf(values, loaded);
+    const notice = stateNotice(settings);
+    if (notice) log.warning(notice);
+    const access =
+      transport === 'http' ? await httpAccess(loaded, host, settings.redis, () => started) : undefined;
+    const state = await openState(settings);
     // Served at once: servers join as they get ready (see Aggregator.started).
     const aggregator = Aggregator.launch({
       config: loaded.config,
       servers: loaded.servers,
       workspaces: loaded.workspaces,
-      state: openState({}),
+      state,
       log,
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
     });
@@ -69,7 +76,7 @@ export const serveCommand: Command = {
     });
     if (loaded.file) {
       process.off('SIGHUP', hangupWithoutReload);
-      reloadOnChange(aggregator, loaded.file, path.resolve(values.root), access !== undefined, log);
+      reloadOnChange(aggregator, loaded.file, path.resolve(values.root), access?.authenticator, log);
     }
     return -1;
   },
@@ -80,14 +87,14 @@ function reloadOnChange(
   aggregator: Aggregator,
   file: string,
   defaultRoot: string,
-  overHttp: boolean,
+  authenticator: Authenticator | undefined,
   log: Logger,
 ): void {
   watchConfig(file, async (why) => {
     let next: LoadedConfig;
     try {
       next = loadConfigFile(file, { defaultRoot });
-      if (overHttp) await checkReloadedTokens(next);
+      if (authenticator) await checkReloadedTokens(next, authenticator);
     } catch (error) {
       log.error(`${why}, but the new config was not applied: ${(error as Error).message}`);
       return;
@@ -117,20 +124,25 @@ function warnOfRestartOnlyChanges(
 }
 
 /** A reload's tokens get the start's check: a name the token store also holds is refused. */
-async function checkReloadedTokens(next: LoadedConfig): Promise<void> {
+async function checkReloadedTokens(next: LoadedConfig, authenticator: Authenticator): Promise<void> {
   const { checkTokenNames } = await import('../auth/http-access.js');
-  const { TokenStore, tokenStoreFile } = await import('../auth/token-store.js');
-  checkTokenNames(next.config.auth, new TokenStore(tokenStoreFile(dataDirectory())));
+  checkTokenNames(next.config.auth, authenticator.store);
 }
 
 /** The HTTP endpoint's authentication; a setup toolmesh refuses is a config error (exit 2). */
-async function httpAccess(loaded: LoadedConfig, host: string, running: () => Aggregator | undefined) {
+async function httpAccess(
+  loaded: LoadedConfig,
+  host: string,
+  redis: string | undefined,
+  running: () => Aggregator | undefined,
+) {
   const { HttpAccessError, prepareHttpAccess } = await import('../auth/http-access.js');
   try {
     return await prepareHttpAccess({
       auth: loaded.config.auth,
       host,
       dataDir: dataDirectory(),
+      ...(redis && { redis }),
       // After a reload, the new file's tokens and rate limit apply.
       current: () => (running()?.config ?? loaded.config).auth,
     });

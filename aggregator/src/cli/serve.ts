@@ -185,6 +185,8 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           }));
           res.json({ status: healthy ? 'ok' : 'degraded', servers, sessions: aggregator.sessionCount });
         });
+        // Last of the public routes: it runs before the front authenticates every other request.
+        if (access.sharedRateLimit) app.use(access.sharedRateLimit);
       },
       routes: approvalsApi(aggregator.state, {
         approver: (request) => {

@@ -1,20 +1,22 @@
 import { dataDirectory } from '@toolmesh/core';
-import { TokenStore, TokenStoreError, tokenStoreFile } from '../auth/token-store.js';
+import { openTokenRegistry } from '../auth/open-token-registry.js';
+import { type TokenRegistry, TokenStoreError } from '../auth/token-store.js';
 import type { LoadedConfig } from '../config/load.js';
 import { Policy } from '../policy/policy.js';
 import { type Command, parseFlags, print } from './command.js';
 import { resolveConfig } from './resolve-config.js';
+import { takeStateArgs } from './state-flags.js';
 
 export interface TokenCommandOptions {
-  /** Where `toolmesh token` keeps its tokens (the data directory's aggregator/tokens.json). */
-  storeFile: string;
+  /** Where `toolmesh token` keeps its tokens: the data directory's aggregator/tokens.json, or Redis. */
+  store: TokenRegistry;
   /** The config in effect (from the command's --config and --root), to check modes and workspaces against and to list its own tokens. */
   config: (flags: { config?: string; root: string }) => LoadedConfig;
   print: (line: string) => void;
 }
 
 const USAGE =
-  'usage: toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver] | list [--json] | revoke NAME';
+  "usage: toolmesh token create --name NAME [--workspace ID]... [--modes M1,M2] [--approver] | list [--json] | revoke NAME; with --redis URL (or the config's state.redis) the tokens are the fleet's, in Redis";
 
 function listOf(values: string[] | undefined): string[] | undefined {
   const items = values
@@ -43,8 +45,8 @@ function rights(token: { workspaces?: string[]; modes?: string[]; approver: bool
  * `toolmesh token`: bearer tokens for the HTTP endpoint. A token is shown once, when made;
  * only its hash is kept. Exit codes: 0 done, 1 nothing to do, 2 misuse.
  */
-export function tokenCommand(args: string[], options: TokenCommandOptions): number {
-  const { print } = options;
+export async function tokenCommand(args: string[], options: TokenCommandOptions): Promise<number> {
+  const { print, store } = options;
   const { values, positionals } = parseFlags('token', args, {
     name: { type: 'string' },
     workspace: { type: 'string', multiple: true },
@@ -57,7 +59,6 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
   const [verb, ...extra] = positionals;
   const config = () =>
     options.config({ ...(values.config && { config: values.config }), root: values.root ?? '.' });
-  const store = new TokenStore(options.storeFile);
   try {
     if (verb === 'create' && extra.length === 0) {
       if (!values.name) {
@@ -82,7 +83,7 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
         print(`toolmesh token create: ${problem}`);
         return 2;
       }
-      const { secret, record } = store.create({
+      const { secret, record } = await store.create({
         name: values.name,
         ...(workspaces && { workspaces }),
         ...(modes && { modes }),
@@ -108,7 +109,7 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
     }
     if (verb === 'revoke' && extra.length === 1) {
       const name = extra[0] as string;
-      if (store.revoke(name)) {
+      if (await store.revoke(name)) {
         print(`revoked ${name}: requests with it now get 401`);
         return 0;
       }
@@ -132,6 +133,16 @@ export function tokenCommand(args: string[], options: TokenCommandOptions): numb
 }
 
 export const token: Command = {
-  run: async (args) =>
-    tokenCommand(args, { storeFile: tokenStoreFile(dataDirectory()), config: resolveConfig, print }),
+  async run(args) {
+    const { settings, rest } = takeStateArgs(args, { keepConfig: true });
+    const store = await openTokenRegistry({
+      dataDir: dataDirectory(),
+      ...(settings.redis && { redis: settings.redis }),
+    });
+    try {
+      return await tokenCommand(rest, { store, config: resolveConfig, print });
+    } finally {
+      await store.close();
+    }
+  },
 };

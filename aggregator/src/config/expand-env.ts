@@ -31,9 +31,9 @@ function expandEnv(value: unknown, where: string, env: NodeJS.ProcessEnv, keepUn
 }
 
 /**
- * The raw config with `${env:NAME}` expanded in every server entry, before validation, so a
- * reference may stand anywhere a value is checked (a `url`, too). In a disabled entry an unset
- * variable is no error: the machine may not run that server.
+ * The raw config with `${env:NAME}` expanded in every server entry and in `state` (whose URLs
+ * carry passwords), before validation, so a reference may stand anywhere a value is checked (a
+ * `url`, too). In a disabled entry an unset variable is no error: the machine may not run that server.
  */
 export function expandServerEntries(raw: unknown, env: NodeJS.ProcessEnv, file: string): unknown {
   if (!isRecord(raw)) return raw;
@@ -48,5 +48,6 @@ export function expandServerEntries(raw: unknown, env: NodeJS.ProcessEnv, file: 
       ]),
     );
   }
+  if (raw.state !== undefined) expanded.state = expandEnv(raw.state, `${file}: state`, env);
   return expanded;
 }

@@ -199,6 +199,23 @@ const auditSchema = z.strictObject({
     .describe('How long audit records are kept; older ones are deleted.'),
 });
 
+const stateSchema = z.strictObject({
+  redis: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a Redis URL starts with redis:// or rediss://')
+    .optional()
+    .describe(
+      `Redis URL (redis://[user:password@]host:6379[/db]) for what replicas share: sessions, approvals, tokens, rate limits. \${env:VAR} is allowed.`,
+    ),
+  postgres: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL starts with postgres:// or postgresql://')
+    .optional()
+    .describe(
+      `PostgreSQL URL (postgres://[user:password@]host:5432/db) for the durable audit and approvals history of the whole fleet. \${env:VAR} is allowed.`,
+    ),
+});
+
 const toolFactsSchema = z.strictObject({
   actions: z.array(z.enum(ACTION_CLASSES)).min(1).optional(),
   requiresApproval: z.boolean().optional(),
@@ -300,6 +317,11 @@ export const configSchema = z.looseObject({
   audit: auditSchema
     .default({ enabled: true, retentionDays: 30 })
     .describe('The log of every tools/call that reached policy.'),
+  state: stateSchema
+    .default({})
+    .describe(
+      'Where toolmesh keeps its state: without it a SQLite file in the data directory; with redis (and postgres) several replicas share it.',
+    ),
   discovery: discoverySchema
     .default(DISCOVERY_DEFAULTS)
     .describe('How search_tool_bm25 learns from use, and its optional embeddings stage.'),

@@ -5,8 +5,10 @@ import type {
   AggregatorState,
   ApprovalDecision,
   ApprovalRecord,
+  DurableRecords,
   NewApproval,
   SessionRecord,
+  StateHealth,
   TodoItem,
 } from './state.js';
 
@@ -191,8 +193,11 @@ export interface SqliteStateOptions {
   maxBytes?: number;
 }
 
-/** The aggregator's state in one SQLite file (WAL), which several processes may open at once. */
-export class SqliteState implements AggregatorState {
+/**
+ * The aggregator's state in one SQLite file (WAL), which several processes may open at once. It
+ * also serves as the durable records beside a live state kept in Redis without PostgreSQL.
+ */
+export class SqliteState implements AggregatorState, DurableRecords {
   readonly location: string;
   readonly #db: SqliteDatabase;
   readonly #now: () => number;
@@ -223,6 +228,14 @@ export class SqliteState implements AggregatorState {
          RETURNING *`,
       ),
       approval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
+      archiveApproval: db.prepare(
+        `INSERT INTO approvals (id, session, identity, workspace, mode, tool, server, arguments, reason, channel, status,
+           created_at, expires_at, decided_at, decided_by, decision_reason)
+         VALUES (@id, @session, @identity, @workspace, @mode, @tool, @server, @arguments, @reason, @channel, @status,
+           @createdAt, @expiresAt, @decidedAt, @decidedBy, @decisionReason)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
+           decided_by = excluded.decided_by, decision_reason = excluded.decision_reason`,
+      ),
       pending: db.prepare<[number], ApprovalRow>(
         `SELECT * FROM approvals WHERE status = 'pending' AND expires_at > ? ORDER BY created_at, rowid`,
       ),
@@ -323,6 +336,17 @@ export class SqliteState implements AggregatorState {
     return row && approvalOf(row);
   }
 
+  async archiveApproval(record: ApprovalRecord): Promise<void> {
+    this.#statements.archiveApproval.run({
+      ...record,
+      workspace: record.workspace ?? null,
+      arguments: JSON.stringify(record.arguments),
+      decidedAt: record.decidedAt ?? null,
+      decidedBy: record.decidedBy ?? null,
+      decisionReason: record.decisionReason ?? null,
+    });
+  }
+
   async pendingApprovals(now: number): Promise<ApprovalRecord[]> {
     return this.#statements.pending.all(now).map(approvalOf);
   }
@@ -395,6 +419,10 @@ export class SqliteState implements AggregatorState {
 
   async pruneAudit(before: number): Promise<number> {
     return this.#statements.pruneAudit.run(before).changes;
+  }
+
+  async health(): Promise<StateHealth> {
+    return {};
   }
 
   async close(): Promise<void> {

@@ -46,6 +46,18 @@ export interface ApprovalRecord extends NewApproval {
   decisionReason?: string;
 }
 
+/** How a shared store's connections stand, for /health and `toolmesh doctor`; a local store has none. */
+export interface ConnectionHealth {
+  ok: boolean;
+  /** What was seen: the answer and its time, or what is wrong and how to fix it. */
+  detail: string;
+}
+
+export interface StateHealth {
+  redis?: ConnectionHealth;
+  postgres?: ConnectionHealth;
+}
+
 export interface ApprovalDecision {
   status: Exclude<ApprovalStatus, 'pending'>;
   decidedBy: string;
@@ -100,6 +112,32 @@ export interface AggregatorState {
   auditRecords(query: AuditQuery): Promise<AuditRecord[]>;
   /** Deletes the audit records from before `before`; resolves to how many. */
   pruneAudit(before: number): Promise<number>;
+  /** The shared stores' connections as they stand now; `{}` for a store that has none (SQLite). */
+  health(): Promise<StateHealth>;
+  /**
+   * Resolves when a decision on `id` may have been made by any process, or after `withinMs`,
+   * or when `signal` aborts. Stores without notifications leave it out, and waiters poll.
+   */
+  nextDecision?(id: string, withinMs: number, signal: AbortSignal): Promise<void>;
   /** Releases the store; closing twice is harmless. */
   close(): Promise<void>;
 }
+
+/**
+ * The durable part of the state, which must outlive any process and any Redis: the audit log
+ * and the decided approvals. SQLite keeps it in the state file, PostgreSQL for a whole fleet.
+ */
+export interface DurableRecords
+  extends Pick<
+    AggregatorState,
+    'location' | 'recordAudit' | 'auditRecords' | 'pruneAudit' | 'approvalHistory' | 'health' | 'close'
+  > {
+  /** Keeps an approval as it now stands (decided, usually); keeping the same id again replaces it. */
+  archiveApproval(record: ApprovalRecord): Promise<void>;
+}
+
+/** The live part of the state: sessions, todos, pending approvals, approvers (SQLite or Redis). */
+export type LiveState = Omit<
+  AggregatorState,
+  'recordAudit' | 'auditRecords' | 'pruneAudit' | 'approvalHistory'
+>;

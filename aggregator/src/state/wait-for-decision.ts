@@ -11,12 +11,13 @@ export interface WaitForDecisionOptions {
 /**
  * Waits until an approval is decided, by this process or another sharing the state (the
  * `toolmesh approvals` CLI, the HTTP API). Expiry closes it as `timedOut`, a cancelled call as
- * `declined`. SQLite has no notifications, so this polls.
+ * `declined`. A store with notifications (Redis) wakes it when a decision lands, and it looks
+ * again at least every `pollMs` all the same; SQLite has none, so there it polls.
  */
 export async function waitForDecision(
   state: AggregatorState,
   id: string,
-  { signal, pollMs = 200, now = Date.now }: WaitForDecisionOptions,
+  { signal, pollMs = state.nextDecision ? 1000 : 200, now = Date.now }: WaitForDecisionOptions,
 ): Promise<ApprovalRecord> {
   for (;;) {
     const record = await state.approval(id);
@@ -35,7 +36,10 @@ export async function waitForDecision(
       // A decider got there first: what they decided stands.
       return closed ?? ((await state.approval(id)) as ApprovalRecord);
     }
-    // An abort ends the sleep early (rejecting it); the next round records the cancellation.
-    await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+    // Expiry is looked at on time, not a poll late.
+    const withinMs = Math.max(1, Math.min(pollMs, record.expiresAt - now()));
+    // An abort ends the wait early; the next round records the cancellation.
+    if (state.nextDecision) await state.nextDecision(id, withinMs, signal);
+    else await sleep(withinMs, undefined, { signal }).catch(() => undefined);
   }
 }

@@ -1,0 +1,121 @@
+import type { Redis } from 'ioredis';
+import { connectRedis, redisCall } from '../state/redis-connection.js';
+import { StateUnavailableError, withoutCredentials } from '../state/state-unavailable.js';
+import { newTokenSecret } from './token-secret.js';
+import {
+  type NewToken,
+  nameTaken,
+  newTokenRecord,
+  type TokenRecord,
+  type TokenRegistry,
+} from './token-store.js';
+
+/** How often the copy in memory is read again, besides when a change is announced. */
+const REFRESH_MS = 400;
+/**
+ * A copy older than this is not trusted: a revocation may have been missed, so requests are
+ * refused (503) until Redis answers again. Together with REFRESH_MS it bounds a revocation's
+ * reach to every replica to about a second even when an announcement is lost.
+ */
+const STALE_MS = 1500;
+
+export interface RedisTokenStoreOptions {
+  /** The state's key prefix: the tokens are `<prefix>tokens`, changes announced on `<prefix>tokens:changed`. */
+  keyPrefix?: string;
+}
+
+/**
+ * The tokens of a fleet in one Redis hash (name → record), shared by every replica. Each replica
+ * answers from a copy in memory, read again when any replica announces a change (pub/sub) and
+ * every 400 ms all the same, so a token revoked anywhere is refused everywhere within a second.
+ */
+export class RedisTokenStore implements TokenRegistry {
+  readonly location: string;
+  readonly #client: Redis;
+  readonly #subscriber: Redis;
+  readonly #key: string;
+  readonly #channel: string;
+  readonly #timer: NodeJS.Timeout;
+  #records: TokenRecord[] = [];
+  #readAt = 0;
+  #closed = false;
+
+  private constructor(url: string, client: Redis, subscriber: Redis, prefix: string) {
+    this.location = withoutCredentials(url);
+    this.#client = client;
+    this.#subscriber = subscriber;
+    this.#key = `${prefix}tokens`;
+    this.#channel = `${prefix}tokens:changed`;
+    subscriber.on('message', () => void this.#refresh().catch(() => undefined));
+    this.#timer = setInterval(() => void this.#refresh().catch(() => undefined), REFRESH_MS);
+    this.#timer.unref();
+  }
+
+  static async open(url: string, options: RedisTokenStoreOptions = {}): Promise<RedisTokenStore> {
+    const client = await connectRedis(url);
+    let subscriber: Redis;
+    try {
+      subscriber = await connectRedis(url);
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
+    const store = new RedisTokenStore(url, client, subscriber, options.keyPrefix ?? 'toolmesh:');
+    try {
+      await redisCall(store.location, () => subscriber.subscribe(store.#channel));
+      await store.#refresh();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  async #refresh(): Promise<void> {
+    const startedAt = Date.now();
+    const fields = await redisCall(this.location, () => this.#client.hgetall(this.#key));
+    this.#records = Object.values(fields).map((json) => JSON.parse(json) as TokenRecord);
+    this.#readAt = Math.max(this.#readAt, startedAt);
+  }
+
+  list(): TokenRecord[] {
+    const age = Date.now() - this.#readAt;
+    if (age > STALE_MS)
+      throw new StateUnavailableError(
+        'redis',
+        `toolmesh's tokens in Redis at ${this.location} were last read ${Math.round(age / 1000)} s ago, so a revocation may have been missed: requests are refused until Redis answers again. Check that Redis runs.`,
+      );
+    return this.#records;
+  }
+
+  async create(token: NewToken, secret = newTokenSecret()): Promise<{ secret: string; record: TokenRecord }> {
+    const record = newTokenRecord(token, secret, []);
+    // HSETNX: of two replicas making the same name at once, one gets it.
+    const made = await redisCall(this.location, () =>
+      this.#client.hsetnx(this.#key, record.name, JSON.stringify(record)),
+    );
+    if (made === 0) throw nameTaken(record.name);
+    await this.#announce();
+    return { secret, record };
+  }
+
+  async revoke(name: string): Promise<boolean> {
+    const removed = await redisCall(this.location, () => this.#client.hdel(this.#key, name));
+    if (removed === 0) return false;
+    await this.#announce();
+    return true;
+  }
+
+  async #announce(): Promise<void> {
+    await redisCall(this.location, () => this.#client.publish(this.#channel, 'changed'));
+    await this.#refresh();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#subscriber.disconnect();
+    await this.#client.quit().catch(() => this.#client.disconnect());
+  }
+}
