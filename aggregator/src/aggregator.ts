@@ -15,6 +15,7 @@ import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
+import type { SessionBackend } from './session-server/session-backend.js';
 import { createSessionServer } from './session-server/session-server.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import type { AggregatorState } from './state/state.js';
@@ -78,7 +79,7 @@ function localIdentity(): string {
  * The registry over every downstream server, and the sessions of the clients that use it. Each
  * client session gets its own session server; upstream connections are shared by all of them.
  */
-export class Aggregator {
+export class Aggregator implements SessionBackend {
   readonly log: Logger;
   config: AggregatorConfig;
   readonly registry: Registry;
@@ -263,7 +264,7 @@ export class Aggregator {
     return { ...this.registry.listed(entry), inputSchema };
   }
 
-  attach(session: ClientSession, transport: 'stdio' | 'http' = 'stdio'): void {
+  attach(session: ClientSession, transport: 'stdio' | 'http'): void {
     this.sessions.add(session);
     void this.state
       .saveSession({ id: session.id, mode: session.mode, transport, startedAt: Date.now() })

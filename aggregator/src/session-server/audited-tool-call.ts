@@ -1,10 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
 import type { AuditOutcome } from '../audit/audit-record.js';
 import type { AuditedCall, DecidedTool } from '../audit/audited-call.js';
 import { WORKSPACE_PARAMETER } from '../workspaces/workspace-scope.js';
 import type { ClientSession } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
 /** A tool as the audit names it, in the workspace the call works in: the session's, or the one it names. */
 export function auditedTool(
@@ -35,13 +35,13 @@ function textOf(result: CallToolResult): string {
  * written replaces the result with an error saying so.
  */
 export async function auditedToolCall(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   run: (audit: AuditedCall) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  const refusal = await aggregator.audit.refusal();
+  const refusal = await backend.audit.refusal();
   if (refusal) return errorResult(refusal);
-  const audit = aggregator.audit.open({
+  const audit = backend.audit.open({
     identity: session.identity,
     session: session.id,
     mode: session.mode,
@@ -58,7 +58,7 @@ export async function auditedToolCall(
     audit.ended('protocolError', (error as Error).message);
   }
   const record = audit.record();
-  const failure = record && (await aggregator.audit.write(record));
+  const failure = record && (await backend.audit.write(record));
   if (failure) return errorResult(failure);
   if (!result) throw thrown;
   return result;

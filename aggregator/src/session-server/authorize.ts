@@ -1,11 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Aggregator } from '../aggregator.js';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { PolicyDecision } from '../policy/mode-table.js';
 import type { NamedTool } from '../policy/policy.js';
 import { argumentsMisfit } from './argument-check.js';
 import { auditedTool } from './audited-tool-call.js';
 import type { ClientSession } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
 export interface CallToAuthorize {
   exposed: string;
@@ -27,7 +27,7 @@ export function blockedMessage(exposed: string, decision: PolicyDecision): strin
  * about it. The audit gets how the approval ended.
  */
 export async function approvalRefusal(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   call: CallToAuthorize,
   decision: PolicyDecision,
@@ -38,7 +38,7 @@ export async function approvalRefusal(
   if (misfit)
     return `${call.exposed} was not run, and no one was asked to approve it: ${misfit}. Correct the arguments by its input schema (search_tool_bm25 shows it) and call again.`;
   const { workspace } = auditedTool(session, call.exposed, call.server, call.arguments);
-  const outcome = await aggregator.approvals.ask({
+  const outcome = await backend.approvals.ask({
     client: session.server,
     session: session.id,
     identity: session.identity,
@@ -56,17 +56,17 @@ export async function approvalRefusal(
 
 /** The whole policy of one call of toolmesh's own tools: the mode, then approval, both audited. */
 export async function refusalOf(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   call: CallToAuthorize & NamedTool,
   audit: AuditedCall,
 ): Promise<string | undefined> {
-  const decision = aggregator.policy.decide(session.mode, call);
+  const decision = backend.policy.decide(session.mode, call);
   audit.decided(
     auditedTool(session, call.exposed, call.server, call.arguments),
     decision.verdict,
     decision.rule,
   );
   if (decision.verdict === 'deny') return blockedMessage(call.exposed, decision);
-  return approvalRefusal(aggregator, session, call, decision, audit);
+  return approvalRefusal(backend, session, call, decision, audit);
 }

@@ -7,7 +7,6 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { META_KEYS } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
@@ -16,6 +15,7 @@ import { approvalRefusal, blockedMessage } from './authorize.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { capResult } from './result-budget.js';
 import type { ClientSession } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -66,12 +66,12 @@ function logRelay(
  * The tool as its server lists it now. A server listed from the catalogue cache is started
  * first, so a call is judged by what the server says today, not by what it said when cached.
  */
-async function liveEntry(aggregator: Aggregator, exposed: string): Promise<ToolEntry | undefined> {
-  const cached = aggregator.registry.tool(exposed);
-  const upstream = cached && aggregator.upstreams.get(cached.server);
+async function liveEntry(backend: SessionBackend, exposed: string): Promise<ToolEntry | undefined> {
+  const cached = backend.registry.tool(exposed);
+  const upstream = cached && backend.upstreams.get(cached.server);
   if (upstream?.state !== 'dormant') return cached;
   await upstream.wake();
-  return aggregator.registry.tool(exposed);
+  return backend.registry.tool(exposed);
 }
 
 /**
@@ -81,47 +81,47 @@ async function liveEntry(aggregator: Aggregator, exposed: string): Promise<ToolE
  * The call's audit record gets the decision on this tool and, for each failure, its outcome.
  */
 export async function forwardToolCall(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   exposed: string,
   args: Record<string, unknown> | undefined,
   extra: Extra,
   audit: AuditedCall,
 ): Promise<CallToolResult> {
-  const entry = await liveEntry(aggregator, exposed);
+  const entry = await liveEntry(backend, exposed);
   if (!entry) {
     throw new McpError(
       ErrorCode.InvalidParams,
       `Unknown tool "${exposed}": find tools with search_tool_bm25 or list_my_tools.`,
     );
   }
-  aggregator.learning.called(session.id, exposed);
+  backend.learning.called(session.id, exposed);
   // Mode first, then the workspace, and only a call that can run is put to a person.
-  const decision = aggregator.policy.decide(session.mode, entry);
+  const decision = backend.policy.decide(session.mode, entry);
   audit.decided(auditedTool(session, exposed, entry.server, args ?? {}), decision.verdict, decision.rule);
   if (decision.verdict === 'deny') return endedWith(audit, 'refused', blockedMessage(exposed, decision));
-  const route = aggregator.workspaces.route(
+  const route = backend.workspaces.route(
     entry,
-    aggregator.isWorkspaceScoped(entry),
+    backend.isWorkspaceScoped(entry),
     session.workspace,
     args ?? {},
   );
   if ('refusal' in route) return endedWith(audit, 'refused', route.refusal);
-  const upstream = aggregator.upstreams.get(route.upstream);
+  const upstream = backend.upstreams.get(route.upstream);
   if (!upstream) return endedWith(audit, 'unavailable', `server ${entry.server} is no longer configured.`);
   // A server that is down keeps its tools listed, but no one is asked to approve a call it cannot take.
-  const availability = aggregator.availability(upstream.name);
+  const availability = backend.availability(upstream.name);
   if (decision.verdict === 'confirm' && !availability.callable)
     return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${availability.reason}.`);
   const refusal = await approvalRefusal(
-    aggregator,
+    backend,
     session,
     { exposed, tool: entry.tool, server: entry.server, arguments: route.arguments, signal: extra.signal },
     decision,
     audit,
   );
   if (refusal) return endedWith(audit, 'refused', refusal);
-  const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
+  const timeout = upstream.config.timeoutMs ?? backend.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
   const withProgress = onprogress !== undefined;
@@ -140,7 +140,7 @@ export async function forwardToolCall(
       },
       { [META_KEYS.agent]: session.identity, [META_KEYS.conversation]: session.conversation },
     );
-    return capResult(result, aggregator.config.resultMaxBytes, exposed);
+    return capResult(result, backend.config.resultMaxBytes, exposed);
   } catch (error) {
     if (error instanceof UpstreamUnavailable)
       return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${error.message}.`);
@@ -152,7 +152,7 @@ export async function forwardToolCall(
         deadlineMessage(exposed, timeout, performance.now() - started, withProgress),
       );
     }
-    if (aggregator.upstreams.get(upstream.name) !== upstream) {
+    if (backend.upstreams.get(upstream.name) !== upstream) {
       return endedWith(
         audit,
         'unavailable',

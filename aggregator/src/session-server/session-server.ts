@@ -17,19 +17,19 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion, runTool, toolListEntry } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { auditedToolCall, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
 import { ClientSession, type Exposure } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
 const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
 const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
 
-function upstreamFor(aggregator: Aggregator, server: string | undefined, what: string) {
-  const upstream = server ? aggregator.upstreams.get(server) : undefined;
+function upstreamFor(backend: SessionBackend, server: string | undefined, what: string) {
+  const upstream = server ? backend.upstreams.get(server) : undefined;
   if (!upstream) throw new McpError(ErrorCode.InvalidParams, `No server offers ${what}.`);
   return upstream;
 }
@@ -43,7 +43,7 @@ function requestOptions(extra: Extra) {
  * prompts and resources of every upstream, each request forwarded to the server that owns it.
  */
 export function createSessionServer(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   {
     exposure,
     mode,
@@ -75,16 +75,16 @@ export function createSessionServer(
     },
   );
   const session = new ClientSession(server, exposure, mode, identity, workspace, allowedModes);
-  aggregator.attach(session, transport);
+  backend.attach(session, transport);
   server.onclose = () => {
-    aggregator.detach(session);
+    backend.detach(session);
     void session.unsubscribeAll();
   };
   session.reachable = transport === 'stdio';
   server.oninitialized = () => {
-    if (session.reachable && server.getClientCapabilities()?.roots) aggregator.rootsChanged();
+    if (session.reachable && server.getClientCapabilities()?.roots) backend.rootsChanged();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => aggregator.rootsChanged());
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => backend.rootsChanged());
   // Downstream log messages are filtered here, per session: the servers are shared by every client.
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     session.logLevel = request.params.level;
@@ -97,13 +97,13 @@ export function createSessionServer(
   // whatever a handler returns.)
   const afterStart = <H extends (...args: never[]) => unknown>(handler: H): H =>
     (async (...args: Parameters<H>) => {
-      await aggregator.started;
+      await backend.started;
       return handler(...args);
     }) as H;
 
   // The mode decides what is listed as well as what may run: what it denies is not offered.
   const offered = (named: { exposed: string; tool: Tool }) =>
-    aggregator.policy.decide(session.mode, named).verdict !== 'deny';
+    backend.policy.decide(session.mode, named).verdict !== 'deny';
   server.setRequestHandler(
     ListToolsRequestSchema,
     afterStart(() => {
@@ -111,12 +111,12 @@ export function createSessionServer(
       const own = ownTools
         .filter(({ listed }) => offered({ exposed: listed.name, tool: listed }))
         .filter(
-          ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || aggregator.canExitMode(session.mode),
+          ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || backend.canExitMode(session.mode),
         )
         .map(({ listed }) => listed);
       if (exposure === 'discovery') return { tools: own };
-      const registered = aggregator.registry.tools().filter(offered);
-      return { tools: [...registered.map((entry) => aggregator.listedTool(session, entry)), ...own] };
+      const registered = backend.registry.tools().filter(offered);
+      return { tools: [...registered.map((entry) => backend.listedTool(session, entry)), ...own] };
     }),
   );
 
@@ -131,10 +131,10 @@ export function createSessionServer(
           `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
         );
       }
-      return auditedToolCall(aggregator, session, async (audit) => {
+      return auditedToolCall(backend, session, async (audit) => {
         if (!own)
           return forwardToolCall(
-            aggregator,
+            backend,
             session,
             request.params.name,
             request.params.arguments,
@@ -142,7 +142,7 @@ export function createSessionServer(
             audit,
           );
         const refusal = await refusalOf(
-          aggregator,
+          backend,
           session,
           {
             exposed: own.listed.name,
@@ -155,10 +155,10 @@ export function createSessionServer(
         );
         if (refusal) return endedWith(audit, 'refused', refusal);
         return runTool(own.definition, request.params.arguments, {
-          engine: { aggregator, session, extra, audit },
+          engine: { backend, session, extra, audit },
           signal: extra.signal,
           progress: async () => undefined,
-          log: aggregator.log,
+          log: backend.log,
         });
       });
     }),
@@ -167,15 +167,15 @@ export function createSessionServer(
   server.setRequestHandler(
     ListPromptsRequestSchema,
     afterStart(() => ({
-      prompts: aggregator.registry.listedPrompts(),
+      prompts: backend.registry.listedPrompts(),
     })),
   );
   server.setRequestHandler(
     GetPromptRequestSchema,
     afterStart((request, extra) => {
-      const entry = aggregator.registry.prompt(request.params.name);
+      const entry = backend.registry.prompt(request.params.name);
       if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
-      return upstreamFor(aggregator, entry.upstream, `prompt ${entry.exposed}`).request(
+      return upstreamFor(backend, entry.upstream, `prompt ${entry.exposed}`).request(
         'prompts/get',
         { ...request.params, name: entry.prompt.name },
         requestOptions(extra),
@@ -186,20 +186,20 @@ export function createSessionServer(
   server.setRequestHandler(
     ListResourcesRequestSchema,
     afterStart(() => ({
-      resources: aggregator.registry.resources(),
+      resources: backend.registry.resources(),
     })),
   );
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
     afterStart(() => ({
-      resourceTemplates: aggregator.registry.resourceTemplates(),
+      resourceTemplates: backend.registry.resourceTemplates(),
     })),
   );
   server.setRequestHandler(
     ReadResourceRequestSchema,
     afterStart((request, extra) => {
-      const owner = aggregator.registry.resourceOwner(request.params.uri);
-      return upstreamFor(aggregator, owner, `resource ${request.params.uri}`).request(
+      const owner = backend.registry.resourceOwner(request.params.uri);
+      return upstreamFor(backend, owner, `resource ${request.params.uri}`).request(
         'resources/read',
         request.params,
         requestOptions(extra),
@@ -210,8 +210,8 @@ export function createSessionServer(
   server.setRequestHandler(
     SubscribeRequestSchema,
     afterStart(async (request, extra) => {
-      const owner = aggregator.registry.resourceOwner(request.params.uri);
-      const upstream = upstreamFor(aggregator, owner, `resource ${request.params.uri}`);
+      const owner = backend.registry.resourceOwner(request.params.uri);
+      const upstream = upstreamFor(backend, owner, `resource ${request.params.uri}`);
       await session.subscribe(upstream, request.params.uri, extra.signal);
       return {};
     }),
@@ -226,16 +226,16 @@ export function createSessionServer(
     afterStart((request, extra) => {
       const { ref } = request.params;
       if (ref.type === 'ref/prompt') {
-        const entry = aggregator.registry.prompt(ref.name);
+        const entry = backend.registry.prompt(ref.name);
         if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-        return upstreamFor(aggregator, entry.upstream, `prompt ${ref.name}`).request(
+        return upstreamFor(backend, entry.upstream, `prompt ${ref.name}`).request(
           'completion/complete',
           { ...request.params, ref: { ...ref, name: entry.prompt.name } },
           requestOptions(extra),
         );
       }
-      const owner = aggregator.registry.resourceOwner(ref.uri);
-      return upstreamFor(aggregator, owner, `resource ${ref.uri}`).request(
+      const owner = backend.registry.resourceOwner(ref.uri);
+      return upstreamFor(backend, owner, `resource ${ref.uri}`).request(
         'completion/complete',
         request.params,
         requestOptions(extra),

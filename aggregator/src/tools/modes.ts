@@ -18,9 +18,9 @@ export const exitPlanMode = defineTool({
   render: (output) =>
     output.changed ? `Approved: the session is now in ${output.mode} mode.` : `Still in ${output.mode} mode.`,
   async handle({ plan }, { engine, signal }) {
-    const { aggregator, session, audit } = engine;
+    const { backend, session, audit } = engine;
     const from = session.mode;
-    const to = aggregator.policy.table.definition(from)?.exitTo;
+    const to = backend.policy.table.definition(from)?.exitTo;
     const refuse = (message: string) => {
       audit.ended('refused', message);
       return new ToolError(message, 'refused');
@@ -37,7 +37,7 @@ export const exitPlanMode = defineTool({
       'confirm',
       'exit_plan_mode always asks a person',
     );
-    const outcome = await aggregator.approvals.ask({
+    const outcome = await backend.approvals.ask({
       client: session.server,
       session: session.id,
       identity: session.identity,
@@ -50,7 +50,7 @@ export const exitPlanMode = defineTool({
     });
     audit.approved(outcome.status);
     if (!outcome.approved) throw refuse(outcome.message);
-    await aggregator.setSessionMode(session, to);
+    await backend.setSessionMode(session, to);
     return { mode: to, changed: true };
   },
 });
