@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult } from '@toolmesh/core';
+import type { ApprovalAsked } from '../approvals/approval-port.js';
 import type { AuditOutcome } from '../audit/audit-record.js';
 import type { AuditedCall, DecidedTool } from '../audit/audited-call.js';
 import { WORKSPACE_PARAMETER } from '../workspaces/workspace-scope.js';
@@ -22,6 +23,19 @@ export function auditedTool(
 export function endedWith(audit: AuditedCall, outcome: AuditOutcome, message: string): CallToolResult {
   audit.ended(outcome, message);
   return errorResult(message);
+}
+
+/**
+ * The first round of an approval by round trip: the call did not run (audited as refused, with
+ * the approval it waits for); the client is answered input_required, which the SDK's tools/call
+ * handler passes on in place of a tool result. The retry is audited as the call it is.
+ */
+export function awaitingApproval(audit: AuditedCall, asked: ApprovalAsked): CallToolResult {
+  audit.ended(
+    'refused',
+    `waiting for a person: approval ${asked.approval} was asked of the client (input_required)`,
+  );
+  return asked.result as unknown as CallToolResult;
 }
 
 function textOf(result: CallToolResult): string {

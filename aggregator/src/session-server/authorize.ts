@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ApprovalAsk, ApprovalAsked, ApprovalOutcome } from '../approvals/approval-port.js';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { PolicyDecision } from '../policy/mode-table.js';
 import type { NamedTool } from '../policy/policy.js';
@@ -32,14 +33,13 @@ export async function approvalRefusal(
   call: CallToAuthorize,
   decision: PolicyDecision,
   audit: AuditedCall,
-): Promise<string | undefined> {
+): Promise<string | ApprovalAsked | undefined> {
   if (decision.verdict !== 'confirm') return undefined;
   const misfit = await argumentsMisfit(call.tool, call.arguments);
   if (misfit)
     return `${call.exposed} was not run, and no one was asked to approve it: ${misfit}. Correct the arguments by its input schema (search_tool_bm25 shows it) and call again.`;
   const { workspace } = auditedTool(session, call.exposed, call.server, call.arguments);
-  const outcome = await backend.approvals.ask({
-    client: session.server,
+  const outcome = await askApproval(backend, session, {
     session: session.id,
     identity: session.identity,
     ...(workspace !== undefined && { workspace }),
@@ -50,8 +50,33 @@ export async function approvalRefusal(
     reason: decision.approvalReason ?? decision.rule,
     signal: call.signal,
   });
+  if ('asked' in outcome) return outcome;
   audit.approved(outcome.status);
   return outcome.approved ? undefined : outcome.message;
+}
+
+/**
+ * Asks a person to approve a call in the session's era: a 2025 session's client by elicitation;
+ * a 2026-07-28 client whose client can show a form by a round trip of the call (the first round
+ * answers `asked`); otherwise a connected approver, else a refusal.
+ */
+export function askApproval(
+  backend: SessionBackend,
+  session: ClientSession,
+  ask: Omit<ApprovalAsk, 'client'>,
+): Promise<ApprovalOutcome | ApprovalAsked> {
+  const { roundTrip } = session;
+  if (!roundTrip) return backend.approvals.ask({ ...ask, client: session.server });
+  if (!roundTrip.canElicit && roundTrip.requestState === undefined) return backend.approvals.ask(ask);
+  return backend.approvals.roundTrip(
+    {
+      ...ask,
+      principal: session.id,
+      requestState: roundTrip.requestState,
+      inputResponses: roundTrip.inputResponses,
+    },
+    backend.requestStateSeal,
+  );
 }
 
 /** The whole policy of one call of toolmesh's own tools: the mode, then approval, both audited. */
@@ -60,7 +85,7 @@ export async function refusalOf(
   session: ClientSession,
   call: CallToAuthorize & NamedTool,
   audit: AuditedCall,
-): Promise<string | undefined> {
+): Promise<string | ApprovalAsked | undefined> {
   const decision = backend.policy.decide(session.mode, call);
   audit.decided(
     auditedTool(session, call.exposed, call.server, call.arguments),

@@ -1,23 +1,18 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, ServerContext } from '@modelcontextprotocol/server';
 import { META_KEYS } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
-import { auditedTool, endedWith } from './audited-tool-call.js';
+import { auditedTool, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { capResult } from './result-budget.js';
 import type { ClientSession } from './session.js';
 import type { SessionBackend } from './session-backend.js';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The request a handler answers: its signal, `_meta`, and what it may send as part of it. */
+export type Extra = ServerContext['mcpReq'];
 
 /**
  * The notifications of one call, sent in the order they came; the result waits for them,
@@ -27,9 +22,9 @@ function callNotifications(extra: Extra) {
   let sent: Promise<unknown> = Promise.resolve();
   let any = false;
   return {
-    send(notification: ServerNotification) {
+    send(notification: Notification) {
       any = true;
-      sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+      sent = sent.then(() => extra.notify(notification)).catch(() => undefined);
     },
     // The SDK client handles a notification a microtask after it arrives but a response at once,
     // so the result also waits one turn of the event loop after the last notification went out.
@@ -120,7 +115,8 @@ export async function forwardToolCall(
     decision,
     audit,
   );
-  if (refusal) return endedWith(audit, 'refused', refusal);
+  if (typeof refusal === 'string') return endedWith(audit, 'refused', refusal);
+  if (refusal) return awaitingApproval(audit, refusal);
   const timeout = upstream.config.timeoutMs ?? backend.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);

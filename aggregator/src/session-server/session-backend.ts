@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@toolmesh/core';
 import type { ApprovalPort } from '../approvals/approval-port.js';
+import type { RequestStateSeal } from '../approvals/request-state.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AggregatorConfig } from '../config/schema.js';
 import type { ConfiguredEmbeddings } from '../discovery/configured-embeddings.js';
@@ -38,7 +39,9 @@ export interface SessionBackend {
   >;
   readonly upstreams: Pick<UpstreamSet, 'get' | 'list'>;
   readonly policy: Pick<Policy, 'decide' | 'table'>;
-  readonly approvals: Pick<ApprovalPort, 'ask'>;
+  readonly approvals: Pick<ApprovalPort, 'ask' | 'roundTrip'>;
+  /** Seals and opens the state of approval round trips with 2026-07-28 clients. */
+  readonly requestStateSeal: RequestStateSeal;
   readonly audit: Pick<AuditLog, 'open' | 'refusal' | 'write'>;
   readonly workspaces: Pick<WorkspaceScope, 'route' | 'workspaces'>;
   readonly index: Pick<ToolIndex, 'find' | 'accepts' | 'search'>;
@@ -52,6 +55,8 @@ export interface SessionBackend {
   detach(session: ClientSession): void;
   /** A client's roots appeared or changed: downstream servers ask again. */
   rootsChanged(): void;
+  /** The mode a 2026-07-28 client's principal switched to on this endpoint, if it did. */
+  boundMode(stateId: string): Promise<string | undefined>;
   /** Changes a session's mode (after an approved exit_plan_mode) and tells its client the tool list changed. */
   setSessionMode(session: ClientSession, mode: string): Promise<void>;
   /** Whether exit_plan_mode can take a session out of `mode`. */

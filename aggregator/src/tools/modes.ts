@@ -1,6 +1,8 @@
-import { ToolError } from '@toolmesh/core';
+import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import { awaitingApproval } from '../session-server/audited-tool-call.js';
+import { askApproval } from '../session-server/authorize.js';
 import { defineTool } from './define.js';
 
 export const exitPlanMode = defineTool({
@@ -37,8 +39,7 @@ export const exitPlanMode = defineTool({
       'confirm',
       'exit_plan_mode always asks a person',
     );
-    const outcome = await backend.approvals.ask({
-      client: session.server,
+    const outcome = await askApproval(backend, session, {
       session: session.id,
       identity: session.identity,
       mode: from,
@@ -48,6 +49,7 @@ export const exitPlanMode = defineTool({
       reason: `leaving ${from} mode for ${to} mode lets the session change things`,
       signal,
     });
+    if ('asked' in outcome) return rawResult(awaitingApproval(audit, outcome));
     audit.approved(outcome.status);
     if (!outcome.approved) throw refuse(outcome.message);
     await backend.setSessionMode(session, to);
