@@ -125,6 +125,8 @@ export class Aggregator implements SessionBackend {
   readonly requestStateSeal: RequestStateSeal;
   workspaces: WorkspaceScope;
   private readonly sessions = new Set<ClientSession>();
+  /** The sessions of 2026-07-28 requests whose calls run now. */
+  readonly #modernCalls = new Set<ClientSession>();
   private lastReady = '';
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -296,6 +298,11 @@ export class Aggregator implements SessionBackend {
     void this.state
       .saveSession({ id: session.id, mode: session.mode, transport, startedAt: Date.now() })
       .catch((error: Error) => this.log.warning(`could not record session: ${error.message}`));
+  }
+
+  whileCalling(session: ClientSession): () => void {
+    this.#modernCalls.add(session);
+    return () => this.#modernCalls.delete(session);
   }
 
   /** Whether exit_plan_mode can take a session out of `mode`. */
@@ -476,7 +483,7 @@ export class Aggregator implements SessionBackend {
     const { workspace } = instanceOf(upstream);
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
-    const target = relayTarget([...this.sessions], upstream, method);
+    const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method);
     const request = { method, ...(params && { params }) } as never;
     // Asked as part of the call, the request travels on that call's response stream, which every
     // Streamable HTTP client reads; the separate event stream is one a client may never open.

@@ -123,6 +123,7 @@ export async function forwardToolCall(
   const withProgress = onprogress !== undefined;
   const relayLog = logRelay(session, upstream, extra, notifications);
   session.begin(upstream.name, extra);
+  const leave = session.modern ? backend.whileCalling(session) : undefined;
   upstream.on('log', relayLog);
   const started = performance.now();
   try {
@@ -166,6 +167,7 @@ export async function forwardToolCall(
     );
   } finally {
     upstream.off('log', relayLog);
+    leave?.();
     session.end(upstream.name, extra);
     await notifications.flushed();
   }

@@ -53,6 +53,12 @@ export interface SessionBackend {
   /** A session began: it is counted, recorded, and told when lists change. */
   attach(session: ClientSession, transport: 'stdio' | 'http'): void;
   detach(session: ClientSession): void;
+  /**
+   * A 2026-07-28 request's session while its call runs on a server: what that server asks its
+   * client is answered for it (refused, saying why) and never reaches another client. Returns
+   * the function that ends it.
+   */
+  whileCalling(session: ClientSession): () => void;
   /** A client's roots appeared or changed: downstream servers ask again. */
   rootsChanged(): void;
   /** The mode a 2026-07-28 client's principal switched to on this endpoint, if it did. */
