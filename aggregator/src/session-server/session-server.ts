@@ -130,10 +130,13 @@ export function createSessionServer(
    */
   const sessionOf = async (context: ServerContext): Promise<ClientSession> => {
     if (!isModern(context)) return session;
+    const bound = await backend.boundMode(stateId);
+    // A token whose modes were narrowed since it switched is held to them.
+    const allowed = bound !== undefined && (!allowedModes || allowedModes.includes(bound));
     const modern = new ClientSession(
       server,
       exposure,
-      (await backend.boundMode(stateId)) ?? mode,
+      allowed ? bound : mode,
       identity,
       workspace,
       allowedModes,
