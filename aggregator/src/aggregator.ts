@@ -1,10 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger, type Logger } from '@toolmesh/core';
+import type { Server } from '@modelcontextprotocol/server';
+import { createLogger, dataDirectory, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
+import { dataDirectoryKey, RequestStateSeal } from './approvals/request-state.js';
 import { AuditLog } from './audit/audit-log.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
@@ -15,7 +16,8 @@ import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
-import { createSessionServer } from './session-server/session-server.js';
+import type { SessionBackend } from './session-server/session-backend.js';
+import { createSessionServer, type SessionEra } from './session-server/session-server.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import type { AggregatorState } from './state/state.js';
 import type { CachedCatalogue, CatalogueCache } from './upstream/catalogue-cache.js';
@@ -49,6 +51,23 @@ export interface AggregatorOptions {
    */
   catalogueCache?: CatalogueCache;
   fromCache?: boolean;
+  /**
+   * The key that seals approval round trips with 2026-07-28 clients, read when first needed;
+   * default: TOOLMESH_REQUEST_STATE_KEY (hex), else a key kept in the data directory (0600).
+   */
+  requestStateKey?: () => Buffer;
+}
+
+/** Replicas on different data directories share a key through the environment. */
+function requestStateKey(): Buffer {
+  const configured = process.env.TOOLMESH_REQUEST_STATE_KEY;
+  if (configured) {
+    const key = Buffer.from(configured, 'hex');
+    if (key.length < 32)
+      throw new Error('TOOLMESH_REQUEST_STATE_KEY must be at least 32 bytes as hex (64 hex digits)');
+    return key;
+  }
+  return dataDirectoryKey(dataDirectory());
 }
 
 const PASSTHROUGH = z.looseObject({});
@@ -78,7 +97,7 @@ function localIdentity(): string {
  * The registry over every downstream server, and the sessions of the clients that use it. Each
  * client session gets its own session server; upstream connections are shared by all of them.
  */
-export class Aggregator {
+export class Aggregator implements SessionBackend {
   readonly log: Logger;
   config: AggregatorConfig;
   readonly registry: Registry;
@@ -103,8 +122,11 @@ export class Aggregator {
   readonly #catalogueCache: CatalogueCache | undefined;
   policy: Policy;
   approvals: ApprovalPort;
+  readonly requestStateSeal: RequestStateSeal;
   workspaces: WorkspaceScope;
   private readonly sessions = new Set<ClientSession>();
+  /** The sessions of 2026-07-28 requests whose calls run now. */
+  readonly #modernCalls = new Set<ClientSession>();
   private lastReady = '';
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -130,6 +152,7 @@ export class Aggregator {
     });
     this.policy = new Policy(options.config);
     this.approvals = this.#approvalPort(options.config);
+    this.requestStateSeal = new RequestStateSeal(options.requestStateKey ?? requestStateKey);
     this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
     this.upstreams = new UpstreamSet(
       this.log,
@@ -224,6 +247,10 @@ export class Aggregator {
       identity?: string;
       /** The modes its token may use, when limited: exit_plan_mode may not leave them. */
       allowedModes?: readonly string[];
+      /** Default: a 2025 session opening now. */
+      era?: SessionEra;
+      /** What a 2026-07-28 client's state is bound to (its token's hash); default: the identity. */
+      principal?: string;
     } = {},
   ) {
     const mode = options.mode ?? this.config.defaultMode;
@@ -238,10 +265,13 @@ export class Aggregator {
       );
     }
     const workspace = this.workspaces.binding(options.workspace);
+    const identity = options.identity ?? localIdentity();
     return createSessionServer(this, {
       exposure: options.exposure ?? this.config.exposure,
       mode,
-      identity: options.identity ?? localIdentity(),
+      identity,
+      principal: options.principal ?? identity,
+      era: options.era ?? 'legacy',
       ...(options.allowedModes && { allowedModes: options.allowedModes }),
       ...(workspace && { workspace }),
       transport: options.transport ?? 'stdio',
@@ -263,11 +293,16 @@ export class Aggregator {
     return { ...this.registry.listed(entry), inputSchema };
   }
 
-  attach(session: ClientSession, transport: 'stdio' | 'http' = 'stdio'): void {
+  attach(session: ClientSession, transport: 'stdio' | 'http'): void {
     this.sessions.add(session);
     void this.state
       .saveSession({ id: session.id, mode: session.mode, transport, startedAt: Date.now() })
       .catch((error: Error) => this.log.warning(`could not record session: ${error.message}`));
+  }
+
+  whileCalling(session: ClientSession): () => void {
+    this.#modernCalls.add(session);
+    return () => this.#modernCalls.delete(session);
   }
 
   /** Whether exit_plan_mode can take a session out of `mode`. */
@@ -275,11 +310,33 @@ export class Aggregator {
     return this.policy.table.definition(mode)?.exitTo !== undefined;
   }
 
-  /** Changes a session's mode (after an approved exit_plan_mode) and tells its client the tool list changed. */
+  /**
+   * Changes a session's mode (after an approved exit_plan_mode) and tells its client the tool
+   * list changed. A 2026-07-28 client's mode is bound to its principal on that endpoint: kept in
+   * the state as a closed session record under its state id, which any process reads back.
+   */
   async setSessionMode(session: ClientSession, mode: string): Promise<void> {
     session.mode = mode;
+    if (session.modern) {
+      const now = Date.now();
+      await this.state.saveSession({
+        id: session.id,
+        mode,
+        ...(session.workspace !== undefined && { workspace: session.workspace }),
+        transport: session.transport,
+        startedAt: now,
+        endedAt: now,
+      });
+      return;
+    }
     await this.state.setSessionMode(session.id, mode);
     await session.server.sendToolListChanged().catch(() => undefined);
+  }
+
+  async boundMode(stateId: string): Promise<string | undefined> {
+    const mode = (await this.state.session(stateId))?.mode;
+    // A mode the config no longer has binds nothing: the endpoint's own mode applies.
+    return mode !== undefined && this.policy.table.has(mode) ? mode : undefined;
   }
 
   /**
@@ -426,13 +483,13 @@ export class Aggregator {
     const { workspace } = instanceOf(upstream);
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
-    const target = relayTarget([...this.sessions], upstream, method);
+    const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method);
     const request = { method, ...(params && { params }) } as never;
     // Asked as part of the call, the request travels on that call's response stream, which every
     // Streamable HTTP client reads; the separate event stream is one a client may never open.
     const call = target.latestCall(upstream);
     const asked = call
-      ? call.sendRequest(request, PASSTHROUGH, { signal })
+      ? call.send(request, PASSTHROUGH, { signal })
       : target.server.request(request, PASSTHROUGH, { signal });
     return asked as Promise<Record<string, unknown>>;
   }

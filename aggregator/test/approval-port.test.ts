@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/server';
 import { createLogger } from '@toolmesh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalPort } from '../src/approvals/approval-port.js';
@@ -27,7 +27,11 @@ async function connect(answer: ElicitResult, elapseMs = 0): Promise<void> {
     return answer;
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  // toolmesh's session servers are the v2 SDK's; they serve a 2025 client over v1 transports too.
+  await Promise.all([
+    server.connect(serverSide as Parameters<Server['connect']>[0]),
+    client.connect(clientSide),
+  ]);
 }
 
 function port(): ApprovalPort {

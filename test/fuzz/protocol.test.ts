@@ -140,15 +140,12 @@ async function fuzzProtocol(target: FuzzTarget, era: Era): Promise<string[]> {
 
 describe('raw bytes on stdin: every first-party server and the aggregator', () => {
   const servers = ['fs', 'git', 'code-graph', 'tickets', 'memory', 'feeds'];
-  // The aggregator's front speaks only the 2025 revisions so far.
-  const runs: [string, Era][] = [
-    ...servers.flatMap((name): [string, Era][] => [
+  const runs: [string, Era][] = [...servers, 'aggregator', 'aggregator-default'].flatMap(
+    (name): [string, Era][] => [
       [name, 'legacy'],
       [name, 'modern'],
-    ]),
-    ['aggregator', 'legacy'],
-    ['aggregator-default', 'legacy'],
-  ];
+    ],
+  );
   for (const [name, era] of runs) {
     const revision = era === 'modern' ? '2026-07-28' : '2025';
     it.concurrent(`${name} (${revision}) answers each malformed input in JSON-RPC, keeps serving and writes nothing else to stdout`, async () => {

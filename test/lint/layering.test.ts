@@ -15,7 +15,13 @@ const mcpImport =
 const testingImport =
   "import { connectInMemory } from '@toolmesh/core/testing';\nexport const a = connectInMemory;\n";
 
+const aggregatorImport = "import type { Aggregator } from '../aggregator.js';\nexport type A = Aggregator;\n";
+
 const files: Record<string, string> = {
+  'aggregator/src/aggregator.ts': 'export class Aggregator {}\n',
+  'aggregator/src/session-server/uses-aggregator.ts': aggregatorImport,
+  'aggregator/src/tools/uses-aggregator.ts': aggregatorImport,
+  'aggregator/src/cli/uses-aggregator.ts': aggregatorImport,
   'aggregator/src/cli/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = () => b;\n",
   'aggregator/src/cli/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = () => a;\n",
   'aggregator/src/cli/uses-testing.ts': testingImport,
@@ -81,7 +87,15 @@ describe('biome.json enforces the layering', () => {
     expect(findings.filter((f) => f.startsWith('shared/core/src/testing.ts '))).toEqual([]);
   });
 
+  it('refuses aggregator.ts in the session server and the own tools, which see a SessionBackend', () => {
+    expect(findings).toContain(
+      'aggregator/src/session-server/uses-aggregator.ts lint/style/noRestrictedImports',
+    );
+    expect(findings).toContain('aggregator/src/tools/uses-aggregator.ts lint/style/noRestrictedImports');
+    expect(findings.filter((f) => f.startsWith('aggregator/src/cli/uses-aggregator.ts '))).toEqual([]);
+  });
+
   it('reports nothing else', () => {
-    expect(findings).toHaveLength(7);
+    expect(findings).toHaveLength(9);
   });
 });

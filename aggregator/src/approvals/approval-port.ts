@@ -1,15 +1,24 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type InputRequiredResult,
+  inputRequired,
+  SdkErrorCode,
+  type Server,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '@toolmesh/core';
 import { redactArguments } from '../audit/redaction.js';
 import type { AggregatorState, ApprovalRecord, ApprovalStatus, NewApproval } from '../state/state.js';
 import { waitForDecision } from '../state/wait-for-decision.js';
 import { renderArguments } from './render-arguments.js';
+import type { RequestStateSeal } from './request-state.js';
 
 /** A call that waits on a person. */
 export interface ApprovalAsk {
-  /** The session's client, asked first when it supports elicitation. */
-  client: Server;
+  /**
+   * The session's client, asked first when it supports elicitation; absent for a 2026-07-28
+   * request, which cannot be sent a request (its approval is a round trip of the call).
+   */
+  client?: Server;
   session: string;
   identity: string;
   workspace?: string;
@@ -20,6 +29,28 @@ export interface ApprovalAsk {
   reason: string;
   signal: AbortSignal;
 }
+
+/**
+ * A 2026-07-28 request that needs approval: it cannot be sent a request, so the person is asked
+ * by a round trip of the call itself, and the retry brings the answer and the sealed state back.
+ */
+export interface RoundTripAsk extends Omit<ApprovalAsk, 'client'> {
+  /** The state id of the caller's principal: the state is bound to it. */
+  principal: string;
+  /** What the retry echoed (attacker-controlled until opened); undefined on the first round. */
+  requestState: unknown;
+  inputResponses: Record<string, unknown> | undefined;
+}
+
+/** The first round of an approval by round trip: the client is to ask its user and call again. */
+export interface ApprovalAsked {
+  asked: true;
+  approval: string;
+  result: InputRequiredResult;
+}
+
+/** The key of the approval's answer in `inputRequests` and `inputResponses`. */
+const APPROVAL_INPUT = 'approval';
 
 /** How an approval ended, with the decided status for the audit. */
 export type ApprovalOutcome =
@@ -35,15 +66,21 @@ export interface ApprovalPortOptions {
   now?: () => number;
 }
 
-function supportsFormElicitation(client: Server): boolean {
-  const elicitation = client.getClientCapabilities()?.elicitation as
+function supportsFormElicitation(client: Server | undefined): client is Server {
+  const elicitation = client?.getClientCapabilities()?.elicitation as
     | { form?: object; url?: object }
     | undefined;
   // A bare `elicitation: {}` (protocol revisions before URL mode) means forms.
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
-function approvalMessage(ask: ApprovalAsk): string {
+/** A request to the client that got no answer in time, as the v2 SDK (or a v1 peer) says so. */
+const isTimeout = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return code === SdkErrorCode.RequestTimeout || code === ErrorCode.RequestTimeout;
+};
+
+function approvalMessage(ask: Omit<ApprovalAsk, 'client'>): string {
   return [
     `toolmesh: ${ask.identity} wants to run ${ask.tool} (server ${ask.server}) in ${ask.mode} mode${ask.workspace ? ` in workspace ${ask.workspace}` : ''}.`,
     `Why approval is needed: ${ask.reason}.`,
@@ -66,7 +103,7 @@ export class ApprovalPort {
   }
 
   async ask(ask: ApprovalAsk): Promise<ApprovalOutcome> {
-    if (supportsFormElicitation(ask.client)) return this.#elicit(ask);
+    if (supportsFormElicitation(ask.client)) return this.#elicit(ask, ask.client);
     const { state, now, approverFreshMs } = this.#options;
     const approvers = await state.approversSeenSince(now() - approverFreshMs);
     if (approvers.length > 0) {
@@ -87,13 +124,77 @@ export class ApprovalPort {
     };
   }
 
-  async #elicit(ask: ApprovalAsk): Promise<ApprovalOutcome> {
+  /**
+   * Approval by round trip for a 2026-07-28 request. The first round opens the approval and
+   * answers input_required with the approval form and a sealed state naming the approval, the
+   * principal, the tool, a digest of the arguments and the approval's expiry. The retry is
+   * judged by that state: one altered, of another principal or tool, for other arguments,
+   * expired or already used (deciding the approval is atomic, so its id is a single-use nonce)
+   * is refused, saying why.
+   */
+  async roundTrip(ask: RoundTripAsk, seal: RequestStateSeal): Promise<ApprovalOutcome | ApprovalAsked> {
+    const { state, now } = this.#options;
+    if (ask.requestState === undefined) {
+      const record = await this.#open(ask, 'elicitation');
+      const requestState = seal.seal({
+        approval: record.id,
+        principal: ask.principal,
+        tool: ask.tool,
+        digest: seal.digest(ask.arguments),
+        expiresAt: record.expiresAt,
+      });
+      const form = inputRequired.elicit({
+        message: approvalMessage(ask),
+        requestedSchema: { type: 'object', properties: {} },
+      });
+      return {
+        asked: true,
+        approval: record.id,
+        result: inputRequired({ inputRequests: { [APPROVAL_INPUT]: form }, requestState }),
+      };
+    }
+    const refused = (why: string): ApprovalOutcome => ({
+      approved: false,
+      status: 'refused',
+      message: `${ask.tool} did not run: ${why}. Call it again without requestState to ask for approval anew.`,
+    });
+    const opened = seal.open(ask.requestState);
+    if ('problem' in opened) return refused(opened.problem);
+    const claimed = opened.state;
+    if (claimed.principal !== ask.principal) return refused('the request state was issued to another caller');
+    if (claimed.tool !== ask.tool) return refused(`the request state was issued for ${claimed.tool}`);
+    if (claimed.digest !== seal.digest(ask.arguments))
+      return refused('the arguments differ from those the approval was asked for');
+    if (claimed.expiresAt <= now()) {
+      await state.decideApproval(claimed.approval, { status: 'timedOut', decidedBy: 'toolmesh' }, now());
+      return refused(`the approval expired at ${new Date(claimed.expiresAt).toISOString()}`);
+    }
+    const answer = ask.inputResponses?.[APPROVAL_INPUT] as { action?: unknown } | undefined;
+    const decided = await state.decideApproval(
+      claimed.approval,
+      answer?.action === 'accept'
+        ? { status: 'approved', decidedBy: 'user (elicitation)' }
+        : {
+            status: 'declined',
+            decidedBy: 'user (elicitation)',
+            ...(answer === undefined && { reason: 'the retry carried no answer' }),
+          },
+      now(),
+    );
+    if (!decided)
+      return refused(
+        `the request state was used already (approval ${claimed.approval} is decided): a state runs one call`,
+      );
+    return this.#outcome(decided, ask);
+  }
+
+  async #elicit(ask: ApprovalAsk, client: Server): Promise<ApprovalOutcome> {
     const { state, now, timeoutMs } = this.#options;
     const record = await this.#open(ask, 'elicitation');
     let status: Exclude<ApprovalStatus, 'pending'>;
     let reason: string | undefined;
     try {
-      const answer = await ask.client.elicitInput(
+      const answer = await client.elicitInput(
         { message: approvalMessage(ask), requestedSchema: { type: 'object', properties: {} } },
         { signal: ask.signal, timeout: timeoutMs },
       );
@@ -102,7 +203,7 @@ export class ApprovalPort {
       if (ask.signal.aborted) {
         status = 'declined';
         reason = 'the call was cancelled';
-      } else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      } else if (isTimeout(error)) {
         status = 'timedOut';
       } else {
         status = 'refused';
@@ -131,7 +232,7 @@ export class ApprovalPort {
     return closed ?? ((await state.approval(id)) as ApprovalRecord);
   }
 
-  #open(ask: ApprovalAsk, channel: NewApproval['channel']): Promise<ApprovalRecord> {
+  #open(ask: Omit<ApprovalAsk, 'client'>, channel: NewApproval['channel']): Promise<ApprovalRecord> {
     const { state, now, timeoutMs } = this.#options;
     return state.openApproval({
       session: ask.session,
@@ -147,7 +248,7 @@ export class ApprovalPort {
     });
   }
 
-  #outcome(record: ApprovalRecord, ask: ApprovalAsk): ApprovalOutcome {
+  #outcome(record: ApprovalRecord, ask: Omit<ApprovalAsk, 'client'>): ApprovalOutcome {
     const by = record.decidedBy ?? 'toolmesh';
     const why = record.decisionReason ? `: ${record.decisionReason}` : '';
     switch (record.status) {

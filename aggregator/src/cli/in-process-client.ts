@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/server';
 import { packageVersion } from '@toolmesh/core';
 
 export interface InProcessClient {
@@ -17,7 +17,8 @@ export interface InProcessClient {
 export async function connectInProcess(server: Server): Promise<InProcessClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'toolmesh-cli', version: packageVersion(import.meta.url) });
-  await server.connect(serverSide);
+  // A v2 server serves a 2025 session over the v1 SDK's transports as well.
+  await server.connect(serverSide as Parameters<Server['connect']>[0]);
   await client.connect(clientSide);
   return {
     client,

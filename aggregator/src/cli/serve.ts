@@ -1,3 +1,4 @@
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { type Logger, StdioLineTransport } from '@toolmesh/core';
 import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
@@ -8,6 +9,16 @@ import type { Exposure } from '../session-server/session.js';
 import { createDashboard } from '../ui/dashboard.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
+
+/**
+ * Whether the front asks for a server to open a 2025 session (an initialize, or the legacy
+ * `/sse` stream) rather than to answer one 2026-07-28 request: it asks for nothing else.
+ */
+function opensLegacySession(request: { method: string; body?: unknown }): boolean {
+  if (request.method !== 'POST') return true;
+  const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+  return messages.some((message) => isInitializeRequest(message));
+}
 
 /** The identity of HTTP sessions when authentication is off. */
 const ANONYMOUS = 'anonymous';
@@ -81,12 +92,24 @@ export interface ServeOptions {
 export async function serveAggregator(aggregator: Aggregator, options: ServeOptions): Promise<void> {
   let close: () => Promise<void>;
   if (options.transport === 'stdio') {
-    const server = aggregator.createSessionServer({
-      ...(options.mode && { mode: options.mode }),
-      ...(options.workspace && { workspace: options.workspace }),
-    });
-    await server.connect(new StdioLineTransport());
-    close = () => server.close();
+    // Loaded only for stdio, as the HTTP front is only for HTTP.
+    const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+    // The client's first message picks the era for the connection: an initialize opens a 2025
+    // session, a 2026-07-28 request is served with what it carries. The line transport keeps
+    // toolmesh's answers to unreadable and over-long lines.
+    const connection = serveStdio(
+      () =>
+        aggregator.createSessionServer({
+          ...(options.mode && { mode: options.mode }),
+          ...(options.workspace && { workspace: options.workspace }),
+          era: 'either',
+        }),
+      {
+        transport: new StdioLineTransport(),
+        onerror: (error) => options.log.debug(`stdio: ${error.message}`),
+      },
+    );
+    close = () => connection.close();
     void aggregator.started.then(() => {
       const { ready, problems } = serverReport(aggregator);
       options.log.info(ready);
@@ -142,12 +165,16 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         ...granted,
         transport: 'http',
         identity: principal?.identity ?? ANONYMOUS,
+        ...(principal && { principal: principal.key }),
         ...(principal?.modes && { allowedModes: principal.modes }),
+        era: opensLegacySession(request) ? 'legacy' : 'modern',
       });
     };
     const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken });
     const front = await startHttpFront({
       createServer: session(),
+      // A 2026-07-28 request is answered with no session, from what it carries, by any process.
+      modernEra: true,
       onEventStream: (server) => aggregator.sessionReachable(server),
       endpoints: {
         '/mcp/all': session('all'),

@@ -1,10 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorResult } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
+import type { ApprovalAsked } from '../approvals/approval-port.js';
 import type { AuditOutcome } from '../audit/audit-record.js';
 import type { AuditedCall, DecidedTool } from '../audit/audited-call.js';
 import { WORKSPACE_PARAMETER } from '../workspaces/workspace-scope.js';
 import type { ClientSession } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
 /** A tool as the audit names it, in the workspace the call works in: the session's, or the one it names. */
 export function auditedTool(
@@ -24,6 +25,19 @@ export function endedWith(audit: AuditedCall, outcome: AuditOutcome, message: st
   return errorResult(message);
 }
 
+/**
+ * The first round of an approval by round trip: the call did not run (audited as refused, with
+ * the approval it waits for); the client is answered input_required, which the SDK's tools/call
+ * handler passes on in place of a tool result. The retry is audited as the call it is.
+ */
+export function awaitingApproval(audit: AuditedCall, asked: ApprovalAsked): CallToolResult {
+  audit.ended(
+    'refused',
+    `waiting for a person: approval ${asked.approval} was asked of the client (input_required)`,
+  );
+  return asked.result as unknown as CallToolResult;
+}
+
 function textOf(result: CallToolResult): string {
   return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
@@ -35,13 +49,13 @@ function textOf(result: CallToolResult): string {
  * written replaces the result with an error saying so.
  */
 export async function auditedToolCall(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   run: (audit: AuditedCall) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  const refusal = await aggregator.audit.refusal();
+  const refusal = await backend.audit.refusal();
   if (refusal) return errorResult(refusal);
-  const audit = aggregator.audit.open({
+  const audit = backend.audit.open({
     identity: session.identity,
     session: session.id,
     mode: session.mode,
@@ -58,7 +72,7 @@ export async function auditedToolCall(
     audit.ended('protocolError', (error as Error).message);
   }
   const record = audit.record();
-  const failure = record && (await aggregator.audit.write(record));
+  const failure = record && (await backend.audit.write(record));
   if (failure) return errorResult(failure);
   if (!result) throw thrown;
   return result;

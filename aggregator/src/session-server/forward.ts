@@ -1,23 +1,18 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Notification, ServerContext } from '@modelcontextprotocol/server';
 import { META_KEYS } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
-import { auditedTool, endedWith } from './audited-tool-call.js';
+import { auditedTool, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { capResult } from './result-budget.js';
 import type { ClientSession } from './session.js';
+import type { SessionBackend } from './session-backend.js';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The request a handler answers: its signal, `_meta`, and what it may send as part of it. */
+export type Extra = ServerContext['mcpReq'];
 
 /**
  * The notifications of one call, sent in the order they came; the result waits for them,
@@ -27,9 +22,9 @@ function callNotifications(extra: Extra) {
   let sent: Promise<unknown> = Promise.resolve();
   let any = false;
   return {
-    send(notification: ServerNotification) {
+    send(notification: Notification) {
       any = true;
-      sent = sent.then(() => extra.sendNotification(notification)).catch(() => undefined);
+      sent = sent.then(() => extra.notify(notification)).catch(() => undefined);
     },
     // The SDK client handles a notification a microtask after it arrives but a response at once,
     // so the result also waits one turn of the event loop after the last notification went out.
@@ -66,12 +61,12 @@ function logRelay(
  * The tool as its server lists it now. A server listed from the catalogue cache is started
  * first, so a call is judged by what the server says today, not by what it said when cached.
  */
-async function liveEntry(aggregator: Aggregator, exposed: string): Promise<ToolEntry | undefined> {
-  const cached = aggregator.registry.tool(exposed);
-  const upstream = cached && aggregator.upstreams.get(cached.server);
+async function liveEntry(backend: SessionBackend, exposed: string): Promise<ToolEntry | undefined> {
+  const cached = backend.registry.tool(exposed);
+  const upstream = cached && backend.upstreams.get(cached.server);
   if (upstream?.state !== 'dormant') return cached;
   await upstream.wake();
-  return aggregator.registry.tool(exposed);
+  return backend.registry.tool(exposed);
 }
 
 /**
@@ -81,14 +76,14 @@ async function liveEntry(aggregator: Aggregator, exposed: string): Promise<ToolE
  * The call's audit record gets the decision on this tool and, for each failure, its outcome.
  */
 export async function forwardToolCall(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   session: ClientSession,
   exposed: string,
   args: Record<string, unknown> | undefined,
   extra: Extra,
   audit: AuditedCall,
 ): Promise<CallToolResult> {
-  const entry = await liveEntry(aggregator, exposed);
+  const entry = await liveEntry(backend, exposed);
   if (!entry) {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -96,39 +91,41 @@ export async function forwardToolCall(
     );
   }
   // Mode first, then the workspace, and only a call that can run is put to a person.
-  const decision = aggregator.policy.decide(session.mode, entry);
+  const decision = backend.policy.decide(session.mode, entry);
   audit.decided(auditedTool(session, exposed, entry.server, args ?? {}), decision.verdict, decision.rule);
   if (decision.verdict === 'deny') return endedWith(audit, 'refused', blockedMessage(exposed, decision));
-  const route = aggregator.workspaces.route(
+  const route = backend.workspaces.route(
     entry,
-    aggregator.isWorkspaceScoped(entry),
+    backend.isWorkspaceScoped(entry),
     session.workspace,
     args ?? {},
   );
   if ('refusal' in route) return endedWith(audit, 'refused', route.refusal);
-  const upstream = aggregator.upstreams.get(route.upstream);
+  const upstream = backend.upstreams.get(route.upstream);
   if (!upstream) return endedWith(audit, 'unavailable', `server ${entry.server} is no longer configured.`);
   // A server that is down keeps its tools listed, but no one is asked to approve a call it cannot take.
-  const availability = aggregator.availability(upstream.name);
+  const availability = backend.availability(upstream.name);
   if (decision.verdict === 'confirm' && !availability.callable)
     return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${availability.reason}.`);
   const refusal = await approvalRefusal(
-    aggregator,
+    backend,
     session,
     { exposed, tool: entry.tool, server: entry.server, arguments: route.arguments, signal: extra.signal },
     decision,
     audit,
   );
-  if (refusal) return endedWith(audit, 'refused', refusal);
+  if (typeof refusal === 'string') return endedWith(audit, 'refused', refusal);
+  if (refusal) return awaitingApproval(audit, refusal);
   // Only a call that goes ahead teaches discovery: a refused call was never shown to be the
   // right tool, and calls the policy stops must not let anyone steer what others' searches find.
-  aggregator.learning.called(session.id, exposed);
-  const timeout = upstream.config.timeoutMs ?? aggregator.config.callTimeoutMs;
+  backend.learning.called(session.id, exposed);
+  const timeout = upstream.config.timeoutMs ?? backend.config.callTimeoutMs;
   const notifications = callNotifications(extra);
   const onprogress = progressRelay(extra, notifications);
   const withProgress = onprogress !== undefined;
   const relayLog = logRelay(session, upstream, extra, notifications);
   session.begin(upstream.name, extra);
+  const leave = session.modern ? backend.whileCalling(session) : undefined;
   upstream.on('log', relayLog);
   const started = performance.now();
   try {
@@ -142,7 +139,7 @@ export async function forwardToolCall(
       },
       { [META_KEYS.agent]: session.identity, [META_KEYS.conversation]: session.conversation },
     );
-    return capResult(result, aggregator.config.resultMaxBytes, exposed);
+    return capResult(result, backend.config.resultMaxBytes, exposed);
   } catch (error) {
     if (error instanceof UpstreamUnavailable)
       return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${error.message}.`);
@@ -154,7 +151,7 @@ export async function forwardToolCall(
         deadlineMessage(exposed, timeout, performance.now() - started, withProgress),
       );
     }
-    if (aggregator.upstreams.get(upstream.name) !== upstream) {
+    if (backend.upstreams.get(upstream.name) !== upstream) {
       return endedWith(
         audit,
         'unavailable',
@@ -172,6 +169,7 @@ export async function forwardToolCall(
     );
   } finally {
     upstream.off('log', relayLog);
+    leave?.();
     session.end(upstream.name, extra);
     await notifications.flushed();
   }

@@ -47,6 +47,12 @@ export function relayTarget(
         `toolmesh cannot tell whose call to server ${upstream} this ${method} request belongs to: ${identities.join(', ')} are calling it at once, so it is not relayed.`,
       );
     }
+    // A 2026-07-28 client cannot be sent a request; its call would have to end input_required
+    // and resume in the same process on the retry, which toolmesh does not do yet.
+    if (caller.modern)
+      throw refused(
+        `The client calling server ${upstream} through toolmesh speaks MCP 2026-07-28, and toolmesh does not yet pass a server's ${capability} request on to such a client as a round trip of the call. Call this tool from a 2025 client (one that initializes a session) if it needs ${capability}.`,
+      );
     if (!supports(caller, method))
       throw refused(`The client calling server ${upstream} through toolmesh does not support ${capability}.`);
     return caller;

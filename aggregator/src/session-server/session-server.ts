@@ -1,49 +1,70 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { createHash } from 'node:crypto';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  type Tool,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ListToolsResult,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { packageVersion, runTool, toolListEntry } from '@toolmesh/core';
-import type { Aggregator } from '../aggregator.js';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
-import { auditedToolCall, endedWith } from './audited-tool-call.js';
+import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
 import { ClientSession, type Exposure } from './session.js';
+import type { SessionBackend } from './session-backend.js';
+
+/**
+ * How long a 2026-07-28 client may keep a tools/list answer, and for whom: the list follows the
+ * registry (servers come and go) and the caller's mode, so it is short-lived and private.
+ */
+const TOOL_LIST_CACHE = { ttlMs: 30_000, cacheScope: 'private' } as const;
+/** What server/discover says (capabilities, instructions) is the same for every caller. */
+const DISCOVER_CACHE = { ttlMs: 5 * 60_000, cacheScope: 'public' } as const;
+
+/**
+ * Which protocol era a session server is made for: `legacy` for a 2025 session that is opening
+ * now (an HTTP initialize, `/sse`, in process), `modern` for one 2026-07-28 request over HTTP,
+ * `either` when the client's first message decides (stdio).
+ */
+export type SessionEra = 'legacy' | 'modern' | 'either';
+
+/**
+ * The state id of a 2026-07-28 client: it has no session, so its todo list and a mode it
+ * switched to belong to its principal on the endpoint it calls (mode and workspace), and any
+ * toolmesh process on the same state finds them.
+ */
+export function principalStateId(principal: string, mode: string, workspace: string | undefined): string {
+  const digest = createHash('sha256')
+    .update(`${principal}\0${mode}\0${workspace ?? ''}`)
+    .digest('base64url');
+  return `principal:${digest.slice(0, 32)}`;
+}
 
 const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
 const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
 
-function upstreamFor(aggregator: Aggregator, server: string | undefined, what: string) {
-  const upstream = server ? aggregator.upstreams.get(server) : undefined;
+function upstreamFor(backend: SessionBackend, server: string | undefined, what: string) {
+  const upstream = server ? backend.upstreams.get(server) : undefined;
   if (!upstream) throw new McpError(ErrorCode.InvalidParams, `No server offers ${what}.`);
   return upstream;
 }
 
-function requestOptions(extra: Extra) {
-  return { signal: extra.signal };
+function requestOptions(context: ServerContext) {
+  return { signal: context.mcpReq.signal };
 }
+
+/** Whether a request is of the 2026-07-28 era: it carries the per-request envelope in `_meta`. */
+const isModern = (context: ServerContext) => context.mcpReq.envelope !== undefined;
 
 /**
  * The MCP server one client session talks to: the merged tools (or only the discovery tools),
  * prompts and resources of every upstream, each request forwarded to the server that owns it.
  */
 export function createSessionServer(
-  aggregator: Aggregator,
+  backend: SessionBackend,
   {
     exposure,
     mode,
@@ -51,6 +72,8 @@ export function createSessionServer(
     workspace,
     allowedModes,
     transport,
+    era,
+    principal,
   }: {
     exposure: Exposure;
     mode: string;
@@ -58,6 +81,9 @@ export function createSessionServer(
     workspace?: string;
     allowedModes?: readonly string[];
     transport: 'stdio' | 'http';
+    era: SessionEra;
+    /** What a 2026-07-28 client's state is bound to: its token (hash), else its identity. */
+    principal: string;
   },
 ): Server {
   const server = new Server(
@@ -70,23 +96,67 @@ export function createSessionServer(
         completions: {},
         logging: {},
       },
+      cacheHints: { 'tools/list': TOOL_LIST_CACHE, 'server/discover': DISCOVER_CACHE },
       instructions:
         'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
     },
   );
   const session = new ClientSession(server, exposure, mode, identity, workspace, allowedModes);
-  aggregator.attach(session, transport);
+  session.transport = transport;
+  // A 2025 session is attached (counted, recorded, told of list changes) once it is one: at
+  // once when it is opening now, after its initialize over stdio; a 2026-07-28 request never is.
+  let attached = false;
+  const attach = () => {
+    if (attached) return;
+    attached = true;
+    backend.attach(session, transport);
+  };
+  if (era === 'legacy') attach();
   server.onclose = () => {
-    aggregator.detach(session);
+    if (attached) backend.detach(session);
     void session.unsubscribeAll();
   };
   session.reachable = transport === 'stdio';
   server.oninitialized = () => {
-    if (session.reachable && server.getClientCapabilities()?.roots) aggregator.rootsChanged();
+    attach();
+    if (session.reachable && server.getClientCapabilities()?.roots) backend.rootsChanged();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => aggregator.rootsChanged());
+
+  const stateId = principalStateId(principal, mode, workspace);
+  /**
+   * Who a request acts as: the 2025 session, or for a 2026-07-28 request a session of its own
+   * made from the request (the endpoint's mode, or the one its principal switched to; the
+   * workspace and identity the endpoint gave), keyed by the principal's state id.
+   */
+  const sessionOf = async (context: ServerContext): Promise<ClientSession> => {
+    if (!isModern(context)) return session;
+    const bound = await backend.boundMode(stateId);
+    // A token whose modes were narrowed since it switched is held to them.
+    const allowed = bound !== undefined && (!allowedModes || allowedModes.includes(bound));
+    const modern = new ClientSession(
+      server,
+      exposure,
+      allowed ? bound : mode,
+      identity,
+      workspace,
+      allowedModes,
+      stateId,
+    );
+    modern.transport = transport;
+    const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+      CLIENT_CAPABILITIES_META_KEY
+    ] as { elicitation?: unknown } | undefined;
+    modern.roundTrip = {
+      requestState: context.mcpReq.requestState(),
+      inputResponses: context.mcpReq.inputResponses,
+      canElicit: capabilities?.elicitation !== undefined,
+    };
+    return modern;
+  };
+
+  server.setNotificationHandler('notifications/roots/list_changed', async () => backend.rootsChanged());
   // Downstream log messages are filtered here, per session: the servers are shared by every client.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  server.setRequestHandler('logging/setLevel', (request) => {
     session.logLevel = request.params.level;
     return {};
   });
@@ -97,32 +167,40 @@ export function createSessionServer(
   // whatever a handler returns.)
   const afterStart = <H extends (...args: never[]) => unknown>(handler: H): H =>
     (async (...args: Parameters<H>) => {
-      await aggregator.started;
+      await backend.started;
       return handler(...args);
     }) as H;
 
   // The mode decides what is listed as well as what may run: what it denies is not offered.
-  const offered = (named: { exposed: string; tool: Tool }) =>
-    aggregator.policy.decide(session.mode, named).verdict !== 'deny';
   server.setRequestHandler(
-    ListToolsRequestSchema,
-    afterStart(() => {
+    'tools/list',
+    afterStart(async (_request, context) => {
+      const session = await sessionOf(context);
       session.lastActive = Date.now();
+      const offered = (named: { exposed: string; tool: Tool }) =>
+        backend.policy.decide(session.mode, named).verdict !== 'deny';
       const own = ownTools
         .filter(({ listed }) => offered({ exposed: listed.name, tool: listed }))
         .filter(
-          ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || aggregator.canExitMode(session.mode),
+          ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || backend.canExitMode(session.mode),
         )
         .map(({ listed }) => listed);
-      if (exposure === 'discovery') return { tools: own };
-      const registered = aggregator.registry.tools().filter(offered);
-      return { tools: [...registered.map((entry) => aggregator.listedTool(session, entry)), ...own] };
+      if (exposure === 'discovery') return { tools: own as ListToolsResult['tools'] };
+      const registered = backend.registry.tools().filter(offered);
+      return {
+        tools: [
+          ...registered.map((entry) => backend.listedTool(session, entry)),
+          ...own,
+        ] as ListToolsResult['tools'],
+      };
     }),
   );
 
   server.setRequestHandler(
-    CallToolRequestSchema,
-    afterStart(async (request, extra) => {
+    'tools/call',
+    afterStart(async (request, context) => {
+      const session = await sessionOf(context);
+      const extra: Extra = context.mcpReq;
       session.lastActive = Date.now();
       const own = ownByName.get(request.params.name);
       if (!own && exposure === 'discovery') {
@@ -131,10 +209,10 @@ export function createSessionServer(
           `Tool "${request.params.name}" is not listed on this endpoint: call it through call_tool.`,
         );
       }
-      return auditedToolCall(aggregator, session, async (audit) => {
+      return auditedToolCall(backend, session, async (audit) => {
         if (!own)
           return forwardToolCall(
-            aggregator,
+            backend,
             session,
             request.params.name,
             request.params.arguments,
@@ -142,7 +220,7 @@ export function createSessionServer(
             audit,
           );
         const refusal = await refusalOf(
-          aggregator,
+          backend,
           session,
           {
             exposed: own.listed.name,
@@ -153,92 +231,93 @@ export function createSessionServer(
           },
           audit,
         );
-        if (refusal) return endedWith(audit, 'refused', refusal);
+        if (typeof refusal === 'string') return endedWith(audit, 'refused', refusal);
+        if (refusal) return awaitingApproval(audit, refusal);
         return runTool(own.definition, request.params.arguments, {
-          engine: { aggregator, session, extra, audit },
+          engine: { backend, session, extra, audit },
           signal: extra.signal,
           progress: async () => undefined,
-          log: aggregator.log,
+          log: backend.log,
         });
-      });
+      }) as Promise<CallToolResult>;
     }),
   );
 
   server.setRequestHandler(
-    ListPromptsRequestSchema,
+    'prompts/list',
     afterStart(() => ({
-      prompts: aggregator.registry.listedPrompts(),
+      prompts: backend.registry.listedPrompts(),
     })),
   );
   server.setRequestHandler(
-    GetPromptRequestSchema,
-    afterStart((request, extra) => {
-      const entry = aggregator.registry.prompt(request.params.name);
+    'prompts/get',
+    afterStart((request, context) => {
+      const entry = backend.registry.prompt(request.params.name);
       if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}".`);
-      return upstreamFor(aggregator, entry.upstream, `prompt ${entry.exposed}`).request(
+      return upstreamFor(backend, entry.upstream, `prompt ${entry.exposed}`).request(
         'prompts/get',
         { ...request.params, name: entry.prompt.name },
-        requestOptions(extra),
+        requestOptions(context),
       );
     }),
   );
 
   server.setRequestHandler(
-    ListResourcesRequestSchema,
+    'resources/list',
     afterStart(() => ({
-      resources: aggregator.registry.resources(),
+      resources: backend.registry.resources(),
     })),
   );
   server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
+    'resources/templates/list',
     afterStart(() => ({
-      resourceTemplates: aggregator.registry.resourceTemplates(),
+      resourceTemplates: backend.registry.resourceTemplates(),
     })),
   );
   server.setRequestHandler(
-    ReadResourceRequestSchema,
-    afterStart((request, extra) => {
-      const owner = aggregator.registry.resourceOwner(request.params.uri);
-      return upstreamFor(aggregator, owner, `resource ${request.params.uri}`).request(
+    'resources/read',
+    afterStart((request, context) => {
+      const owner = backend.registry.resourceOwner(request.params.uri);
+      return upstreamFor(backend, owner, `resource ${request.params.uri}`).request(
         'resources/read',
         request.params,
-        requestOptions(extra),
+        requestOptions(context),
       );
     }),
   );
 
   server.setRequestHandler(
-    SubscribeRequestSchema,
-    afterStart(async (request, extra) => {
-      const owner = aggregator.registry.resourceOwner(request.params.uri);
-      const upstream = upstreamFor(aggregator, owner, `resource ${request.params.uri}`);
-      await session.subscribe(upstream, request.params.uri, extra.signal);
+    'resources/subscribe',
+    afterStart(async (request, context) => {
+      const owner = backend.registry.resourceOwner(request.params.uri);
+      const upstream = upstreamFor(backend, owner, `resource ${request.params.uri}`);
+      await session.subscribe(upstream, request.params.uri, context.mcpReq.signal);
       return {};
     }),
   );
-  server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-    await session.unsubscribe(request.params.uri, extra.signal);
+  server.setRequestHandler('resources/unsubscribe', async (request, context) => {
+    await session.unsubscribe(request.params.uri, context.mcpReq.signal);
     return {};
   });
 
   server.setRequestHandler(
-    CompleteRequestSchema,
-    afterStart((request, extra) => {
+    'completion/complete',
+    afterStart((request, context) => {
       const { ref } = request.params;
       if (ref.type === 'ref/prompt') {
-        const entry = aggregator.registry.prompt(ref.name);
+        const entry = backend.registry.prompt(ref.name);
         if (!entry) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}".`);
-        return upstreamFor(aggregator, entry.upstream, `prompt ${ref.name}`).request(
+        return upstreamFor(backend, entry.upstream, `prompt ${ref.name}`).request(
           'completion/complete',
           { ...request.params, ref: { ...ref, name: entry.prompt.name } },
-          requestOptions(extra),
+          requestOptions(context),
         );
       }
-      const owner = aggregator.registry.resourceOwner(ref.uri);
-      return upstreamFor(aggregator, owner, `resource ${ref.uri}`).request(
+      const owner = backend.registry.resourceOwner(ref.uri);
+      return upstreamFor(backend, owner, `resource ${ref.uri}`).request(
         'completion/complete',
         request.params,
-        requestOptions(extra),
+        requestOptions(context),
       );
     }),
   );

@@ -1,25 +1,40 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type LoggingLevel,
-  LoggingLevelSchema,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
 
 export type Exposure = 'all' | 'discovery';
 
+/** What a 2026-07-28 request brings to an approval round trip. */
+export interface RoundTrip {
+  /** Echoed by the client: attacker-controlled until the seal is checked. */
+  requestState: unknown;
+  inputResponses: Record<string, unknown> | undefined;
+  /** Whether its client declared elicitation, so it can be handed the approval form. */
+  canElicit: boolean;
+}
+
 /** A client's tool call in flight, through which toolmesh can ask that client something as part of it. */
-export type ActiveCall = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'sendRequest'>;
+export type ActiveCall = Pick<ServerContext['mcpReq'], 'send'>;
 
-const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+/** RFC 5424's levels, least severe first, as MCP's logging/setLevel names them. */
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+const severity = (level: LoggingLevel) => LEVELS.indexOf(level);
 
-/** One connected client: its MCP server object and what it is doing now. */
+/**
+ * One client as toolmesh serves it: a 2025 session (its MCP server object and what it is doing
+ * now), or one 2026-07-28 request, whose id is the principal's and whose mode and workspace
+ * came with the request.
+ */
 export class ClientSession {
-  /** toolmesh's own id for the session, the key of its todo list and approvals in the state. */
-  readonly id = randomUUID();
   /** What servers see as `toolmesh/conversation`: one per session, apart from the id that keys its state. */
   readonly conversation = randomUUID();
   lastActive = Date.now();
@@ -30,12 +45,22 @@ export class ClientSession {
    * Streamable HTTP only once the client has opened its event stream.
    */
   reachable = false;
+  transport: 'stdio' | 'http' = 'stdio';
+  /**
+   * Set for a 2026-07-28 request (no session, nothing to push to; its state is its principal's):
+   * what its retry of an approval round trip carries, and whether its client can show a form.
+   */
+  roundTrip: RoundTrip | undefined;
   /** Calls in flight, oldest first, by upstream name. */
   private readonly activeCalls = new Map<string, ActiveCall[]>();
   private readonly subscriptions = new Map<string, Upstream>();
   private readonly resourceUpdated: ResourceUpdated = (params) => {
     void this.server.sendResourceUpdated(params).catch(() => undefined);
   };
+
+  get modern(): boolean {
+    return this.roundTrip !== undefined;
+  }
 
   constructor(
     readonly server: Server,
@@ -48,6 +73,11 @@ export class ClientSession {
     readonly workspace?: string,
     /** The modes its token may use, when it is limited; no mode change may leave them. */
     readonly allowedModes?: readonly string[],
+    /**
+     * toolmesh's own id for the session, the key of its todo list, mode and approvals in the
+     * state: random for a 2025 session, the principal's for a 2026-07-28 request.
+     */
+    readonly id: string = randomUUID(),
   ) {}
 
   begin(upstream: string, call: ActiveCall): void {

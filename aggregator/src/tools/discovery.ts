@@ -88,36 +88,36 @@ export const searchToolBm25 = defineTool({
     return `${hits}${more}${advice}${starting}`;
   },
   async handle({ query, limit }, { engine }) {
-    const { aggregator, session } = engine;
+    const { backend, session } = engine;
     const depth = Math.max(limit, SEARCH_DEPTH);
-    const found = aggregator.index.find(query, depth);
-    const embeddings = aggregator.embeddings.stage;
+    const found = backend.index.find(query, depth);
+    const embeddings = backend.embeddings.stage;
     const { text } = parseToolQuery(found.read);
     const fused =
       embeddings && text !== ''
-        ? await embeddings.fuse(text, found.hits, depth, aggregator.index.accepts(found.read))
+        ? await embeddings.fuse(text, found.hits, depth, backend.index.accepts(found.read))
         : undefined;
     if (fused) found.hits = fused.hits;
-    aggregator.learning.searched(
+    backend.learning.searched(
       session.id,
       found.terms,
       found.hits.map((hit) => hit.name),
     );
     const more = found.hits.slice(limit).flatMap((hit) => {
-      const entry = aggregator.registry.tool(hit.name);
+      const entry = backend.registry.tool(hit.name);
       return entry ? [{ name: entry.exposed, server: entry.server, summary: oneLine(entry) }] : [];
     });
     const results = found.hits.slice(0, limit).flatMap((hit) => {
-      const entry = aggregator.registry.tool(hit.name);
+      const entry = backend.registry.tool(hit.name);
       if (!entry) return [];
-      const { callable, reason, approval } = aggregator.callability(session, entry);
+      const { callable, reason, approval } = backend.callability(session, entry);
       return [
         {
           name: entry.exposed,
           server: entry.server,
           ...(entry.tool.title && { title: entry.tool.title }),
           ...(entry.tool.description && { description: entry.tool.description }),
-          inputSchema: aggregator.listedTool(session, entry).inputSchema,
+          inputSchema: backend.listedTool(session, entry).inputSchema,
           score: hit.score,
           callable,
           ...(reason && { reason }),
@@ -125,9 +125,9 @@ export const searchToolBm25 = defineTool({
         },
       ];
     });
-    const starting = aggregator.startingServers();
+    const starting = backend.startingServers();
     const advice = searchAdvice(found, fused?.problem, () => [
-      ...new Set(aggregator.registry.tools().map((entry) => entry.server)),
+      ...new Set(backend.registry.tools().map((entry) => entry.server)),
     ]);
     return {
       results,
@@ -174,16 +174,16 @@ export const listMyTools = defineTool({
       )
       .join('\n') || 'No tool is callable now.',
   async handle({ server }, { engine }) {
-    const { aggregator, session } = engine;
+    const { backend, session } = engine;
     // Tools are grouped by configured server, which may run as one instance per workspace.
-    const servers = [...new Set(aggregator.upstreams.list().map(({ name }) => instanceOf(name).server))];
+    const servers = [...new Set(backend.upstreams.list().map(({ name }) => instanceOf(name).server))];
     if (server !== undefined && !servers.includes(server)) {
       throw new ToolError(`No server named ${server}. Servers: ${servers.join(', ')}.`, 'not_found');
     }
     const groups = new Map<string, { name: string; title?: string; summary: string; approval?: string }[]>();
-    for (const entry of aggregator.registry.tools()) {
+    for (const entry of backend.registry.tools()) {
       if (server !== undefined && entry.server !== server) continue;
-      const { callable, approval } = aggregator.callability(session, entry);
+      const { callable, approval } = backend.callability(session, entry);
       if (!callable) continue;
       const summary = oneLine(entry);
       const list = groups.get(entry.server) ?? [];
@@ -216,11 +216,11 @@ export const callTool = defineTool({
   // The target's own classes govern the call; this tool only routes it.
   actions: ['read'],
   async handle({ name, arguments: args }, { engine }) {
-    const { aggregator, session, extra, audit } = engine;
-    if (!aggregator.registry.tool(name))
-      throw new ToolError(unknownToolMessage(aggregator, name, OWN_TOOL_NAMES.search), 'not_found');
+    const { backend, session, extra, audit } = engine;
+    if (!backend.registry.tool(name))
+      throw new ToolError(unknownToolMessage(backend, name, OWN_TOOL_NAMES.search), 'not_found');
     try {
-      return rawResult(await forwardToolCall(aggregator, session, name, args, extra, audit));
+      return rawResult(await forwardToolCall(backend, session, name, args, extra, audit));
     } catch (error) {
       throw new ToolError(`${name} refused the call: ${(error as Error).message}`, 'refused');
     }

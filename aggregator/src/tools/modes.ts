@@ -1,6 +1,8 @@
-import { ToolError } from '@toolmesh/core';
+import { rawResult, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
+import { awaitingApproval } from '../session-server/audited-tool-call.js';
+import { askApproval } from '../session-server/authorize.js';
 import { defineTool } from './define.js';
 
 export const exitPlanMode = defineTool({
@@ -18,9 +20,9 @@ export const exitPlanMode = defineTool({
   render: (output) =>
     output.changed ? `Approved: the session is now in ${output.mode} mode.` : `Still in ${output.mode} mode.`,
   async handle({ plan }, { engine, signal }) {
-    const { aggregator, session, audit } = engine;
+    const { backend, session, audit } = engine;
     const from = session.mode;
-    const to = aggregator.policy.table.definition(from)?.exitTo;
+    const to = backend.policy.table.definition(from)?.exitTo;
     const refuse = (message: string) => {
       audit.ended('refused', message);
       return new ToolError(message, 'refused');
@@ -37,8 +39,7 @@ export const exitPlanMode = defineTool({
       'confirm',
       'exit_plan_mode always asks a person',
     );
-    const outcome = await aggregator.approvals.ask({
-      client: session.server,
+    const outcome = await askApproval(backend, session, {
       session: session.id,
       identity: session.identity,
       mode: from,
@@ -48,9 +49,10 @@ export const exitPlanMode = defineTool({
       reason: `leaving ${from} mode for ${to} mode lets the session change things`,
       signal,
     });
+    if ('asked' in outcome) return rawResult(awaitingApproval(audit, outcome));
     audit.approved(outcome.status);
     if (!outcome.approved) throw refuse(outcome.message);
-    await aggregator.setSessionMode(session, to);
+    await backend.setSessionMode(session, to);
     return { mode: to, changed: true };
   },
 });

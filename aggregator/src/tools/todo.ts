@@ -29,7 +29,7 @@ export const todoWrite = defineTool({
   actions: ['memoryWrite'],
   render: renderTodos,
   async handle({ todos }, { engine }) {
-    await engine.aggregator.state.writeTodos(engine.session.id, todos);
+    await engine.backend.state.writeTodos(engine.session.id, todos);
     return { todos };
   },
 });
@@ -45,6 +45,6 @@ export const todoRead = defineTool({
   actions: ['read'],
   render: renderTodos,
   async handle(_input, { engine }) {
-    return { todos: await engine.aggregator.state.readTodos(engine.session.id) };
+    return { todos: await engine.backend.state.readTodos(engine.session.id) };
   },
 });

@@ -35,11 +35,11 @@ export const listWorkspaces = defineTool({
       ),
     ].join('\n'),
   async handle(_input, { engine }) {
-    const { aggregator, session } = engine;
+    const { backend, session } = engine;
     const configured = [
-      ...new Set(aggregator.upstreams.list().map((upstream) => instanceOf(upstream.name).server)),
+      ...new Set(backend.upstreams.list().map((upstream) => instanceOf(upstream.name).server)),
     ];
-    const visible = aggregator.workspaces.workspaces.filter(
+    const visible = backend.workspaces.workspaces.filter(
       (workspace) => session.workspace === undefined || workspace.id === session.workspace,
     );
     return {
