@@ -142,9 +142,7 @@ describe('probes', () => {
     try {
       const s = await fx.connect();
       const mobile = await s.fails('mobile_use', { workspace_id: 'alpha', action: 'screenshot' });
-      expect(mobile).toMatch(
-        /^no device or emulator \((adb found|no adb: install adb \(Debian\)), (no \/dev\/kvm|\/dev\/kvm found, no Android emulator)\)$/,
-      );
+      expect(mobile).toMatch(/^no device or emulator: /);
       expect(await s.fails('ios_use', { workspace_id: 'alpha', action: 'screenshot' })).toBe(
         'iOS needs macOS with Xcode',
       );

@@ -70,9 +70,66 @@ describe.each([
     expect(await fails({ action: 'navigate', url: 'http://10.255.255.1/' })).toMatch(
       /10\.255\.255\.1:80 is a private network address/,
     );
-    expect(await fails({ action: 'screenshot' })).toMatch(
-      new RegExp(`engine ${engine} does navigate, snapshot, click in this build`),
+  });
+
+  it('fills, selects, presses, answers a dialog, adopts a popup and screenshots', {
+    timeout: 120_000,
+  }, async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    const snap = (await use({ action: 'snapshot' })).content;
+    await use({ action: 'fill', ref: refOf(snap, /textbox "Name"/), text: 'Ada; rm -rf / $(x)' });
+    await use({ action: 'fill', ref: refOf(snap, /"Quantity"/), text: '3' });
+    await use({ action: 'select', ref: refOf(snap, /combobox "Colour"/), values: ['Blue'] });
+    expect(
+      await fails({ action: 'select', ref: refOf(snap, /combobox "Colour"/), values: ['mauve'] }),
+    ).toMatch(/no option with value or label "mauve"/);
+    await use({ action: 'press', ref: refOf(snap, /"Quantity"/), key: 'Enter' });
+    const text = await use({ action: 'extract', scope: '#out' });
+    expect(text.content).toContain('ordered 3 blue for Ada; rm -rf / $(x)');
+    await use({ action: 'hover', ref: refOf(snap, /button "Delete"/) });
+
+    const asked = await use({ action: 'click', ref: refOf(snap, /button "Delete"/) });
+    expect(asked.notes.join(' ')).toMatch(/dialog opened: answer it/);
+    expect(asked.content).toContain('Really delete?');
+    await use({ action: 'dialog', accept: false });
+    expect((await use({ action: 'extract', scope: '#answer' })).content).toContain('declined');
+
+    const popup = await use({ action: 'click', ref: refOf(snap, /button "Open popup"/) });
+    expect(popup.notes.join(' ')).toMatch(/opened a popup; rigs adopted it as tab t\d+/);
+    expect(popup.content).toContain('title: Popup page');
+    const tabs = await use({ action: 'tabs' });
+    expect(tabs.content.match(/ t\d+ /g)).toHaveLength(2);
+    const popupTab = /\* (t\d+)/.exec(tabs.content)?.[1];
+    await use({ action: 'tabs', op: 'close', tab: popupTab });
+    expect((await use({ action: 'tabs' })).content).toContain('form.html');
+
+    const shot = await s.client.callTool({
+      name: 'browser_use',
+      arguments: { workspace_id: 'alpha', engine, action: 'screenshot' },
+    });
+    expect((shot.content as { type: string; mimeType?: string }[]).filter((c) => c.type === 'image')).toEqual(
+      [expect.objectContaining({ mimeType: 'image/jpeg' })],
     );
+    expect(await fails({ action: 'clipboard', text: 'x' })).toMatch(
+      new RegExp(`engine ${engine} cannot do clipboard .*use engine chromium`),
+    );
+  });
+
+  it('tells console messages where the protocol carries them, and names the engines that do elsewhere', {
+    timeout: 60_000,
+  }, async () => {
+    const snap = (await use({ action: 'snapshot' })).content;
+    await use({ action: 'click', ref: refOf(snap, /button "Log"/) });
+    if (engine === 'firefox') {
+      await expect
+        .poll(async () => (await use({ action: 'console' })).content, { timeout: 10_000 })
+        .toContain('hello from the page');
+      expect((await use({ action: 'network' })).notes.join(' ')).toMatch(/network entr/);
+    } else {
+      expect(await fails({ action: 'console' })).toMatch(
+        /engine webkit cannot do console .*use engine chromium or firefox/,
+      );
+    }
   });
 
   it('leaves no process behind after rig_close', async () => {
