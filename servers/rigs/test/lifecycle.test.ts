@@ -1,8 +1,8 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
-import { type RigsFixture, rigsFixture } from './fixture.js';
+import { type RigsFixture, rigsFixture, tempDir } from './fixture.js';
 import { type PageServer, startPageServer } from './page-server.js';
 
 let pages: PageServer;
@@ -173,4 +173,34 @@ describe('probes', () => {
       await fx.close();
     }
   });
+});
+
+describe('a deep data directory', () => {
+  it.skipIf(!existsSync('/usr/bin/chromium'))(
+    'still starts full Chromium, whose singleton socket needs a short TMPDIR, and leaves no link behind',
+    { timeout: 90_000 },
+    async () => {
+      const outer = tempDir();
+      const deep = await rigsFixture({
+        dataDir: path.join(outer, 'a-rather-long-folder-name-for-data', 'and-another-one-below-it'),
+        chromium: '/usr/bin/chromium',
+        egress: { allowedOrigins: [pages.origin] },
+      });
+      try {
+        const s = await deep.connect();
+        const opened = await s.ok<{ rig_id: string; content: string }>('browser_use', {
+          workspace_id: 'alpha',
+          action: 'navigate',
+          url: `${pages.origin}/form.html`,
+        });
+        expect(opened.content).toContain('title: Form page');
+        expect(existsSync(`/tmp/toolmesh-${opened.rig_id}`)).toBe(true);
+        await s.ok('rig_close', { workspace_id: 'alpha', rig_id: opened.rig_id });
+        expect(existsSync(`/tmp/toolmesh-${opened.rig_id}`)).toBe(false);
+      } finally {
+        await deep.close();
+        rmSync(outer, { recursive: true, force: true });
+      }
+    },
+  );
 });

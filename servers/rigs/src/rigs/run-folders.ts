@@ -1,6 +1,28 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { endRigProcesses, processAlive } from './process-group.js';
+
+/** The longest TMPDIR that leaves room for a socket a program binds under it (Chromium's singleton). */
+const MAX_SOCKET_TEMP = 56;
+
+/** Where the short link to a rig's tmp folder lives, whether or not it was needed: /tmp, since the server's own TMPDIR is inside its (long) run folder. */
+function tempLinkOf(rigFolder: string): string {
+  return path.join('/tmp', `toolmesh-${path.basename(rigFolder)}`);
+}
+
+/**
+ * A TMPDIR for a rig's program that binds a unix socket under it: the rig's tmp folder, or when
+ * that path is too long for a socket path's 107 bytes (full Chromium aborts: "Socket path too
+ * long"), a short link to it in the system temp folder, named for the rig and removed with it.
+ */
+export function socketTemp(rigFolder: string): string {
+  const tmp = path.join(rigFolder, 'tmp');
+  if (Buffer.byteLength(tmp) <= MAX_SOCKET_TEMP) return tmp;
+  const link = tempLinkOf(rigFolder);
+  rmSync(link, { force: true });
+  symlinkSync(tmp, link);
+  return link;
+}
 
 /**
  * The folders rigs live in: `<data>/rigs/run/<server pid>-<nonce>/<rig id>/`, one owner folder
@@ -31,7 +53,10 @@ export class RunFolders {
       const folder = path.join(this.root, entry);
       if (folder === this.owner || (Number.isInteger(pid) && pid > 0 && processAlive(pid))) continue;
       await endRigProcesses(folder, [], 500);
-      for (const rig of readdirSync(folder)) leftovers(path.join(folder, rig));
+      for (const rig of readdirSync(folder)) {
+        leftovers(path.join(folder, rig));
+        rmSync(tempLinkOf(path.join(folder, rig)), { force: true });
+      }
       rmSync(folder, { recursive: true, force: true });
       swept.push(folder);
     }
@@ -55,6 +80,7 @@ export class RunFolders {
 
   remove(folder: string): void {
     rmSync(folder, { recursive: true, force: true });
+    rmSync(tempLinkOf(folder), { force: true });
   }
 
   /** Removes this server's own folder, when the last rig is gone at shutdown. */
