@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
@@ -197,6 +197,12 @@ describe('a deep data directory', () => {
         expect(existsSync(`/tmp/toolmesh-${opened.rig_id}`)).toBe(true);
         await s.ok('rig_close', { workspace_id: 'alpha', rig_id: opened.rig_id });
         expect(existsSync(`/tmp/toolmesh-${opened.rig_id}`)).toBe(false);
+        // A link a killed server left, to a folder since deleted, goes at the next start.
+        const dangling = '/tmp/toolmesh-rig-0dead0ff';
+        rmSync(dangling, { force: true });
+        symlinkSync(path.join(outer, 'gone', 'tmp'), dangling);
+        await (await rigsFixture()).close();
+        expect(lstatSync(dangling, { throwIfNoEntry: false })).toBeUndefined();
       } finally {
         await deep.close();
         rmSync(outer, { recursive: true, force: true });

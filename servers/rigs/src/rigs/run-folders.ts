@@ -1,13 +1,35 @@
-import { mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { endRigProcesses, processAlive } from './process-group.js';
 
 /** The longest TMPDIR that leaves room for a socket a program binds under it (Chromium's singleton). */
 const MAX_SOCKET_TEMP = 56;
 
-/** Where the short link to a rig's tmp folder lives, whether or not it was needed: /tmp, since the server's own TMPDIR is inside its (long) run folder. */
+/** Where short links to rigs' tmp folders live: /tmp, since the server's own TMPDIR is inside its (long) run folder. */
+const LINK_FOLDER = '/tmp';
+
+/** Where the short link to a rig's tmp folder lives, whether or not it was needed. */
 function tempLinkOf(rigFolder: string): string {
-  return path.join('/tmp', `toolmesh-${path.basename(rigFolder)}`);
+  return path.join(LINK_FOLDER, `toolmesh-${path.basename(rigFolder)}`);
+}
+
+/**
+ * Removes short links whose rig folder is gone, whatever data directory it was in: a server
+ * killed while closing leaves its link, and its folder may be deleted by someone else.
+ */
+function removeDanglingLinks(): void {
+  let names: string[];
+  try {
+    names = readdirSync(LINK_FOLDER).filter((name) => /^toolmesh-rig-[0-9a-f]+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const link = path.join(LINK_FOLDER, name);
+    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(link)) {
+      rmSync(link, { force: true });
+    }
+  }
 }
 
 /**
@@ -41,6 +63,7 @@ export class RunFolders {
    * cleans what a rig left outside its folder, given the rig's folder.
    */
   async sweep(leftovers: (rigFolder: string) => void = () => undefined): Promise<string[]> {
+    removeDanglingLinks();
     let entries: string[];
     try {
       entries = readdirSync(this.root);
