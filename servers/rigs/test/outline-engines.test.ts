@@ -1,11 +1,14 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
-import { type RigsFixture, rigsFixture, type Session } from './fixture.js';
+import { type RigsFixture, rigsFixture, type Session, tempDir } from './fixture.js';
 import { type PageServer, startPageServer } from './page-server.js';
 
 let pages: PageServer;
 let fx: RigsFixture;
 let s: Session;
+let root: string;
 
 interface Use {
   rig_id: string;
@@ -24,12 +27,18 @@ const refOf = (content: string, pattern: RegExp) => {
 
 beforeAll(async () => {
   pages = await startPageServer();
-  fx = await rigsFixture({ egress: { allowedOrigins: [pages.origin], allowPrivateNetwork: false } });
+  root = tempDir('toolmesh-rigs-root-');
+  writeFileSync(path.join(root, 'note.txt'), 'hello upload');
+  fx = await rigsFixture({
+    roots: [root],
+    egress: { allowedOrigins: [pages.origin], allowPrivateNetwork: false },
+  });
   s = await fx.connect();
 });
 afterAll(async () => {
   await fx?.close();
   await pages?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 describe.each([
@@ -113,6 +122,17 @@ describe.each([
     expect(await fails({ action: 'clipboard', text: 'x' })).toMatch(
       new RegExp(`engine ${engine} cannot do clipboard .*use engine chromium`),
     );
+  });
+
+  it('uploads a file from the roots through a file input, and goes back', { timeout: 60_000 }, async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    await use({ action: 'navigate', url: `${pages.origin}/upload.html` });
+    const input = refOf((await use({ action: 'snapshot' })).content, /"Attachment"/);
+    expect(await fails({ action: 'upload', ref: input, paths: ['/etc/passwd'] })).toMatch(/upload refused/);
+    const uploaded = await use({ action: 'upload', ref: input, paths: [path.join(root, 'note.txt')] });
+    expect(uploaded.notes).toContain(`uploaded 1 file(s) through ${input}`);
+    expect((await use({ action: 'extract', scope: '#names' })).content).toContain('note.txt:12');
+    expect((await use({ action: 'back' })).content).toContain('title: Form page');
   });
 
   it('tells console messages where the protocol carries them, and names the engines that do elsewhere', {

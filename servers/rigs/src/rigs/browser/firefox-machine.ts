@@ -18,6 +18,8 @@ import { staleRef } from './snapshot-book.js';
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 const ACTION_TIMEOUT_MS = 5000;
+/** How long back waits for the earlier page before saying there was none. */
+const BACK_WAIT_MS = 10_000;
 
 /**
  * A headless Firefox driven by puppeteer-core over WebDriver BiDi. BiDi gives no accessibility
@@ -251,10 +253,29 @@ export class FirefoxMachine extends OutlineMachine<Page> {
     return this.answer([`navigated${status !== undefined ? ` (HTTP ${status})` : ''}`]);
   }
 
+  /**
+   * history.back(), then waits for the page to change: over BiDi, puppeteer's goBack waits for a
+   * load event that a page restored from the back-forward cache never fires.
+   */
   async back(): Promise<BrowserAnswer> {
     this.refuseWhileDialog();
-    const response = await this.current.goBack({ waitUntil: 'domcontentloaded', timeout: 30_000 });
-    return this.answer([response ? 'went back' : 'there was no earlier page']);
+    const page = this.current;
+    const before = page.url();
+    const navigations = this.navigations.get(page) ?? 0;
+    await page.evaluate('history.back()');
+    const deadline = Date.now() + BACK_WAIT_MS;
+    let moved = false;
+    while (!moved && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const ready = await this.evaluate<boolean>('() => document.readyState !== "loading"').catch(
+        () => false,
+      );
+      moved = ready && page.url() !== before;
+    }
+    // The refs of the page left behind must go stale even if no navigation event said so.
+    if (moved && (this.navigations.get(page) ?? 0) === navigations)
+      this.navigations.set(page, navigations + 1);
+    return this.answer([moved ? 'went back' : `the page stayed at ${before}: there was no earlier page`]);
   }
 
   click(ref: string, button: 'left' | 'right' | 'middle' = 'left', double = false): Promise<BrowserAnswer> {
