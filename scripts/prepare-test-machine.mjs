@@ -94,6 +94,8 @@ try {
     ['scrot', 'scrot'],
     ['xclip', 'xclip'],
     ['xmessage', 'x11-utils'],
+    // The rigs server's mobile test: a private adb server that finds no device and says so.
+    ['adb', 'adb'],
   ]) {
     if (process.platform === 'linux' && !has(command))
       aptInstall(debianPackage, 'the rigs server’s desktop tests');

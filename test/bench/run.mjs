@@ -1,7 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section,
+// `--only <server>` (code-graph, git, tickets, memory, feeds, rigs) does the same for that server's section,
 // `--only shared-state` the shared state's (Redis, PostgreSQL), and `--only install` the install sizes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,7 @@ import { machineFacts } from './machine.mjs';
 import { benchmarkMemory, renderMemorySection } from './memory-bench.mjs';
 import { stopAll } from './processes.mjs';
 import { renderReport } from './report.mjs';
+import { benchmarkRigs, renderRigsSection } from './rigs-bench.mjs';
 import { ms } from './stats.mjs';
 import { benchmarkTickets, renderTicketsSection } from './tickets-bench.mjs';
 import { printEachWarningOnce, warningsSeen } from './warnings.mjs';
@@ -74,6 +75,7 @@ const SERVER_SECTIONS = {
   tickets: { run: (base) => benchmarkTickets({ base, log }), render: renderTicketsSection },
   memory: { run: (base) => benchmarkMemory({ base, log }), render: renderMemorySection },
   feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
+  rigs: { run: (base) => benchmarkRigs({ base: path.join(base, 'rigs'), log }), render: renderRigsSection },
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
 };
 

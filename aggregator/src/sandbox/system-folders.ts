@@ -19,6 +19,12 @@ const ETC_ALWAYS = [
   '/etc/localtime',
 ];
 
+/**
+ * The font configuration and its cache: without them fontconfig scans every font at a program's
+ * first text (openbox in the rigs server took 5.5 s to show a first window, 0.26 s with them).
+ */
+const FONT_CONFIG = ['/etc/fonts', '/var/cache/fontconfig'];
+
 /** Name resolution and TLS trust, for servers that may use the network. */
 const ETC_NETWORK = [
   '/etc/resolv.conf',
@@ -44,7 +50,7 @@ function symlinkTarget(file: string): string | undefined {
 /** The host paths of system folders and /etc files a sandbox shows at their own paths, read-only. */
 export function systemBinds(network: boolean): string[] {
   const folders = SYSTEM_FOLDERS.filter((folder) => symlinkTarget(folder) === undefined);
-  return [...folders, ...ETC_ALWAYS, ...(network ? ETC_NETWORK : [])];
+  return [...folders, ...ETC_ALWAYS, ...FONT_CONFIG, ...(network ? ETC_NETWORK : [])];
 }
 
 /**

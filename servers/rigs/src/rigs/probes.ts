@@ -73,15 +73,16 @@ export class Probes {
         return { ready: true, detail: 'Xvfb, openbox, xdotool, scrot and xclip found' };
       }
       case 'mobile': {
+        // Whether a device is attached is only known from an adb server, which a probe does not start.
         const adb = findExecutable(['adb'], env);
-        const emulator = findExecutable(['emulator'], env);
-        const kvm = existsSync('/dev/kvm');
-        const found = [
-          adb ? 'adb found' : 'no adb: install adb (Debian)',
-          kvm ? '/dev/kvm found' : 'no /dev/kvm',
-        ];
-        if (kvm) found.push(emulator ? 'emulator found' : 'no Android emulator');
-        return { ready: false, detail: `no device or emulator (${found.join(', ')})` };
+        const emulator = existsSync('/dev/kvm') ? 'an emulator can run here' : 'no /dev/kvm for an emulator';
+        return adb
+          ? {
+              ready: true,
+              detail: `adb at ${adb} (${emulator}); a rig lists devices through a private adb server and says when there is none`,
+              executable: adb,
+            }
+          : { ready: false, detail: `no device or emulator: no adb, install adb (Debian); ${emulator}` };
       }
       case 'ios':
         return platform === 'darwin' && findExecutable(['xcrun'], env)

@@ -1,13 +1,14 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type Logger, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
-import type { BrowserMachine } from './browser/browser-machine.js';
+import type { BrowserDriver, BrowserEngine } from './browser/browser-driver.js';
 import { launchChromium } from './browser/chromium-launch.js';
 import { FirefoxMachine } from './browser/firefox-machine.js';
 import { WebKitMachine } from './browser/webkit-machine.js';
 import { DesktopMachine } from './desktop/desktop-machine.js';
 import { removeStaleDisplay } from './desktop/x-display.js';
 import { type EgressPolicy, EgressProxy } from './egress/egress-proxy.js';
+import { MobileMachine } from './mobile/mobile-machine.js';
 import { findMiniBrowser, Probes, type Surface } from './probes.js';
 import { type RigKey, RigPool, type RigView } from './rig-pool.js';
 import { RunFolders } from './run-folders.js';
@@ -31,6 +32,12 @@ export interface Caller {
   conversation: string;
   starting?: (what: string) => void;
 }
+
+const ENGINE_NAMES: Record<BrowserEngine, string> = {
+  chromium: 'Chromium',
+  firefox: 'Firefox',
+  webkit: 'WebKit',
+};
 
 function rigKey({ workspace, conversation }: Caller, surface: Surface, engine: string): RigKey {
   return { workspace, conversation, surface, engine };
@@ -86,49 +93,29 @@ export class RigsEngine {
     throw new ToolError(answer.detail);
   }
 
+  /** The caller's browser rig of `engine` (or `rigId`'s), started when there is none. */
   async browser<T>(
     caller: Caller,
+    engine: BrowserEngine,
     rigId: string | undefined,
-    action: (machine: BrowserMachine, rigId: string) => Promise<T>,
+    action: (machine: BrowserDriver, rigId: string) => Promise<T>,
   ): Promise<T> {
-    const key = rigKey(caller, 'browser', 'chromium');
     return this.pool.use(
-      key,
-      rigId,
-      (folder) => {
-        const executable = this.ready('browser', 'chromium') as string;
-        caller.starting?.('starting a Chromium rig');
-        return this.withProxy((proxy) => launchChromium({ executable, folder, proxy }));
-      },
-      action,
-    );
-  }
-
-  /** A Firefox or WebKit rig: navigate, snapshot (an in-page outline) and click. */
-  async outlineBrowser<T>(
-    caller: Caller,
-    engine: 'firefox' | 'webkit',
-    rigId: string | undefined,
-    action: (machine: FirefoxMachine | WebKitMachine, rigId: string) => Promise<T>,
-  ): Promise<T> {
-    const key = rigKey(caller, 'browser', engine);
-    return this.pool.use(
-      key,
+      rigKey(caller, 'browser', engine),
       rigId,
       (folder) => {
         const executable = this.ready('browser', engine) as string;
-        caller.starting?.(`starting a ${engine} rig`);
-        return this.withProxy(
-          (proxy): Promise<FirefoxMachine | WebKitMachine> =>
-            engine === 'firefox'
-              ? FirefoxMachine.launch({ executable, folder, proxy })
-              : WebKitMachine.launch({
-                  driver: executable,
-                  miniBrowser: findMiniBrowser() as string,
-                  folder,
-                  proxy,
-                }),
-        );
+        caller.starting?.(`starting a ${ENGINE_NAMES[engine]} rig`);
+        return this.withProxy((proxy): Promise<BrowserDriver> => {
+          if (engine === 'chromium') return launchChromium({ executable, folder, proxy });
+          if (engine === 'firefox') return FirefoxMachine.launch({ executable, folder, proxy });
+          return WebKitMachine.launch({
+            driver: executable,
+            miniBrowser: findMiniBrowser() as string,
+            folder,
+            proxy,
+          });
+        });
       },
       action,
     );
@@ -147,6 +134,24 @@ export class RigsEngine {
         this.ready('desktop');
         caller.starting?.('starting a desktop rig');
         return this.withProxy((proxy) => DesktopMachine.start({ folder, proxy }));
+      },
+      action,
+    );
+  }
+
+  /** The caller's Android rig (or `rigId`'s): a private adb server and the first device it lists. */
+  async mobile<T>(
+    caller: Caller,
+    rigId: string | undefined,
+    action: (machine: MobileMachine, rigId: string) => Promise<T>,
+  ): Promise<T> {
+    return this.pool.use(
+      rigKey(caller, 'mobile', 'adb'),
+      rigId,
+      (folder) => {
+        const adb = this.ready('mobile') as string;
+        caller.starting?.('starting a private adb server');
+        return MobileMachine.start({ adb, folder });
       },
       action,
     );
@@ -179,6 +184,7 @@ export class RigsEngine {
         'uploads are off: start toolmesh-rigs with --root DIR to upload files from that folder.',
       );
     }
+    if (paths.length === 0) throw new ToolError('`paths` is empty: give the files to upload.');
     const guard = this.uploads;
     return paths.map((given) => {
       try {

@@ -1,16 +1,18 @@
-import { cursorArg, maxTokensArg, ToolError, withContent } from '@toolmesh/core';
+import { cursorArg, maxTokensArg, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
-import type { BrowserAnswer, BrowserMachine } from '../rigs/browser/browser-machine.js';
-import { OUTLINE_ACTIONS, type OutlineBrowser } from '../rigs/browser/outline-browser.js';
+import type { BrowserAnswer, BrowserDriver } from '../rigs/browser/browser-driver.js';
 import {
+  boundedString,
+  browserOutput,
   callerOf,
   defineTool,
   framed,
+  need,
+  onRig,
   renderUse,
   rigIdArg,
   USE_ANNOTATIONS,
-  type UseOutput,
-  useOutput,
+  useResult,
 } from './define.js';
 
 const ACTIONS = [
@@ -36,66 +38,41 @@ const ACTIONS = [
 /** Snapshots are the big answers, so they get a larger default than core's, still under ~8,000 tokens. */
 const SNAPSHOT_BUDGET = 24_000;
 
+const short = boundedString(1000);
+
 const input = z.object({
   action: z.enum(ACTIONS),
   engine: z
     .enum(['chromium', 'firefox', 'webkit'])
     .default('chromium')
-    .describe('chromium (every action), firefox or webkit (navigate, snapshot, click).'),
+    .describe('firefox, webkit: some actions missing (the error says which).'),
   rig_id: rigIdArg,
-  url: z.string().max(8192).optional().describe('navigate: an http or https URL.'),
-  ref: z
-    .string()
-    .max(20)
+  url: boundedString(8192).optional().describe('navigate: http(s) URL.'),
+  ref: short.optional().describe('A ref (e5) from the last snapshot.'),
+  target_ref: short.optional().describe('drag: drop target ref.'),
+  text: boundedString(100_000)
     .optional()
-    .describe('click, fill, select, hover, press, drag, upload: a ref (e5) from the last snapshot.'),
-  target_ref: z.string().max(20).optional().describe('drag: the ref to drop on.'),
-  text: z
-    .string()
-    .max(100_000)
-    .optional()
-    .describe('fill: the text; clipboard: text to write (leave out to read).'),
-  values: z.array(z.string().max(1000)).max(100).optional().describe('select: option values or labels.'),
-  key: z.string().max(64).optional().describe('press: a key such as Enter, Tab or Control+A.'),
-  button: z.enum(['left', 'right', 'middle']).optional().describe('click: the mouse button (default left).'),
-  double: z.boolean().optional().describe('click: a double click.'),
-  paths: z
-    .array(z.string().max(4096))
-    .min(1)
-    .max(20)
-    .optional()
-    .describe('upload: files under the server’s roots.'),
-  accept: z.boolean().optional().describe('dialog: accept (true) or dismiss (false) the open dialog.'),
-  prompt_text: z.string().max(10_000).optional().describe('dialog: the answer to a prompt.'),
-  op: z.enum(['list', 'select', 'close']).optional().describe('tabs: list (default), select or close `tab`.'),
-  tab: z.string().max(20).optional().describe('tabs: a tab id (t2) from the list.'),
-  what: z
-    .enum(['text', 'accessibility', 'console'])
-    .optional()
-    .describe('extract: DOM text (default), the accessibility tree, or the console.'),
-  scope: z.string().max(1000).optional().describe('snapshot, extract: a ref or CSS selector to look inside.'),
-  depth: z.number().int().min(1).max(100).optional().describe('snapshot: how many levels deep.'),
-  find: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('snapshot: keep only lines mentioning this (and their ancestors).'),
+    .describe('fill: text; dialog: prompt answer; clipboard: text to write, none to read.'),
+  values: z.array(short).optional().describe('select: option values or labels.'),
+  key: short.optional().describe('press: e.g. Enter, Control+A.'),
+  button: z.enum(['left', 'right', 'middle']).optional(),
+  double: z.boolean().optional(),
+  paths: z.array(boundedString(4096)).optional().describe('upload: files under the roots.'),
+  accept: z.boolean().optional().describe('dialog: accept or dismiss.'),
+  op: z.enum(['list', 'select', 'close']).optional().describe('tabs (default list).'),
+  tab: short.optional().describe('tabs: t2.'),
+  what: z.enum(['text', 'accessibility', 'console']).optional().describe('extract (default text).'),
+  scope: short.optional().describe('snapshot, extract: a ref or CSS selector.'),
+  depth: z.number().int().min(1).max(100).optional().describe('snapshot: levels.'),
+  find: short.optional().describe('snapshot: keep lines matching this.'),
   maxTokens: maxTokensArg
     .unwrap()
     .optional()
-    .describe(
-      `snapshot and extract: output budget in UTF-8 bytes (default ${SNAPSHOT_BUDGET} for snapshots, core's default otherwise).`,
-    ),
-  cursor: cursorArg,
+    .describe(`Budget in UTF-8 bytes (snapshot default ${SNAPSHOT_BUDGET}).`),
+  cursor: cursorArg.describe('nextCursor, to continue.'),
 });
 
 type Input = z.infer<typeof input>;
-
-function need<K extends keyof Input>(args: Input, field: K): NonNullable<Input[K]> {
-  const value = args[field];
-  if (value === undefined) throw new ToolError(`\`${String(field)}\` is required for action ${args.action}.`);
-  return value as NonNullable<Input[K]>;
-}
 
 /** http and https only: file:, data:, javascript: and browser-internal pages are refused. */
 function webUrl(text: string): string {
@@ -113,29 +90,7 @@ function webUrl(text: string): string {
   return url.href;
 }
 
-/** Firefox and WebKit do navigate, snapshot and click in this build. */
-function performOutline(machine: OutlineBrowser, args: Input): Promise<BrowserAnswer> {
-  switch (args.action) {
-    case 'navigate':
-      return machine.navigate(webUrl(need(args, 'url')));
-    case 'snapshot':
-      return machine.takeSnapshot({
-        ...(args.scope !== undefined && { scope: args.scope }),
-        ...(args.depth !== undefined && { depth: args.depth }),
-        ...(args.find !== undefined && { find: args.find }),
-        maxTokens: args.maxTokens ?? SNAPSHOT_BUDGET,
-        cursor: args.cursor,
-      });
-    case 'click':
-      return machine.click(need(args, 'ref'));
-    default:
-      throw new ToolError(
-        `engine ${args.engine} does ${OUTLINE_ACTIONS.join(', ')} in this build, not ${args.action}: use engine chromium for it.`,
-      );
-  }
-}
-
-function perform(machine: BrowserMachine, args: Input, uploads: () => string[]): Promise<BrowserAnswer> {
+function perform(machine: BrowserDriver, args: Input, uploads: () => string[]): Promise<BrowserAnswer> {
   const paging = (budget: number) => ({ maxTokens: args.maxTokens ?? budget, cursor: args.cursor });
   switch (args.action) {
     case 'navigate':
@@ -164,7 +119,7 @@ function perform(machine: BrowserMachine, args: Input, uploads: () => string[]):
     case 'upload':
       return machine.upload(need(args, 'ref'), uploads());
     case 'dialog':
-      return machine.answerDialog(need(args, 'accept'), args.prompt_text);
+      return machine.answerDialog(need(args, 'accept'), args.text);
     case 'tabs':
       return machine.tabsAction(args.op ?? 'list', args.tab);
     case 'console':
@@ -186,67 +141,59 @@ function perform(machine: BrowserMachine, args: Input, uploads: () => string[]):
   }
 }
 
+/** Runs the action, telling what the egress proxy refused meanwhile: as a note, or on the error it caused. */
+async function withRefusals(machine: BrowserDriver, id: string, run: () => Promise<BrowserAnswer>) {
+  try {
+    const done = await run();
+    // A refusal names the host a page asked for, and a page picks its hosts: framed like the page.
+    const egress = machine.egressRefusals().map((line) => `egress: ${line}`);
+    return {
+      ...done,
+      notes: [
+        ...done.notes,
+        ...(egress.length > 0 ? [framed(egress.join('\n'), `egress proxy of browser rig ${id}`)] : []),
+      ],
+    };
+  } catch (error) {
+    // A refused tunnel (https) reaches the page only as a connection error: say why.
+    const refusals = machine.egressRefusals().filter((line) => !(error as Error).message.includes(line));
+    if (error instanceof ToolError && refusals.length > 0) {
+      throw new ToolError(`${error.message} (${refusals.join(' ')})`);
+    }
+    throw error;
+  }
+}
+
 export const browserUse = defineTool({
   name: 'browser_use',
   title: 'Drive a headless browser',
   description:
-    'Drive a disposable headless browser (one per conversation, reused across calls, closed when idle). Actions: navigate, back, snapshot (accessibility tree with refs like e5; scope, depth, find and a cursor keep it small), click, fill, select, hover, press, drag, upload (files under the roots), dialog, tabs, console and network (since the last call), extract, clipboard, screenshot (one JPEG). Refs come from the last snapshot; a stale one fails at once. Egress goes through a proxy that refuses private addresses unless the server opens them. Page content comes back framed as untrusted.',
+    'A disposable headless browser per conversation. snapshot gives refs (e5) for the element actions; an older snapshot’s ref fails at once. console, network: since the last call. An egress proxy refuses private addresses. Page content is framed as untrusted.',
   capability: 'browser',
   input,
-  output: useOutput,
+  output: browserOutput,
   annotations: USE_ANNOTATIONS,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn'],
   workspaceScoped: true,
   render: renderUse,
   async handle(args, context) {
     const rigs = context.engine.rigs;
-    let rigId = '';
     rigs.ready('browser', args.engine);
-    const drive = async (
-      machine: BrowserMachine | OutlineBrowser,
-      id: string,
-      run: () => Promise<BrowserAnswer>,
-    ) => {
-      rigId = id;
-      try {
-        const done = await run();
-        // A refusal names the host a page asked for, and a page picks its hosts: framed like the page.
-        const egress = machine.egressRefusals().map((line) => `egress: ${line}`);
-        return {
-          ...done,
-          notes: [
-            ...done.notes,
-            ...(egress.length > 0 ? [framed(egress.join('\n'), `egress proxy of browser rig ${id}`)] : []),
-          ],
-        };
-      } catch (error) {
-        // A refused tunnel (https) reaches the page only as a connection error: say why.
-        const refusals = machine.egressRefusals().filter((line) => !(error as Error).message.includes(line));
-        if (error instanceof ToolError && refusals.length > 0) {
-          throw new ToolError(`${error.message} (${refusals.join(' ')})`);
-        }
-        throw error;
-      }
-    };
-    const answer =
-      args.engine !== 'chromium'
-        ? await rigs.outlineBrowser(callerOf(context), args.engine, args.rig_id, (machine, id) =>
-            drive(machine, id, () => performOutline(machine, args)),
-          )
-        : await rigs.browser(callerOf(context), args.rig_id, (machine, id) =>
-            drive(machine, id, () => perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')))),
-          );
-    const output: UseOutput = {
-      rig_id: rigId,
-      tab: answer.tab,
-      notes: answer.notes,
-      content: framed(answer.body, `browser rig ${rigId} tab ${answer.tab}`),
-      ...answer.page,
-    };
-    return answer.image
-      ? withContent(output, [
-          { type: 'image', data: answer.image.toString('base64'), mimeType: 'image/jpeg' },
-        ])
-      : output;
+    const { rigId, answer } = await onRig(
+      (act: (machine: BrowserDriver, id: string) => Promise<BrowserAnswer>) =>
+        rigs.browser(callerOf(context), args.engine, args.rig_id, act),
+      (machine, id) =>
+        withRefusals(machine, id, () => perform(machine, args, () => rigs.uploadPaths(need(args, 'paths')))),
+    );
+    return useResult(
+      {
+        rig_id: rigId,
+        tab: answer.tab,
+        notes: answer.notes,
+        content: framed(answer.body, `browser rig ${rigId} tab ${answer.tab}`),
+        ...answer.page,
+      },
+      answer.image,
+    );
   },
 });

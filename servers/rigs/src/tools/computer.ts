@@ -1,15 +1,20 @@
-import { ToolError, withContent } from '@toolmesh/core';
+import { ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import type { DesktopAnswer, DesktopMachine, Point } from '../rigs/desktop/desktop-machine.js';
 import {
+  boundedString,
   callerOf,
   defineTool,
   framed,
+  need,
+  onRig,
+  pixels,
   renderUse,
   rigIdArg,
   USE_ANNOTATIONS,
-  type UseOutput,
   useOutput,
+  useResult,
+  within,
 } from './define.js';
 
 /** Anthropic's computer-use actions, plus launch, clipboard and resize. */
@@ -36,53 +41,27 @@ const ACTIONS = [
   'resize',
 ] as const;
 
-const coordinate = z.tuple([z.number().int().min(0), z.number().int().min(0)]);
+const point = pixels(2);
 
 const input = z.object({
   action: z.enum(ACTIONS),
   rig_id: rigIdArg,
-  coordinate: coordinate
-    .optional()
-    .describe('[x, y] in screenshot coordinates: where to move, click, scroll, or end a drag.'),
-  start_coordinate: coordinate.optional().describe('left_click_drag: where the drag starts.'),
-  text: z
-    .string()
-    .max(100_000)
+  coordinate: point.optional().describe('[x, y] to move, click, scroll at, or end a drag.'),
+  start_coordinate: point.optional().describe('left_click_drag: start.'),
+  text: boundedString(100_000)
     .optional()
     .describe(
-      'type: the text; key and hold_key: keys such as ctrl+s or Return; clicks: modifiers held (shift, ctrl); clipboard: text to write (leave out to read).',
+      'type: text; key, hold_key: keys (ctrl+s, Return); clicks: modifiers held; clipboard: text to write, none to read.',
     ),
   scroll_direction: z.enum(['up', 'down', 'left', 'right']).optional(),
-  scroll_amount: z.number().int().min(1).max(50).optional().describe('scroll: wheel clicks (default 3).'),
-  duration: z.number().min(0).max(30).optional().describe('wait, hold_key: seconds.'),
-  region: z
-    .tuple([
-      z.number().int().min(0),
-      z.number().int().min(0),
-      z.number().int().min(1),
-      z.number().int().min(1),
-    ])
-    .optional()
-    .describe('zoom: [x0, y0, x1, y1] in screenshot coordinates, shown at screenshot size.'),
-  argv: z
-    .array(z.string().max(4096))
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('launch: the program and its arguments (no shell).'),
-  size: z
-    .tuple([z.number().int().min(320).max(3840), z.number().int().min(240).max(2160)])
-    .optional()
-    .describe('resize: [width, height] of the display; it restarts, closing its programs.'),
+  scroll_amount: within(1, 50).optional().describe('Wheel clicks (default 3).'),
+  duration: within(0, 30).optional().describe('wait, hold_key: seconds.'),
+  region: pixels(4).optional().describe('zoom: [x0, y0, x1, y1].'),
+  argv: z.array(boundedString(4096)).min(1).max(64).optional().describe('launch: program and arguments.'),
+  size: pixels(2).optional().describe('resize: [width, height]; restarts the display.'),
 });
 
 type Input = z.infer<typeof input>;
-
-function need<K extends keyof Input>(args: Input, field: K): NonNullable<Input[K]> {
-  const value = args[field];
-  if (value === undefined) throw new ToolError(`\`${String(field)}\` is required for action ${args.action}.`);
-  return value as NonNullable<Input[K]>;
-}
 
 /** Key names go to xdotool as arguments; one starting with "-" would read as an option. */
 function keys(args: Input): string {
@@ -95,8 +74,20 @@ function keys(args: Input): string {
   return text;
 }
 
+/** The schema holds a point to two numbers. */
+const toPoint = ([x = 0, y = 0]: number[]): Point => [x, y];
+
+/** A zoom region's corners, the second below and right of the first. */
+function zoomRegion([x0, y0, x1, y1]: number[]): [number, number, number, number] {
+  if (x0 === undefined || y0 === undefined || x1 === undefined || y1 === undefined || x1 <= x0 || y1 <= y0) {
+    throw new ToolError('`region` is [x0, y0, x1, y1] with x1 > x0 and y1 > y0.');
+  }
+  return [x0, y0, x1, y1];
+}
+
 async function perform(machine: DesktopMachine, args: Input): Promise<DesktopAnswer> {
-  const at = args.coordinate as Point | undefined;
+  const at = args.coordinate && toPoint(args.coordinate);
+  const [width = 0, height = 0] = args.size ?? [];
   switch (args.action) {
     case 'key':
       return machine.key(keys(args));
@@ -105,7 +96,7 @@ async function perform(machine: DesktopMachine, args: Input): Promise<DesktopAns
     case 'hold_key':
       return machine.holdKey(keys(args), args.duration ?? 1);
     case 'mouse_move':
-      return machine.mouseMove(need(args, 'coordinate') as Point);
+      return machine.mouseMove(toPoint(need(args, 'coordinate')));
     case 'left_click':
       return machine.click('left', 1, at, args.text);
     case 'right_click':
@@ -117,7 +108,7 @@ async function perform(machine: DesktopMachine, args: Input): Promise<DesktopAns
     case 'triple_click':
       return machine.click('left', 3, at, args.text);
     case 'left_click_drag':
-      return machine.drag(need(args, 'start_coordinate') as Point, need(args, 'coordinate') as Point);
+      return machine.drag(toPoint(need(args, 'start_coordinate')), toPoint(need(args, 'coordinate')));
     case 'left_mouse_down':
       return machine.mouseButton('down', at);
     case 'left_mouse_up':
@@ -132,15 +123,17 @@ async function perform(machine: DesktopMachine, args: Input): Promise<DesktopAns
     case 'cursor_position':
       return machine.cursorPosition();
     case 'zoom':
-      return machine.screenshot(need(args, 'region'));
+      return machine.screenshot(zoomRegion(need(args, 'region')));
     case 'launch':
       return machine.launch(need(args, 'argv'));
     case 'clipboard':
       return machine.clipboard(args.text);
-    case 'resize': {
-      const [width, height] = need(args, 'size');
+    case 'resize':
+      need(args, 'size');
+      if (width < 320 || width > 3840 || height < 240 || height > 2160) {
+        throw new ToolError(`\`size\` ${width}×${height} is out of range: give 320–3840 by 240–2160.`);
+      }
       return machine.resize({ width, height });
-    }
   }
 }
 
@@ -148,7 +141,7 @@ export const computerUse = defineTool({
   name: 'computer_use',
   title: 'Drive a Linux desktop',
   description:
-    'Drive a disposable Linux desktop (Xvfb and openbox; one per conversation, reused, closed when idle) with Anthropic’s computer-use actions: key, type, mouse_move, left/right/middle/double/triple click, left_click_drag, left_mouse_down/up, scroll, hold_key, wait, screenshot, cursor_position, zoom; plus launch (start a program, argv), clipboard and resize (restarts the display). Coordinates are in screenshot pixels; screenshots are one JPEG scaled to fit 1024×768.',
+    'A disposable Linux desktop (Xvfb, openbox) per conversation: Anthropic’s computer-use actions, plus launch (argv, no shell), clipboard, resize. Coordinates are in screenshot pixels (one JPEG fit to 1024×768).',
   capability: 'desktop',
   input,
   output: useOutput,
@@ -159,20 +152,14 @@ export const computerUse = defineTool({
   async handle(args, context) {
     const rigs = context.engine.rigs;
     rigs.ready('desktop');
-    let rigId = '';
-    const answer = await rigs.desktop(callerOf(context), args.rig_id, (machine, id) => {
-      rigId = id;
-      return perform(machine, args);
-    });
-    const output: UseOutput = {
-      rig_id: rigId,
-      notes: answer.notes,
-      content: framed(answer.body, `desktop rig ${rigId}`),
-    };
-    return answer.image
-      ? withContent(output, [
-          { type: 'image', data: answer.image.toString('base64'), mimeType: 'image/jpeg' },
-        ])
-      : output;
+    const { rigId, answer } = await onRig(
+      (act: (machine: DesktopMachine, id: string) => Promise<DesktopAnswer>) =>
+        rigs.desktop(callerOf(context), args.rig_id, act),
+      (machine) => perform(machine, args),
+    );
+    return useResult(
+      { rig_id: rigId, notes: answer.notes, content: framed(answer.body, `desktop rig ${rigId}`) },
+      answer.image,
+    );
   },
 });

@@ -1,21 +1,20 @@
 import { ToolError } from '@toolmesh/core';
 import { z } from 'zod';
-import { defineTool, renderUse, rigIdArg, USE_ANNOTATIONS, useOutput } from './define.js';
-
-const deviceInput = (actions: readonly [string, ...string[]]) =>
-  z.object({
-    action: z.enum(actions),
-    rig_id: rigIdArg,
-    x: z.number().int().min(0).optional(),
-    y: z.number().int().min(0).optional(),
-    to_x: z.number().int().min(0).optional().describe('swipe: end point.'),
-    to_y: z.number().int().min(0).optional(),
-    text: z.string().max(10_000).optional(),
-    key: z.string().max(64).optional(),
-    app: z.string().max(4096).optional().describe('install: a package file; others: the app id.'),
-    url: z.string().max(8192).optional().describe('open_url: a deep link.'),
-    argv: z.array(z.string().max(4096)).max(64).optional().describe('command: argv, quoted by rigs.'),
-  });
+import type { MobileAnswer, MobileMachine } from '../rigs/mobile/mobile-machine.js';
+import {
+  boundedString,
+  callerOf,
+  defineTool,
+  framed,
+  need,
+  onRig,
+  pixels,
+  renderUse,
+  rigIdArg,
+  USE_ANNOTATIONS,
+  useOutput,
+  useResult,
+} from './define.js';
 
 const DEVICE_ACTIONS = [
   'ui_tree',
@@ -33,43 +32,100 @@ const DEVICE_ACTIONS = [
   'command',
 ] as const;
 
-/** Answers through the probe: the surface cannot start on this machine, and the error says what is missing. */
-function unavailable(surface: 'mobile' | 'ios') {
-  return async (
-    _args: unknown,
-    context: { engine: { rigs: { ready(surface: 'mobile' | 'ios'): unknown } } },
-  ) => {
-    context.engine.rigs.ready(surface);
-    throw new ToolError(`${surface} rigs are not driven by this build of toolmesh-rigs.`);
-  };
+const point = pixels(2);
+
+const deviceInput = z.object({
+  action: z.enum(DEVICE_ACTIONS),
+  rig_id: rigIdArg,
+  point: point.optional().describe('tap, swipe: [x, y].'),
+  to: point.optional().describe('swipe: end [x, y].'),
+  text: boundedString(10_000).optional(),
+  key: boundedString(64).optional().describe('A keycode: KEYCODE_HOME, 4.'),
+  app: boundedString(4096).optional().describe('install: package file under the roots; else app id.'),
+  url: boundedString(8192).optional().describe('open_url: deep link.'),
+  argv: z.array(boundedString(4096)).min(1).max(64).optional().describe('command: argv, quoted by rigs.'),
+});
+
+type DeviceInput = z.infer<typeof deviceInput>;
+
+const toPoint = ([x = 0, y = 0]: number[]): [number, number] => [x, y];
+
+function perform(machine: MobileMachine, args: DeviceInput, installable: (file: string) => string) {
+  switch (args.action) {
+    case 'ui_tree':
+      return machine.uiTree();
+    case 'tap': {
+      const [x, y] = toPoint(need(args, 'point'));
+      return machine.tap(x, y);
+    }
+    case 'swipe':
+      return machine.swipe(toPoint(need(args, 'point')), toPoint(need(args, 'to')));
+    case 'type':
+      return machine.type(need(args, 'text'));
+    case 'key':
+      return machine.key(need(args, 'key'));
+    case 'screenshot':
+      return machine.screenshot();
+    case 'install':
+      return machine.install(installable(need(args, 'app')));
+    case 'start':
+      return machine.start(need(args, 'app'));
+    case 'stop':
+      return machine.stop(need(args, 'app'));
+    case 'reset':
+      return machine.reset(need(args, 'app'));
+    case 'uninstall':
+      return machine.uninstall(need(args, 'app'));
+    case 'open_url':
+      return machine.openUrl(need(args, 'url'));
+    case 'command':
+      return machine.command(need(args, 'argv'));
+  }
 }
 
 export const mobileUse = defineTool({
   name: 'mobile_use',
   title: 'Drive an Android device',
   description:
-    'Drive an Android device or emulator through adb: ui_tree, tap, swipe, type, key, screenshot, install, start, stop, reset, uninstall, open_url (deep links), command (argv). Answers with what is missing when no device or emulator is available here.',
+    'An Android device or emulator through a private adb server, one rig per conversation. Without one here, it says what is missing.',
   capability: 'mobile',
-  input: deviceInput(DEVICE_ACTIONS),
+  input: deviceInput,
   output: useOutput,
   annotations: USE_ANNOTATIONS,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn', 'packageInstall'],
   workspaceScoped: true,
   render: renderUse,
-  handle: unavailable('mobile'),
+  async handle(args, context) {
+    const rigs = context.engine.rigs;
+    rigs.ready('mobile');
+    const { rigId, answer } = await onRig(
+      (act: (machine: MobileMachine, id: string) => Promise<MobileAnswer>) =>
+        rigs.mobile(callerOf(context), args.rig_id, act),
+      (machine) => perform(machine, args, (file) => rigs.uploadPaths([file])[0] as string),
+    );
+    return useResult(
+      { rig_id: rigId, notes: answer.notes, content: framed(answer.body, `mobile rig ${rigId}`) },
+      answer.image,
+      answer.imageType,
+    );
+  },
 });
 
 export const iosUse = defineTool({
   name: 'ios_use',
   title: 'Drive an iOS simulator',
   description:
-    'Drive an iOS simulator through xcrun simctl and WebDriverAgent: the same actions as mobile_use. Real on macOS with Xcode only; elsewhere it answers what is missing.',
+    'An iOS simulator (simctl, WebDriverAgent) with mobile_use’s actions and fields. macOS with Xcode only.',
   capability: 'mobile',
-  input: deviceInput(DEVICE_ACTIONS),
+  // Listed short: it runs nowhere but macOS, and mobile_use's fields say what it takes.
+  input: deviceInput.pick({ action: true, rig_id: true }).catchall(z.unknown()),
   output: useOutput,
   annotations: USE_ANNOTATIONS,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn', 'packageInstall'],
   workspaceScoped: true,
   render: renderUse,
-  handle: unavailable('ios'),
+  async handle(_args, context) {
+    context.engine.rigs.ready('ios');
+    throw new ToolError('ios rigs are not driven by this build of toolmesh-rigs.');
+  },
 });

@@ -2,16 +2,16 @@ import { READ_ONLY_ANNOTATIONS } from '@toolmesh/core';
 import { z } from 'zod';
 import { defineTool } from './define.js';
 
+/** What a model needs of a rig, kept lean: the list is read on every turn. */
 const rigView = z.object({
   id: z.string(),
   surface: z.string(),
   engine: z.string(),
   status: z.string(),
-  displaySize: z.object({ width: z.number(), height: z.number() }).optional(),
+  display: z.string().optional(),
   controller: z.string().optional(),
   notes: z.array(z.string()),
   startedAt: z.string(),
-  lastUsedAt: z.string(),
   idleSeconds: z.number(),
 });
 
@@ -21,7 +21,7 @@ export const rigList = defineTool({
   name: 'rig_list',
   title: 'List rigs',
   description:
-    'The workspace’s rigs (id, surface, engine, status, display size, controller, started and idle times, notes such as a sandbox that could not start) and whether each surface can start here.',
+    'The workspace’s rigs, and whether each surface (browser, desktop, mobile, ios) can start here.',
   capability: 'read',
   input: z.object({}),
   output: z.object({ rigs: z.array(rigView), surfaces: z.array(probe) }),
@@ -33,7 +33,7 @@ export const rigList = defineTool({
       rigs.length === 0 ? 'no rigs' : `${rigs.length} rig(s):`,
       ...rigs.map(
         (rig) =>
-          `${rig.id} ${rig.surface}/${rig.engine} ${rig.status}${rig.displaySize ? ` ${rig.displaySize.width}×${rig.displaySize.height}` : ''} idle ${rig.idleSeconds}s since ${rig.startedAt}${rig.notes.length > 0 ? ` (${rig.notes.join('; ')})` : ''}`,
+          `${rig.id} ${rig.surface}/${rig.engine} ${rig.status}${rig.display ? ` ${rig.display}` : ''} idle ${rig.idleSeconds}s since ${rig.startedAt}${rig.notes.length > 0 ? ` (${rig.notes.join('; ')})` : ''}`,
       ),
       'surfaces:',
       ...surfaces.map(
@@ -46,7 +46,11 @@ export const rigList = defineTool({
       const { ready, detail } = rigs.probes.answer(surface);
       return { surface, ready, detail };
     });
-    return { rigs: rigs.list(context.workspace), surfaces };
+    const listed = rigs.list(context.workspace).map(({ displaySize, lastUsedAt: _, ...rig }) => ({
+      ...rig,
+      ...(displaySize && { display: `${displaySize.width}×${displaySize.height}` }),
+    }));
+    return { rigs: listed, surfaces };
   },
 });
 

@@ -1,21 +1,9 @@
-import { type BudgetPage, decodeCursor, requestKey, ToolError, takeWithinBudget } from '@toolmesh/core';
+import { decodeCursor, requestKey, ToolError, takeWithinBudget } from '@toolmesh/core';
 import type { BrowserContext, Dialog, Locator, Page } from 'playwright-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import type { Machine } from '../rig-pool.js';
+import type { BrowserAnswer, BrowserDriver, Paging, SnapshotRequest, TabsOp } from './browser-driver.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
-import { type Paging, SnapshotBook, type SnapshotRequest, staleRef } from './snapshot-book.js';
-
-/** What an action gives back: page-derived text (framed by the tool), rigs' own notes, an image. */
-export type { Paging } from './snapshot-book.js';
-
-export interface BrowserAnswer {
-  tab: string;
-  /** Everything that came from the page: url, title, snapshot, text, messages. */
-  body: string;
-  notes: string[];
-  image?: Buffer;
-  page?: Omit<BudgetPage<string>, 'items'>;
-}
+import { SnapshotBook, staleRef } from './snapshot-book.js';
 
 /** The page's own globals that evaluate uses; this package is built without the DOM types. */
 interface PageGlobals {
@@ -25,9 +13,11 @@ interface PageGlobals {
 const KEEP_EVENTS = 200;
 /** How long an action may wait for its element before saying so (a stale ref fails before this). */
 const ACTION_TIMEOUT_MS = 5000;
+/** A snapshot of a huge page takes seconds on a busy machine; it is not waiting for anything to appear. */
+const SNAPSHOT_TIMEOUT_MS = 30_000;
 
 /** One headless Chromium with its tabs, events and the refs of its last snapshot. */
-export class BrowserMachine implements Machine {
+export class BrowserMachine implements BrowserDriver {
   readonly controller: string;
   readonly notes: string[];
   readonly displaySize: { width: number; height: number };
@@ -255,7 +245,7 @@ export class BrowserMachine implements Machine {
         return target.ariaSnapshot({
           mode: 'ai',
           ...(request.depth !== undefined && { depth: request.depth }),
-          timeout: ACTION_TIMEOUT_MS,
+          timeout: SNAPSHOT_TIMEOUT_MS,
         });
       },
     );
@@ -364,7 +354,7 @@ export class BrowserMachine implements Machine {
     return this.answer(page, { notes: [`${accept ? 'accepted' : 'dismissed'} the ${dialog.type()} dialog`] });
   }
 
-  async tabsAction(op: 'list' | 'select' | 'close', tab?: string): Promise<BrowserAnswer> {
+  async tabsAction(op: TabsOp, tab?: string): Promise<BrowserAnswer> {
     if (op !== 'list') {
       const page = [...this.tabs].find(([, id]) => id === tab)?.[0];
       if (!page) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
+import { socketTemp } from '../run-folders.js';
 import { BrowserMachine } from './browser-machine.js';
 
 /** Why Chromium's own sandbox cannot start here, or undefined when it can. */
@@ -51,7 +52,7 @@ export async function launchChromium(options: ChromiumLaunch): Promise<BrowserMa
     executablePath: writeLauncher(folder, options.executable),
     headless: true,
     chromiumSandbox: noSandbox === undefined,
-    env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
+    env: { ...process.env, [RIG_MARK]: folder, TMPDIR: socketTemp(folder) },
     downloadsPath: path.join(folder, 'downloads'),
     acceptDownloads: true,
     // Playwright adds <-loopback> to the bypass list, so loopback goes through the proxy too.

@@ -1,45 +1,77 @@
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { ToolError } from '@toolmesh/core';
 import { DesktopMachine } from '../desktop/desktop-machine.js';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import type { Machine } from '../rig-pool.js';
-import type { BrowserAnswer } from './browser-machine.js';
-import type { OutlineBrowser } from './outline-browser.js';
-import { PAGE_OUTLINE, PAGE_REF } from './page-outline.js';
-import { type Paging, SnapshotBook, type SnapshotRequest, staleRef } from './snapshot-book.js';
+import { freePort } from '../free-port.js';
+import { type BrowserAnswer, type TabsOp, unsupported } from './browser-driver.js';
+import { firstLine, OutlineMachine } from './outline-machine.js';
+import { PAGE_REF } from './page-outline.js';
+import { staleRef } from './snapshot-book.js';
 
 /** The key under which W3C WebDriver returns an element reference. */
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** WebDriver's code points for the named keys `press` takes (the W3C spec's table). */
+const KEYS: Record<string, string> = {
+  Backspace: '\uE003',
+  Tab: '\uE004',
+  Enter: '\uE007',
+  Shift: '\uE008',
+  Control: '\uE009',
+  Alt: '\uE00A',
+  Escape: '\uE00C',
+  Space: '\uE00D',
+  PageUp: '\uE00E',
+  PageDown: '\uE00F',
+  End: '\uE010',
+  Home: '\uE011',
+  ArrowLeft: '\uE012',
+  ArrowUp: '\uE013',
+  ArrowRight: '\uE014',
+  ArrowDown: '\uE015',
+  Delete: '\uE017',
+  Meta: '\uE03D',
+};
+
+/** A key or key combination (Control+A) as WebDriver key actions: modifiers down, the key, modifiers up. */
+function keyActions(combo: string) {
+  const values = combo.split('+').map((name) => {
+    const value = KEYS[name] ?? (name.length === 1 ? name : undefined);
+    if (value === undefined) {
+      throw new ToolError(
+        `\`key\` ${JSON.stringify(name)} is not a key engine webkit knows: give one character or one of ${Object.keys(KEYS).join(', ')}.`,
+      );
+    }
+    return value;
+  });
+  return [
+    ...values.map((value) => ({ type: 'keyDown', value })),
+    ...values.reverse().map((value) => ({ type: 'keyUp', value })),
+  ];
 }
 
 /**
  * WebKitGTK's MiniBrowser on a private Xvfb, driven by WebKitWebDriver over classic WebDriver.
- * Snapshots are the same in-page outline as Firefox's.
+ * Snapshots are the in-page outline; classic WebDriver has no console or network events, so
+ * those actions are refused with the engines that have them.
  */
-export class WebKitMachine implements Machine, OutlineBrowser {
+export class WebKitMachine extends OutlineMachine<string> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names',
     'WebKitWebDriver listens on a loopback port other local users could reach',
   ];
   readonly displaySize: { width: number; height: number };
-  private readonly snapshots = new SnapshotBook<string>();
-  private readonly refKey = `__toolmesh_${Math.random().toString(36).slice(2)}`;
-  private navigations = 0;
+  private readonly tabIds = new Map<string, string>();
+  private readonly navigations = new Map<string, number>();
+  private tabCount = 0;
+  private window = '';
 
   private constructor(
     private readonly display: DesktopMachine,
-    private readonly driver: string,
-    private readonly proxy: EgressProxy,
+    private readonly session: string,
+    proxy: EgressProxy,
   ) {
+    super('webkit', proxy);
     this.displaySize = display.displaySize;
     this.controller = `WebKitWebDriver (classic WebDriver) with MiniBrowser on Xvfb :${display.display}`;
   }
@@ -70,10 +102,14 @@ export class WebKitMachine implements Machine, OutlineBrowser {
         alwaysMatch: {
           'webkitgtk:browserOptions': { binary: options.miniBrowser, args: ['--automation'] },
           proxy: { proxyType: 'manual', httpProxy: proxy, sslProxy: proxy },
+          // A dialog stays open for the model to answer, rather than being dismissed by the next command.
+          unhandledPromptBehavior: 'ignore',
         },
       },
     })) as { sessionId: string };
     const machine = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
+    machine.window = (await machine.command('GET', '/window')) as string;
+    machine.tabOf(machine.window);
     return machine;
   }
 
@@ -83,41 +119,134 @@ export class WebKitMachine implements Machine, OutlineBrowser {
 
   async close(): Promise<void> {
     try {
-      await call(this.driver, 'DELETE').catch(() => undefined);
+      await call(this.session, 'DELETE').catch(() => undefined);
     } finally {
       await this.proxy.close();
     }
   }
 
-  egressRefusals(): string[] {
-    return this.proxy.takeRefusals();
+  private command(method: 'POST' | 'DELETE' | 'GET', route: string, body?: unknown): Promise<unknown> {
+    return call(`${this.session}${route}`, method, body);
   }
 
-  private async answer(
-    notes: string[],
-    body?: string,
-    paging?: BrowserAnswer['page'],
-  ): Promise<BrowserAnswer> {
-    const [url, title] = (await call(`${this.driver}/execute/sync`, 'POST', {
-      script: 'return [location.href, document.title];',
-      args: [],
-    })) as [string, string];
-    const heading = `url: ${url}\ntitle: ${title}`;
+  private tabOf(handle: string): string {
+    let id = this.tabIds.get(handle);
+    if (!id) {
+      id = `t${++this.tabCount}`;
+      this.tabIds.set(handle, id);
+      this.navigations.set(handle, 0);
+    }
+    return id;
+  }
+
+  private navigated(): void {
+    this.navigations.set(this.window, (this.navigations.get(this.window) ?? 0) + 1);
+  }
+
+  protected async currentTab() {
     return {
-      tab: 't1',
-      body: body === undefined ? heading : `${heading}\n\n${body}`,
-      notes,
-      ...(paging && { page: paging }),
+      tab: this.window,
+      id: this.tabOf(this.window),
+      navigations: this.navigations.get(this.window) ?? 0,
     };
+  }
+
+  protected async evaluate<T>(fn: string, ...args: unknown[]): Promise<T> {
+    try {
+      return (await this.command('POST', '/execute/sync', {
+        script: `return (${fn}).apply(null, arguments);`,
+        args,
+      })) as T;
+    } catch (error) {
+      throw this.dialogError(error) ?? error;
+    }
+  }
+
+  /** A command refused because a dialog is open becomes the advice to answer it. */
+  private dialogError(error: unknown): ToolError | undefined {
+    return /unexpected alert open/.test(firstLine(error))
+      ? new ToolError(
+          'a dialog is open on the page: answer it first with action dialog (accept true or false).',
+        )
+      : undefined;
+  }
+
+  /** The WebDriver element id of a ref of the last snapshot; a stale ref fails at once. */
+  private async element(ref: string): Promise<string> {
+    await this.checkRef(ref);
+    const element = await this.evaluate<Record<string, string> | null>(PAGE_REF, this.refKey, ref);
+    const id = element?.[ELEMENT];
+    if (!id) throw staleRef(ref, 'its element left the page');
+    return id;
+  }
+
+  /** Runs WebDriver commands for an action, then tells of a dialog or a new window it opened. */
+  private async act(run: () => Promise<unknown>, done: string): Promise<BrowserAnswer> {
+    const before = new Set((await this.command('GET', '/window/handles')) as string[]);
+    try {
+      await run();
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw this.dialogError(error) ?? new ToolError(`${done} failed: ${firstLine(error)}`);
+    }
+    const dialog = await this.command('GET', '/alert/text').then(
+      (text) => text as string,
+      () => undefined,
+    );
+    if (dialog !== undefined) {
+      return {
+        tab: this.tabOf(this.window),
+        body: `dialog: ${dialog}`,
+        notes: [done, 'a dialog opened: answer it with action dialog (accept true or false).'],
+      };
+    }
+    const handles = (await this.command('GET', '/window/handles')) as string[];
+    const opened = handles.find((handle) => !before.has(handle));
+    if (opened) {
+      await this.command('POST', '/window', { handle: opened });
+      this.window = opened;
+      return this.answer([
+        done,
+        `the action opened a popup; rigs adopted it as tab ${this.tabOf(opened)}, now the current tab.`,
+      ]);
+    }
+    // A click on a link navigates: refs of the old page must go stale.
+    if (!handles.includes(this.window)) this.window = handles[0] ?? this.window;
+    await this.noteNavigation();
+    return this.answer([done]);
+  }
+
+  /** Counts a navigation when the page's document changed since the outline's refs were made. */
+  private async noteNavigation(): Promise<void> {
+    const fresh = await this.evaluate<boolean>('(key) => globalThis[key] === undefined', this.refKey).catch(
+      () => false,
+    );
+    if (fresh) this.navigated();
+  }
+
+  private async pointerTo(element: string, then: object[] = []) {
+    return this.command('POST', '/actions', {
+      actions: [
+        {
+          type: 'pointer',
+          id: 'mouse',
+          parameters: { pointerType: 'mouse' },
+          actions: [
+            { type: 'pointerMove', duration: 0, origin: { [ELEMENT]: element }, x: 0, y: 0 },
+            ...then,
+          ],
+        },
+      ],
+    });
   }
 
   async navigate(url: string): Promise<BrowserAnswer> {
     try {
-      await call(`${this.driver}/url`, 'POST', { url });
+      await this.command('POST', '/url', { url });
     } catch (error) {
-      throw new ToolError(`navigate to ${url} failed: ${(error as Error).message}`);
+      throw this.dialogError(error) ?? new ToolError(`navigate to ${url} failed: ${firstLine(error)}`);
     }
-    this.navigations++;
+    this.navigated();
     // WebDriver says nothing of the page's own load failing, so a refusal of its host is looked for.
     const target = new URL(url);
     const hostPort = `${target.hostname.replace(/^\[|\]$/g, '')}:${target.port || (target.protocol === 'https:' ? 443 : 80)}`;
@@ -128,41 +257,164 @@ export class WebKitMachine implements Machine, OutlineBrowser {
     return this.answer(['navigated']);
   }
 
-  async takeSnapshot(request: SnapshotRequest & Paging): Promise<BrowserAnswer> {
-    const { lines, paging, notes } = await this.snapshots.page(
-      this.driver,
-      this.navigations,
-      request,
-      async () => {
-        const outline = (await call(`${this.driver}/execute/sync`, 'POST', {
-          script: `return ${PAGE_OUTLINE}(arguments[0]);`,
-          args: [{ key: this.refKey, scope: request.scope, depth: request.depth }],
-        })) as string | null;
-        if (outline === null) {
-          throw new ToolError(
-            `scope ${JSON.stringify(request.scope)} matches nothing on the page: give a ref from a snapshot or a CSS selector that matches.`,
-          );
-        }
-        return outline;
-      },
-    );
-    return this.answer(notes, lines.join('\n'), paging);
+  async back(): Promise<BrowserAnswer> {
+    await this.command('POST', '/back', {});
+    this.navigated();
+    return this.answer(['went back']);
   }
 
-  async click(ref: string): Promise<BrowserAnswer> {
-    this.snapshots.check(this.driver, this.navigations, ref);
-    const element = (await call(`${this.driver}/execute/sync`, 'POST', {
-      script: `return ${PAGE_REF}(arguments[0], arguments[1]);`,
-      args: [this.refKey, ref],
-    })) as Record<string, string> | null;
-    const id = element?.[ELEMENT];
-    if (!id) throw staleRef(ref, 'its element left the page');
-    try {
-      await call(`${this.driver}/element/${id}/click`, 'POST', {});
-    } catch (error) {
-      throw new ToolError(`clicked ${ref} failed: ${(error as Error).message}`);
+  async click(
+    ref: string,
+    button: 'left' | 'right' | 'middle' = 'left',
+    double = false,
+  ): Promise<BrowserAnswer> {
+    const element = await this.element(ref);
+    if (button === 'left' && !double) {
+      return this.act(() => this.command('POST', `/element/${element}/click`, {}), `clicked ${ref}`);
     }
-    return this.answer([`clicked ${ref}`]);
+    const code = { left: 0, middle: 1, right: 2 }[button];
+    const one = [
+      { type: 'pointerDown', button: code },
+      { type: 'pointerUp', button: code },
+    ];
+    return this.act(() => this.pointerTo(element, double ? [...one, ...one] : one), `clicked ${ref}`);
+  }
+
+  async fill(ref: string, text: string): Promise<BrowserAnswer> {
+    const element = await this.element(ref);
+    return this.act(async () => {
+      await this.command('POST', `/element/${element}/clear`, {});
+      await this.command('POST', `/element/${element}/value`, { text });
+    }, `filled ${ref}`);
+  }
+
+  async select(ref: string, values: string[]): Promise<BrowserAnswer> {
+    await this.element(ref);
+    const chosen = await this.optionsOf(ref, values);
+    // WebDriver selects an option by clicking it; the page sees input and change as from a user.
+    return this.act(async () => {
+      for (const value of chosen) {
+        const option = await this.evaluate<Record<string, string> | null>(
+          `(key, ref, value) => [...${PAGE_REF}(key, ref).options].find((o) => o.value === value) ?? null`,
+          this.refKey,
+          ref,
+          value,
+        );
+        const id = option?.[ELEMENT];
+        if (id) await this.command('POST', `/element/${id}/click`, {});
+      }
+    }, `selected in ${ref}`);
+  }
+
+  async hover(ref: string): Promise<BrowserAnswer> {
+    const element = await this.element(ref);
+    return this.act(() => this.pointerTo(element), `hovered ${ref}`);
+  }
+
+  async press(key: string, ref?: string): Promise<BrowserAnswer> {
+    const actions = keyActions(key);
+    if (ref !== undefined) {
+      await this.element(ref);
+      await this.evaluate(`(key, ref) => ${PAGE_REF}(key, ref).focus()`, this.refKey, ref);
+    }
+    return this.act(
+      () => this.command('POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions }] }),
+      `pressed ${key}`,
+    );
+  }
+
+  async drag(ref: string, targetRef: string): Promise<BrowserAnswer> {
+    const source = await this.element(ref);
+    const target = await this.element(targetRef);
+    return this.act(
+      () =>
+        this.pointerTo(source, [
+          { type: 'pointerDown', button: 0 },
+          { type: 'pointerMove', duration: 200, origin: { [ELEMENT]: target }, x: 0, y: 0 },
+          { type: 'pointerUp', button: 0 },
+        ]),
+      `dragged ${ref} to ${targetRef}`,
+    );
+  }
+
+  async upload(ref: string, files: string[]): Promise<BrowserAnswer> {
+    const element = await this.element(ref);
+    const isFileInput = await this.evaluate<boolean>(
+      `(key, ref) => { const el = ${PAGE_REF}(key, ref); return el.tagName === 'INPUT' && el.type === 'file'; }`,
+      this.refKey,
+      ref,
+    );
+    if (!isFileInput) {
+      throw new ToolError(
+        `${ref} is not a file input: upload on engine webkit takes an <input type=file>'s ref.`,
+      );
+    }
+    return this.act(
+      () => this.command('POST', `/element/${element}/value`, { text: files.join('\n') }),
+      `uploaded ${files.length} file(s) through ${ref}`,
+    );
+  }
+
+  async answerDialog(accept: boolean, promptText?: string): Promise<BrowserAnswer> {
+    const open = await this.command('GET', '/alert/text').then(
+      () => true,
+      () => false,
+    );
+    if (!open) throw new ToolError('no dialog is open: dialog answers one that an action opened.');
+    if (promptText !== undefined)
+      await this.command('POST', '/alert/text', { text: promptText }).catch(() => undefined);
+    await this.command('POST', accept ? '/alert/accept' : '/alert/dismiss', {});
+    return this.answer([`${accept ? 'accepted' : 'dismissed'} the dialog`]);
+  }
+
+  async tabsAction(op: TabsOp, tab?: string): Promise<BrowserAnswer> {
+    const handles = (await this.command('GET', '/window/handles')) as string[];
+    if (op !== 'list') {
+      const handle = handles.find((candidate) => this.tabOf(candidate) === tab);
+      if (!handle) {
+        throw new ToolError(
+          `no tab ${JSON.stringify(tab)}: the tabs are ${handles.map((h) => this.tabOf(h)).join(', ')}.`,
+        );
+      }
+      if (op === 'close') {
+        if (handles.length === 1)
+          throw new ToolError(`${tab} is the only tab: rig_close closes the whole rig.`);
+        await this.command('POST', '/window', { handle });
+        await this.command('DELETE', '/window');
+        this.tabIds.delete(handle);
+        const left = handles.filter((candidate) => candidate !== handle);
+        this.window = handle === this.window ? (left[0] as string) : this.window;
+      } else {
+        this.window = handle;
+      }
+      await this.command('POST', '/window', { handle: this.window });
+    }
+    const lines: string[] = [];
+    const current = this.window;
+    for (const handle of (await this.command('GET', '/window/handles')) as string[]) {
+      await this.command('POST', '/window', { handle });
+      const [url, title] = await this.evaluate<[string, string]>('() => [location.href, document.title]');
+      lines.push(`${handle === current ? '*' : ' '} ${this.tabOf(handle)} ${url} ${title}`);
+    }
+    await this.command('POST', '/window', { handle: current });
+    return {
+      tab: this.tabOf(current),
+      body: lines.join('\n'),
+      notes: [op === 'list' ? 'tabs (* current)' : `${op === 'select' ? 'selected' : 'closed'} ${tab}`],
+    };
+  }
+
+  override async drain(kind: 'console' | 'network'): Promise<BrowserAnswer> {
+    throw unsupported('webkit', kind, 'classic WebDriver carries no console or network events', [
+      'chromium',
+      'firefox',
+    ]);
+  }
+
+  /** The Xvfb screen MiniBrowser draws on, as one JPEG: WebDriver's own screenshot is a PNG. */
+  async screenshot(): Promise<BrowserAnswer> {
+    const { image, notes } = await this.display.screenshot();
+    return { ...(await this.answer(notes)), ...(image && { image }) };
   }
 }
 

@@ -1,0 +1,11 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+
+/** A loopback port free right now, for a helper server that must be told its port. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
