@@ -16,12 +16,3 @@ export function cpuMsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
 }
 
-/**
- * User + system CPU of this process's children that have exited and been reaped, with theirs,
- * in ms (cutime and cstime): the difference across one child's run is that child's CPU, and
- * that of every process under it, when it is the only child ending meanwhile.
- */
-export function reapedChildrenCpuMs() {
-  const fields = statFields('self');
-  return (Number(fields[13]) + Number(fields[14])) * MS_PER_TICK;
-}
