@@ -164,12 +164,7 @@ export function cliTimingRows(cli) {
       1000,
       cli.searchCpu,
     ),
-    row(
-      '`toolmesh call fs__read_file …`, spawn to exit, catalogue cached',
-      cli.call,
-      1500,
-      cli.callCpu,
-    ),
+    row('`toolmesh call fs__read_file …`, spawn to exit, catalogue cached', cli.call, 1500, cli.callCpu),
   ];
 }
 

@@ -15,4 +15,3 @@ export function cpuMsOf(pid) {
   const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
 }
-
