@@ -84,6 +84,11 @@ function entryDocument(entry: ToolEntry) {
   };
 }
 
+/** Resolves after the event loop has polled for I/O at least once from now. */
+function afterOnePoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 /** The person running toolmesh, for sessions no token names: `local:<login>`. */
 function localIdentity(): string {
   try {
@@ -172,9 +177,12 @@ export class Aggregator implements SessionBackend {
     this.cachedSince =
       cached.size > 0 ? Math.min(...[...cached.values()].map((entry) => entry.savedAt)) : undefined;
     const catalogs = new Map([...cached].map(([name, entry]) => [name, entry.catalog]));
-    // On the next turn of the event loop, after what is already waiting (a client's initialize):
-    // launching servers (finding bwrap, spawning them) holds the event loop a while.
-    this.started = new Promise((resolve) => setImmediate(resolve))
+    // Launching servers (finding bwrap, spawning them) holds the event loop a while, and the
+    // children then compete for the CPU: what is already waiting (a client's initialize) is read
+    // and answered first. That takes a poll of the event loop; one immediate is not enough, as
+    // this may itself run in a poll callback (the command's modules loaded by an fs read), and
+    // that turn's immediates come before the next poll.
+    this.started = afterOnePoll()
       .then(() => {
         this.upstreams.start(options.servers, catalogs);
         return Promise.all([

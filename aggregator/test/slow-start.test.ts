@@ -142,7 +142,8 @@ describe('toolmesh serve with a server slow to start', () => {
       cwd: scratch.folder,
     });
     try {
-      expect(processesTagged(tag)).toHaveLength(1);
+      // initialize is answered before the servers are spawned: wait for this one to be.
+      await until(() => processesTagged(tag).length === 1);
       const search = await client.call('search_tool_bm25', { query: 'echo' });
       expect((search.structuredContent as { starting?: string[] }).starting).toEqual(['slow']);
       await client.close();

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchmarkAudit } from './aggregator-audit.mjs';
+import { benchmarkCallCpu } from './aggregator-call-cpu.mjs';
 import { benchmarkCliTimings } from './aggregator-cli-timings.mjs';
 import { benchmarkOverhead } from './aggregator-overhead.mjs';
 import { benchmarkSearch } from './aggregator-search.mjs';
@@ -23,6 +24,8 @@ const AGGREGATOR_RUNS = {
   searchLimit: 5,
   startups: 10,
   cliRuns: 5,
+  cpuCalls: 1000,
+  cpuRounds: 5,
   auditRecords: 10_000,
   auditCalls: 2000,
   sharedStateCalls: 2000,
@@ -62,6 +65,14 @@ export async function benchmarkAggregator({ base, log }) {
     callsPerSession: runs.callsPerSession,
     log,
   });
+  const callCpu = await benchmarkCallCpu({
+    folder,
+    dataDir,
+    calls: runs.cpuCalls,
+    rounds: runs.cpuRounds,
+    warmup: runs.warmup,
+    log,
+  });
   const search = benchmarkSearch({
     tools: runs.tools,
     builds: runs.builds,
@@ -78,6 +89,7 @@ export async function benchmarkAggregator({ base, log }) {
   });
   return {
     overhead,
+    callCpu,
     throughput,
     search,
     startup,

@@ -1,4 +1,5 @@
 // The aggregator's section of docs/benchmarks.md.
+import { callCpuRows } from './aggregator-call-cpu.mjs';
 import { cliTimingRows } from './aggregator-cli-timings.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { count, table } from './markdown.mjs';
@@ -217,6 +218,18 @@ ${table(
 )}`;
 }
 
+function callCpuSection({ callCpu }) {
+  return `### CPU per proxied call
+
+The same trivial \`echo\` call over stdio, back to back (each call sent when the last was answered), ${count(callCpu.rounds)} rounds
+of ${count(callCpu.calls)} calls straight to the echo server and then through \`toolmesh serve\` to it. CPU is user + system
+time from /proc of each process over a round, divided by its calls (median of the rounds): unlike wall time, a
+loaded machine inflates it little. The echo server's own CPU per call is the yardstick (issue 26): under toolmesh
+it is called at toolmesh's pace, so both of its figures are given.
+
+${table(['Measure', 'Value', 'Target (issue 26)'], callCpuRows(callCpu))}`;
+}
+
 function cliSection({ cli }) {
   return `### One-shot CLI use
 
@@ -225,7 +238,7 @@ folder, ${cli.initialize.runs / 2} runs of each, interleaved. \`serve\`: spawned
 timed to the answer; then, with its servers up, timed from closing its stdin (or sending SIGTERM) to its exit.
 \`search\` and \`call\`: spawn to exit, with the catalogue cached by an earlier run (\`call\` reads a one-line file).
 
-${table(['Measure', 'Median (p95)', 'Target (issue 21)'], cliTimingRows(cli))}`;
+${table(['Measure', 'Wall, median (p95)', 'CPU, user + system', 'Target (issue 21)'], cliTimingRows(cli))}`;
 }
 
 /** The audit log's section; `node test/bench/run.mjs --only audit` rewrites it alone. */
@@ -234,7 +247,7 @@ export function renderAuditSection({ audit }) {
   return `### Audit log
 
 What recording each \`tools/call\` costs, in process, with the built \`@toolmesh/aggregator\` and a state file
-on this machine's disk (SQLite, WAL, the default \`synchronous = FULL\`). One record is a file read by a local
+on this machine's disk (SQLite, WAL, \`synchronous = NORMAL\`: no fsync per commit). One record is a file read by a local
 user, allowed, ok, with three arguments, one of them a token the writer redacts. **INSERT alone** is
 \`SqliteState.recordAudit\` (one prepared INSERT); **whole writer** is what a call pays after it ran: the record
 finished (secret redaction, canonical JSON, sha256) and written through the audit log. Each is timed
@@ -284,6 +297,8 @@ latencies are medians and 99th percentiles over many calls, and the paths compar
 run. This part took ${Math.ceil(run.totalMs / 1000)} s.
 
 ${overheadSection(run)}
+
+${callCpuSection(run)}
 
 ${throughputSection(run)}
 

@@ -4,9 +4,7 @@ import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
 import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
-import { approvalsApi } from '../session-server/approvals-api.js';
 import type { Exposure } from '../session-server/session.js';
-import { createDashboard } from '../ui/dashboard.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
 
@@ -116,7 +114,13 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       for (const problem of problems) options.log.warning(problem);
     });
   } else {
-    const { ListenError, SessionRefusal, callerOf, startHttpFront } = await import('@toolmesh/core/http');
+    // Loaded only to serve HTTP: express and the dashboard are most of what start-up would load.
+    const [{ ListenError, SessionRefusal, callerOf, startHttpFront }, { approvalsApi }, { createDashboard }] =
+      await Promise.all([
+        import('@toolmesh/core/http'),
+        import('../session-server/approvals-api.js'),
+        import('../ui/dashboard.js'),
+      ]);
     const access = options.access ?? {};
     const { authenticator } = access;
     const principalOf = (request: Parameters<typeof callerOf>[0]) =>

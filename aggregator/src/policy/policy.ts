@@ -18,11 +18,20 @@ export interface NamedTool {
   tool: Tool;
 }
 
-/** The mode table plus every tool's facts, as the config amends them. */
+/**
+ * The mode table plus every tool's facts, as the config amends them. A reloaded config makes a
+ * new Policy, so what one has worked out (facts, decisions) never outlives the config it came from.
+ */
 export class Policy {
   readonly table: ModeTable;
   readonly #overrides: { matches: (name: string) => boolean; facts: ToolFactsOverride }[];
   readonly #facts = new WeakMap<Tool, ToolFacts>();
+  /**
+   * Decisions by tool, then by mode and exposed name: a decision depends on nothing else, and
+   * every call and every tools/list asks again. Keyed by the Tool object, so a server's new
+   * catalogue (new objects) is decided afresh and the old entries go with the old objects.
+   */
+  readonly #decisions = new WeakMap<Tool, Map<string, PolicyDecision>>();
 
   constructor(config: PolicyConfig) {
     this.table = new ModeTable(
@@ -48,11 +57,22 @@ export class Policy {
   }
 
   decide(mode: string, named: NamedTool): PolicyDecision {
-    const subject: PolicySubject = {
-      exposed: named.exposed,
-      name: named.tool.name,
-      facts: this.factsOf(named),
-    };
-    return this.table.decide(mode, subject);
+    let decisions = this.#decisions.get(named.tool);
+    if (!decisions) {
+      decisions = new Map();
+      this.#decisions.set(named.tool, decisions);
+    }
+    const key = `${mode}\n${named.exposed}`;
+    let decision = decisions.get(key);
+    if (!decision) {
+      const subject: PolicySubject = {
+        exposed: named.exposed,
+        name: named.tool.name,
+        facts: this.factsOf(named),
+      };
+      decision = this.table.decide(mode, subject);
+      decisions.set(key, decision);
+    }
+    return decision;
   }
 }

@@ -172,7 +172,11 @@ export class Registry {
     for (const [exposed, entry] of next) {
       const before = this.toolsByName.get(exposed);
       if (!before) change.added.push(entry);
-      else if (before.server !== entry.server || fingerprint(before.tool) !== fingerprint(entry.tool)) {
+      else if (
+        before.server !== entry.server ||
+        // The same object is the same tool: only a server's new catalogue needs comparing.
+        (before.tool !== entry.tool && fingerprint(before.tool) !== fingerprint(entry.tool))
+      ) {
         change.updated.push(entry);
       }
     }

@@ -51,15 +51,18 @@ function sourceOf(content: string): SecretLintSourceCode {
   } as unknown as SecretLintSourceCode;
 }
 
+/** Where the preset's rules report while `findSecrets` scans one text. */
+let findingsOfTheScan: SecretFinding[] = [];
+
 /**
- * Every secret in `text` that has a known format: secretlint's recommended rules (maintained
- * with the providers' formats), run in place and synchronously, plus the few formats they lack.
- * Findings are sorted by where they start and may overlap.
+ * The preset's rules, each made once: a rule keeps nothing of one text for the next (its
+ * patterns are matched with matchAll, which never moves their lastIndex), and making all of
+ * them again for every text was most of what a scan cost, which the audit pays on every call.
  */
-export function findSecrets(text: string): SecretFinding[] {
-  const findings: SecretFinding[] = [];
-  const source = sourceOf(text);
-  for (const rule of secretlintRules) {
+let scanners: { file?: (source: SecretLintSourceCode) => unknown }[] | undefined;
+
+function presetScanners(): NonNullable<typeof scanners> {
+  scanners ??= secretlintRules.map((rule) => {
     const context = {
       sharedOptions: {},
       createTranslator: (messages: Record<string, { en: (props: unknown) => string }>) => (id: string) => ({
@@ -68,13 +71,35 @@ export function findSecrets(text: string): SecretFinding[] {
         data: undefined,
       }),
       report: ({ message, range }: { message: { message: string }; range: readonly [number, number] }) =>
-        findings.push({ format: message.message, rule: rule.meta.id, start: range[0], end: range[1] }),
+        findingsOfTheScan.push({
+          format: message.message,
+          rule: rule.meta.id,
+          start: range[0],
+          end: range[1],
+        }),
       // `secretlint-disable` comments are not honoured: a comment does not make a secret safe to show.
       ignore: () => {},
     } as unknown as SecretLintRuleContext;
+    return rule.create(context, RULE_OPTIONS) as NonNullable<typeof scanners>[number];
+  });
+  return scanners;
+}
+
+/**
+ * Every secret in `text` that has a known format: secretlint's recommended rules (maintained
+ * with the providers' formats), run in place and synchronously, plus the few formats they lack.
+ * Findings are sorted by where they start and may overlap.
+ */
+export function findSecrets(text: string): SecretFinding[] {
+  const findings: SecretFinding[] = [];
+  const source = sourceOf(text);
+  findingsOfTheScan = findings;
+  try {
     // The preset's rules report as they scan; its one asynchronous check reads .p12 files, and
     // this source has no file name.
-    void rule.create(context, RULE_OPTIONS).file?.(source);
+    for (const scanner of presetScanners()) void scanner.file?.(source);
+  } finally {
+    findingsOfTheScan = [];
   }
   for (const { format, pattern } of FORMATS_BEYOND_THE_PRESET) {
     for (const match of text.matchAll(pattern)) {
