@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
 import type { Machine } from '../rig-pool.js';
@@ -54,6 +54,8 @@ export class FirefoxMachine implements Machine, OutlineBrowser {
       { mode: 0o700 },
     );
     const proxyPort = Number(new URL(proxy.url).port);
+    // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
+    const { default: puppeteer } = await import('puppeteer-core');
     const browser = await puppeteer.launch({
       browser: 'firefox',
       protocol: 'webDriverBiDi',
