@@ -177,7 +177,7 @@ ${table(
 )}
 
 ${table(
-  ['Main command, code-graph idle and indexed (precise: ' + main.precise + ')', 'RSS (MiB)', 'Peak (MiB)'],
+  [`Main command, code-graph idle and indexed (precise: ${main.precise})`, 'RSS (MiB)', 'Peak (MiB)'],
   [
     ...main.processes.map((entry) => [entry.label, fixed(entry.rssMiB), fixed(entry.peakMiB)]),
     [
