@@ -101,7 +101,7 @@ function preciseState(root) {
 }
 
 /** A root whose answers are final: first index done, nothing pending, no upgrade still running. */
-function isSettled(root) {
+export function isSettled(root) {
   const precise = preciseState(root);
   if (precise === 'failed') throw new Error(`the precise upgrade failed: ${root.precise.lastError ?? ''}`);
   return (

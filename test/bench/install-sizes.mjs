@@ -25,24 +25,6 @@ export const TARGETS_MIB = { everything: 250, server: 60, 'server-code-graph': 1
 /** The target a server's own install is held to. */
 export const serverTarget = (name) => TARGETS_MIB[name] ?? TARGETS_MIB.server;
 
-/**
- * Installs still over their target (MiB reached on 2026-12-06 with better-sqlite3 compiled from
- * source, 27 MiB of each SQLite server, and the v1 and v2 MCP SDKs side by side while the
- * aggregator moves to v2), rounded up by about 5%. The test holds them there so that they cannot
- * grow unseen; the bench reports every install against its target.
- */
-const OVER_TARGET_MIB = {
-  'server-fs': 80,
-  'server-tickets': 79,
-  'server-memory': 92,
-  'server-feeds': 86,
-  'server-code-graph': 113,
-  'server-rigs': 120,
-};
-
-/** What the pack-and-install test holds an install to: its target, or what it reached while over. */
-export const sizeBound = (name) => OVER_TARGET_MIB[name] ?? serverTarget(name);
-
 /** The first-party servers, each `@toolmesh/server-<name>` with a bin `toolmesh-<name>`. */
 export const SERVERS = ['fs', 'git', 'tickets', 'memory', 'feeds', 'code-graph', 'rigs'];
 

@@ -2,7 +2,8 @@
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, git, tickets, memory, feeds, rigs) does the same for that server's section,
-// `--only shared-state` the shared state's (Redis, PostgreSQL), and `--only install` the install sizes.
+// `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the install sizes, and
+// `--only memory-at-rest` the servers' idle memory.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
+import { benchmarkIdleMemory, renderIdleMemorySection } from './idle-memory.mjs';
 import { benchmarkInstall, renderInstallSection } from './install-bench.mjs';
 import { machineFacts } from './machine.mjs';
 import { benchmarkMemory, renderMemorySection } from './memory-bench.mjs';
@@ -77,6 +79,7 @@ const SERVER_SECTIONS = {
   feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
   rigs: { run: (base) => benchmarkRigs({ base: path.join(base, 'rigs'), log }), render: renderRigsSection },
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
+  'memory-at-rest': { run: (base) => benchmarkIdleMemory({ base, log }), render: renderIdleMemorySection },
 };
 
 function sectionOnly(name, { run, render }) {

@@ -32,5 +32,10 @@ export function createCodeGraphServer(options: CodeGraphServerOptions): ToolServ
   });
 }
 
-export { CodeGraph, type CodeGraphOptions, databaseFileFor } from './graph/code-graph.js';
+export {
+  CodeGraph,
+  type CodeGraphOptions,
+  databaseFileFor,
+  RELEASE_CHECKER_AFTER_MS,
+} from './graph/code-graph.js';
 export { CODE_GRAPH_TOOLS } from './tools/index.js';

@@ -241,6 +241,43 @@ describe('precise mode follows edits (watcher on)', () => {
   );
 });
 
+describe('an idle watching server gives its checker back', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('ts-precise');
+    graph = await preciseGraph(copy, { watch: 'events', releaseCheckerAfterMs: 50 });
+  }, PRECISE_TIMEOUT);
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it(
+    'ends the checker worker once idle, and a later edit is checked by a new one',
+    async () => {
+      const precise = graph.roots[0]?.precise;
+      await until('the idle checker worker to end', () => precise?.holdsChecker === false, PRECISE_TIMEOUT);
+      const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
+      copy.write(
+        'src/checkout.ts',
+        `${source}\nexport function again() {\n  return priceOf(9).multiplyByRate(9);\n}\n`,
+      );
+      await until(
+        'the new inferred call to be precise',
+        () => callsites(graph, 'Money.multiplyByRate').includes('src/checkout.ts:36 checker'),
+        PRECISE_TIMEOUT,
+      );
+      await graph.preciseReady();
+      expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
+        [...MULTIPLY_BY_RATE_PRECISE, 'src/checkout.ts:36 checker'].sort(),
+      );
+      await until('the checker worker to end again', () => precise?.holdsChecker === false, PRECISE_TIMEOUT);
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
 describe('programs built ahead of the first check', () => {
   it('reads again a file whose content changed after the programs were built', () => {
     const copy = copyFixture('ts-precise');

@@ -62,7 +62,8 @@ export {
 } from './full-text.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
-export { packageVersion } from './package-version.js';
+export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
+export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';
 export {
   DEFAULT_DENY,
   type DenyRules,

@@ -1,11 +1,11 @@
 import {
   ClientRequestSchema,
-  ErrorCode,
-  type JSONRPCMessage,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
 /** A JSON-RPC error answer; `id` is null when the line's own id could not be read (JSON-RPC 2.0, section 5). */
@@ -75,20 +75,20 @@ export function readJsonRpcLine(line: string): ReadLine {
   } catch (error) {
     return answer(
       null,
-      ErrorCode.ParseError,
+      ProtocolErrorCode.ParseError,
       `Parse error: the line is not JSON (${(error as Error).message}). ${FIX}`,
     );
   }
   if (Array.isArray(value))
     return answer(
       null,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `Invalid Request: batches (JSON arrays) are not accepted. ${FIX}`,
     );
   if (typeof value !== 'object' || value === null)
     return answer(
       null,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `Invalid Request: expected a JSON object, got ${kindOf(value)}. ${FIX}`,
     );
   const record = value as Record<string, unknown>;
@@ -103,12 +103,12 @@ export function readJsonRpcLine(line: string): ReadLine {
     // taken for the answer to that.
     return answer(
       isCall ? record.id : null,
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `Invalid Request: ${envelopeProblem(record)}. Fix it and send the message again.`,
     );
   }
   const problem = 'id' in record ? requestParamsProblem(record) : undefined;
-  if (problem !== undefined) return answer(record.id, ErrorCode.InvalidParams, problem);
+  if (problem !== undefined) return answer(record.id, ProtocolErrorCode.InvalidParams, problem);
   return { message: parsed.data };
 }
 

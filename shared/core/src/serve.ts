@@ -1,7 +1,11 @@
 import type { Server } from '@modelcontextprotocol/server';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
 import { createLogger, type Logger } from './logger.js';
+import { requireOptionalPeers } from './optional-peers.js';
 import { StdioLineTransport } from './stdio-line-transport.js';
+
+/** What the HTTP front loads beyond core's own dependencies. */
+const HTTP_PEERS = ['@modelcontextprotocol/sdk', 'express'];
 
 export interface ServerSetup {
   /**
@@ -55,7 +59,9 @@ export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger)
     });
     return { close: () => connection.close() };
   }
-  // Loaded only for HTTP: express and the HTTP transports are most of a stdio server's start-up.
+  // Loaded only for HTTP: express and the HTTP transports are most of a stdio server's start-up,
+  // and optional peers of core, so that an install for stdio goes without them.
+  requireOptionalPeers(import.meta.url, HTTP_PEERS, 'serving over HTTP needs the v1 MCP SDK and express');
   const { startHttpFront } = await import('./http-front.js');
   const front = await startHttpFront({
     createServer: setup.createServer,

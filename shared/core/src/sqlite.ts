@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { requireOptionalPeers } from './optional-peers.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -14,17 +15,8 @@ let driver: typeof Database | undefined;
  */
 function sqliteDriver(): typeof Database {
   if (!driver) {
-    const require = createRequire(import.meta.url);
-    try {
-      require.resolve('better-sqlite3');
-    } catch (error) {
-      const { peerDependencies } = require('../package.json') as { peerDependencies: Record<string, string> };
-      throw new Error(
-        `this server keeps its data in SQLite, but the better-sqlite3 package is not installed beside @toolmesh/core: run \`npm install better-sqlite3@${peerDependencies['better-sqlite3']}\` in the folder the server is installed in`,
-        { cause: error },
-      );
-    }
-    driver = require('better-sqlite3') as typeof Database;
+    requireOptionalPeers(import.meta.url, ['better-sqlite3'], 'this server keeps its data in SQLite');
+    driver = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
   }
   return driver;
 }

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { type LineErrorAnswer, readJsonRpcLine } from './jsonrpc-line.js';
 
 /** The largest message a server takes, over stdio and as an HTTP body, so both transports take the same ones. */
@@ -71,7 +72,7 @@ export class StdioLineTransport implements Transport {
         jsonrpc: '2.0',
         id: null,
         error: {
-          code: ErrorCode.InvalidRequest,
+          code: ProtocolErrorCode.InvalidRequest,
           message: `Invalid Request: a line longer than ${this.maxMessageBytes} bytes was dropped unread. Send less per message, e.g. split the edit.`,
         },
       });

@@ -1,5 +1,5 @@
 import { ToolError } from '@toolmesh/core';
-import { generateOpml, parseOpml } from 'feedsmith';
+import { feedsmith } from './feedsmith.js';
 import type { Feed } from './types.js';
 
 export interface OpmlFeed {
@@ -20,7 +20,7 @@ export function opmlFeeds(text: string): OpmlFeed[] {
   }
   let document: { body?: { outlines?: Outline[] } };
   try {
-    document = parseOpml(text) as typeof document;
+    document = feedsmith().parseOpml(text) as typeof document;
   } catch (error) {
     throw new ToolError(
       `the text is not an OPML document (${(error as Error).message}): pass the file's XML as it is.`,
@@ -47,7 +47,7 @@ export function opmlFeeds(text: string): OpmlFeed[] {
 
 /** An OPML 2.0 subscription list of the feeds, as other readers import it. */
 export function renderOpml(feeds: readonly Feed[], now = new Date()): string {
-  return generateOpml({
+  return feedsmith().generateOpml({
     head: { title: 'toolmesh feeds', dateCreated: now },
     body: {
       outlines: feeds.map((feed) => ({

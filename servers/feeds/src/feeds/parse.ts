@@ -1,4 +1,5 @@
-import { parseFeed } from 'feedsmith';
+import type * as Feedsmith from 'feedsmith';
+import { feedsmith } from './feedsmith.js';
 
 /** One entry of a feed, in the shape the store keeps whatever the format. */
 export interface ParsedEntry {
@@ -161,9 +162,9 @@ export function parseFeedDocument(body: string): ParsedFeed {
   }
   const isJson = trimmed.startsWith('{');
   if (!isJson) refuseEntityDeclarations(trimmed);
-  let parsed: ReturnType<typeof parseFeed>;
+  let parsed: ReturnType<typeof Feedsmith.parseFeed>;
   try {
-    parsed = parseFeed(isJson ? parseJson(trimmed) : trimmed);
+    parsed = feedsmith().parseFeed(isJson ? parseJson(trimmed) : trimmed);
   } catch (error) {
     if (error instanceof FeedFormatError) throw error;
     throw new FeedFormatError(

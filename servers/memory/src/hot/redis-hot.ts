@@ -1,5 +1,6 @@
-import { errorMessage, ToolError } from '@toolmesh/core';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import { errorMessage, requireOptionalPeers, ToolError } from '@toolmesh/core';
+import type { Redis } from 'ioredis';
 import { type Clock, isoAt } from '../store/clock.js';
 import { type HotItem, type HotMemory, type HotScope, hotRef, type NewHotItem } from './hot-memory.js';
 
@@ -115,7 +116,10 @@ export class RedisHotMemory implements HotMemory {
   private lastError = '';
 
   constructor(private readonly options: RedisHotOptions) {
-    this.redis = new Redis(options.url, {
+    // ioredis is an optional peer: only hot memory in Redis needs it.
+    requireOptionalPeers(import.meta.url, ['ioredis'], 'hot memory in Redis (--redis) needs ioredis');
+    const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(options.url, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

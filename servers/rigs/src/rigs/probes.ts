@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { missingOptionalPeers } from '@toolmesh/core';
 import { findChromium, findExecutable } from './find-executable.js';
 
 /** Whether a surface can start here, and if not what to install; found by looking, never by starting. */
@@ -94,9 +95,20 @@ export class Probes {
   private browser(engine: string, env: NodeJS.ProcessEnv): ProbeAnswer {
     if (engine === 'firefox') {
       const firefox = findExecutable(['firefox-esr', 'firefox'], env);
-      return firefox
-        ? { ready: true, detail: `Firefox at ${firefox}`, executable: firefox }
-        : { ready: false, detail: 'no Firefox found: install firefox-esr (Debian), or use engine chromium' };
+      if (!firefox)
+        return {
+          ready: false,
+          detail: 'no Firefox found: install firefox-esr (Debian), or use engine chromium',
+        };
+      // puppeteer-core drives Firefox only: an optional peer, so the Chromium rigs install without it.
+      const driver = missingOptionalPeers(
+        import.meta.url,
+        ['puppeteer-core'],
+        `Firefox at ${firefox} is driven by puppeteer-core`,
+      );
+      return driver
+        ? { ready: false, detail: driver }
+        : { ready: true, detail: `Firefox at ${firefox}`, executable: firefox };
     }
     if (engine === 'webkit') {
       const driver = findExecutable(['WebKitWebDriver'], env);

@@ -79,12 +79,21 @@ export class PreciseUpgrader {
   private draining: Promise<void> | undefined;
   private started = false;
   private closing = false;
+  /** Ends the worker once it has been idle for `keepWorkerMs` (see drain). */
+  private release: NodeJS.Timeout | undefined;
   /** Every file has been upgraded since start, so a settled state can be recorded as complete. */
   private complete = false;
 
   constructor(
     private readonly index: RootIndex,
-    private readonly options: { log: Logger; keepWorker: boolean },
+    private readonly options: {
+      log: Logger;
+      /**
+       * How long the checker worker, with its programs (most of a large root's memory), is kept
+       * after a run for the next watcher batch: 0 to end it at once (nothing will come).
+       */
+      keepWorkerMs: number;
+    },
   ) {
     this.client = new CheckerClient(index.root);
     this.helper = new CheckerClient(index.root);
@@ -224,6 +233,7 @@ export class PreciseUpgrader {
         refresh: pending.refresh || work.refresh,
       };
     }
+    clearTimeout(this.release);
     this.draining ??= this.drain();
   }
 
@@ -236,7 +246,14 @@ export class PreciseUpgrader {
       }
     } finally {
       this.draining = undefined;
-      if (!this.options.keepWorker) await this.client.close();
+      if (this.options.keepWorkerMs === 0) await this.client.close();
+      else {
+        // An idle server gives its checker's memory back; the next batch starts a worker that
+        // builds its programs again, at the cost of a first-run check.
+        this.release = setTimeout(() => {
+          if (!this.draining && !this.pending) void this.client.close();
+        }, this.options.keepWorkerMs).unref();
+      }
     }
   }
 
@@ -263,7 +280,7 @@ export class PreciseUpgrader {
       changed: [...work.changed],
       hashes: Object.fromEntries(files.map((file) => [file, hashes.get(file) ?? ''])),
       refresh: work.refresh && !prepared,
-      keepPrograms: this.options.keepWorker,
+      keepPrograms: this.options.keepWorkerMs > 0,
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
@@ -374,9 +391,15 @@ export class PreciseUpgrader {
     return digest.digest('hex');
   }
 
+  /** Whether the checker worker is running, holding its programs. */
+  get holdsChecker(): boolean {
+    return this.client.running;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     this.pending = undefined;
+    clearTimeout(this.release);
     await this.helper.close();
     await this.client.close();
     await this.settled();

@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
 import { socketTemp } from '../run-folders.js';
@@ -48,6 +47,8 @@ export async function launchChromium(options: ChromiumLaunch): Promise<BrowserMa
   const { folder } = options;
   const noSandbox = sandboxBlocker();
   const viewport = options.viewport ?? { width: 1280, height: 720 };
+  // Loaded with the first browser rig: playwright-core would more than double an idle server's memory.
+  const { chromium } = await import('playwright-core');
   const context = await chromium.launchPersistentContext(path.join(folder, 'profile'), {
     executablePath: writeLauncher(folder, options.executable),
     headless: true,

@@ -1,13 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
-import puppeteer, {
-  type Browser,
-  type Dialog,
-  type ElementHandle,
-  type KeyInput,
-  type Page,
-} from 'puppeteer-core';
+import type { Browser, Dialog, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
 import type { BrowserAnswer, TabsOp } from './browser-driver.js';
@@ -69,6 +63,8 @@ export class FirefoxMachine extends OutlineMachine<Page> {
       { mode: 0o700 },
     );
     const proxyPort = Number(new URL(proxy.url).port);
+    // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
+    const { default: puppeteer } = await import('puppeteer-core');
     const browser = await puppeteer.launch({
       browser: 'firefox',
       protocol: 'webDriverBiDi',

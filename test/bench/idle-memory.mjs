@@ -1,0 +1,193 @@
+// Resident memory at rest (issue 26): each first-party server started alone over stdio and idle
+// after its first tools/list; and the README's main command (the aggregator with every server)
+// once code-graph has indexed this repository and gone idle. RSS is read from /proc, the way
+// `ps` and `top` show it to the person who runs toolmesh.
+// `node test/bench/run.mjs --only memory-at-rest` rewrites this section alone.
+import { mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { spawnStdioClient } from '@toolmesh/core/testing';
+import { RELEASE_CHECKER_AFTER_MS } from '@toolmesh/server-code-graph';
+import { isSettled } from './code-graph-server.mjs';
+import { SERVERS } from './install-sizes.mjs';
+import { table } from './markdown.mjs';
+import { runAloneWhenMain } from './run-alone.mjs';
+import { memoryOf } from './server.mjs';
+import { AGGREGATOR_BIN } from './toolmesh.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The targets of issue 26, in MiB of resident memory. */
+export const RESIDENT_TARGETS_MIB = { server: 60, mainCommand: 400 };
+
+/** How long a process is left alone after it answered, before its memory is read: idle, not starting. */
+const SETTLE_MS = 2000;
+
+const mibOf = (kib) => kib / 1024;
+
+/** The built bin of `@toolmesh/server-<name>`. */
+const serverBin = (name) => path.join(REPO, 'servers', name, 'dist', 'index.js');
+
+/** Every process below `pid` with its command line, from /proc. */
+function childrenOf(pid) {
+  const found = [];
+  const walk = (parent) => {
+    let tasks = [];
+    try {
+      tasks = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/);
+    } catch {
+      return;
+    }
+    for (const child of tasks.filter(Boolean).map(Number)) {
+      const argv = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
+      found.push({ pid: child, argv });
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** Which first-party server a command line runs (and through what, when not node), or its program. */
+function processLabel(argv) {
+  const script = argv.find((arg) => arg.endsWith('.js'));
+  const server = /servers\/([^/]+)\/dist\//.exec(script ?? '')?.[1];
+  const program = path.basename(argv[0] ?? '?');
+  if (!server) return path.basename(script ?? program);
+  return program === 'node' || argv[0] === process.execPath ? server : `${server} (${program})`;
+}
+
+async function idleServer(name, { root, dataDir }) {
+  const spawned = await spawnStdioClient(process.execPath, [serverBin(name), '--root', root], {
+    cwd: root,
+    env: { TOOLMESH_DATA_DIR: dataDir },
+  });
+  try {
+    const { tools } = await spawned.client.listTools();
+    await sleep(SETTLE_MS);
+    const { rssKiB, hwmKiB } = memoryOf(spawned.pid);
+    return { server: name, tools: tools.length, rssMiB: mibOf(rssKiB), peakMiB: mibOf(hwmKiB) };
+  } finally {
+    await spawned.close();
+  }
+}
+
+/** code-graph's index_status through the aggregator, until every root has settled. */
+async function codeGraphSettled(spawned, log) {
+  for (;;) {
+    const result = await spawned.client.callTool({ name: 'code-graph__index_status', arguments: {} });
+    const roots = result.structuredContent?.roots;
+    if (result.isError || !Array.isArray(roots)) {
+      throw new Error(`code-graph__index_status failed: ${JSON.stringify(result.content)}`);
+    }
+    if (roots.length > 0 && roots.every(isSettled)) return roots;
+    log(
+      `bench: code-graph ${roots.map((root) => `${root.phase}, precise ${root.precise?.state}`).join('; ')}`,
+    );
+    await sleep(5000);
+  }
+}
+
+async function mainCommand({ dataDir, log }) {
+  // The README's `pnpm start` over stdio (no bearer token to pass): the same servers on the same root.
+  const spawned = await spawnStdioClient(
+    process.execPath,
+    [AGGREGATOR_BIN, 'serve', '--root', REPO, '--log-level', 'warning'],
+    { cwd: REPO, env: { TOOLMESH_DATA_DIR: dataDir } },
+  );
+  try {
+    for (;;) {
+      const names = (await spawned.client.listTools()).tools.map((tool) => tool.name);
+      if (SERVERS.every((server) => names.some((name) => name.startsWith(`${server}__`)))) break;
+      await sleep(500);
+    }
+    const began = performance.now();
+    const roots = await codeGraphSettled(spawned, log);
+    const indexMs = performance.now() - began;
+    // Idle: past the time code-graph keeps its checker worker for the next edit.
+    await sleep(RELEASE_CHECKER_AFTER_MS + SETTLE_MS);
+    const processes = [{ pid: spawned.pid, argv: [AGGREGATOR_BIN] }, ...childrenOf(spawned.pid)].map(
+      ({ pid, argv }) => {
+        const { rssKiB, hwmKiB } = memoryOf(pid);
+        return {
+          label: pid === spawned.pid ? 'aggregator' : processLabel(argv),
+          rssMiB: mibOf(rssKiB),
+          peakMiB: mibOf(hwmKiB),
+        };
+      },
+    );
+    const files = roots.reduce((sum, root) => sum + (root.files ?? 0), 0);
+    return {
+      processes,
+      totalMiB: processes.reduce((sum, entry) => sum + entry.rssMiB, 0),
+      files,
+      indexMs,
+      precise: roots.map((root) => root.precise?.state).join(', '),
+    };
+  } finally {
+    await spawned.close();
+  }
+}
+
+export async function benchmarkIdleMemory({ base, log }) {
+  const folder = path.join(base, 'memory-at-rest');
+  const root = path.join(folder, 'project');
+  mkdirSync(root, { recursive: true });
+  const servers = [];
+  for (const name of SERVERS) {
+    log(`bench: ${name} idle over stdio`);
+    servers.push(await idleServer(name, { root, dataDir: path.join(folder, 'data', name) }));
+  }
+  log('bench: the aggregator with every server on this repository, until code-graph is idle');
+  const main = await mainCommand({ dataDir: path.join(folder, 'data', 'main'), log });
+  return { servers, main, load: os.loadavg()[0].toFixed(1), node: process.version };
+}
+
+const fixed = (mib) => mib.toFixed(1);
+const within = (mib, target) => `${mib <= target ? '' : '**over** '}${target}`;
+
+export function renderIdleMemorySection(run) {
+  const { main } = run;
+  return `## Memory at rest
+
+Resident memory (VmRSS from \`/proc\`, MiB) with Node ${run.node}. Each first-party server is started
+alone from its built bin over stdio with \`--root\` an empty folder, asked for \`tools/list\` by the SDK
+client, and read ${SETTLE_MS / 1000} s later; "peak" is its VmHWM. The README's main command is measured
+over stdio (\`toolmesh serve --root .\` in this repository: the same servers and root as \`pnpm start\`,
+without the bearer token HTTP needs) once every server has listed its tools and code-graph's
+\`index_status\` reports the first index and its precise pass done (${main.files} files, ${fixed(main.indexMs / 1000)} s
+after the last server joined), then read ${(RELEASE_CHECKER_AFTER_MS + SETTLE_MS) / 1000} s later (past the ${RELEASE_CHECKER_AFTER_MS / 1000} s code-graph keeps its checker worker
+for the next edit), each process of the tree apart; the small processes are the wrappers each
+server is started through.
+Load average when the section ran: ${run.load} on ${os.cpus().length} cores shared with other work.
+\`node test/bench/run.mjs --only memory-at-rest\` (after \`pnpm build\`) runs this section alone and
+rewrites it.
+
+${table(
+  ['Server alone, idle', 'Tools', 'RSS (MiB)', 'Peak (MiB)', 'Target (MiB)'],
+  run.servers.map((entry) => [
+    `\`toolmesh-${entry.server}\``,
+    String(entry.tools),
+    `**${fixed(entry.rssMiB)}**`,
+    fixed(entry.peakMiB),
+    within(entry.rssMiB, RESIDENT_TARGETS_MIB.server),
+  ]),
+)}
+
+${table(
+  [`Main command, code-graph idle and indexed (precise: ${main.precise})`, 'RSS (MiB)', 'Peak (MiB)'],
+  [
+    ...main.processes.map((entry) => [entry.label, fixed(entry.rssMiB), fixed(entry.peakMiB)]),
+    [
+      `**all ${main.processes.length} processes** (target ${within(main.totalMiB, RESIDENT_TARGETS_MIB.mainCommand)})`,
+      `**${fixed(main.totalMiB)}**`,
+      '',
+    ],
+  ],
+)}
+`;
+}
+
+runAloneWhenMain(import.meta.url, 'idle-memory', benchmarkIdleMemory, renderIdleMemorySection);
