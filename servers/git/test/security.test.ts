@@ -451,7 +451,9 @@ describe('secret files, tracked or not, never show their content', () => {
       expect(text).not.toContain(VALUE);
       expect(text).toMatch(/\.env|config\.pem/);
     }
-    expect(JSON.stringify(answers[3])).toContain('content withheld: .env is a secret by its name (environment file (.env))');
+    expect(JSON.stringify(answers[3])).toContain(
+      'content withheld: .env is a secret by its name (environment file (.env))',
+    );
   });
 
   it('git_grep finds the value only outside secret files, and blame is refused', async () => {
