@@ -60,7 +60,7 @@ beforeAll(async () => {
     toolPolicy: { maps__move_to: { requiresApproval: true } },
     approvalTimeoutMs: 5000,
   });
-}, 60_000);
+});
 afterAll(async () => {
   await harness?.close();
   replay?.kill('SIGKILL');

@@ -37,5 +37,5 @@ describe('a call that needs approval, to a server that is down', () => {
     expect(asked).toEqual([]);
     const [record] = await harness.aggregator.state.auditRecords({ limit: 1 });
     expect(record).toMatchObject({ tool: 'echoes__echo', outcome: 'unavailable' });
-  }, 30_000);
+  });
 });

@@ -14,7 +14,7 @@ const raw = { mcpServers: { fixture: fixture('fixture'), other: fixture('other')
 
 beforeAll(async () => {
   harness = await startHarness(raw);
-}, 60_000);
+});
 afterAll(async () => {
   await harness.close();
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
     mcpServers[name] = { url: `${base}/${encodeURIComponent(slug)}/mcp`, type: 'streamable-http' };
   }
   harness = await startHarness({ mcpServers });
-}, 60_000);
+});
 afterAll(async () => {
   await harness.close();
   replay.kill('SIGKILL');
@@ -70,7 +70,7 @@ describe('search_tool_bm25 over 38 real catalogues replayed as MCP servers', () 
     expect(figures.recallAt1).toBeGreaterThanOrEqual(0.67);
     expect(figures.recallAt5).toBeGreaterThanOrEqual(0.875);
     expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
-  }, 60_000);
+  });
 
   it('lists candidates down to rank 15 past the limit, each as a name and one line without schema', async () => {
     const { call } = await harness.connect();

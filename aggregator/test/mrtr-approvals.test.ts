@@ -61,7 +61,7 @@ beforeAll(async () => {
     { env: { ...process.env, ...env } },
   );
   otherToken = made.stdout.split('\n').find((line) => line.startsWith('tm_')) as string;
-}, 90_000);
+});
 afterAll(async () => {
   await server?.close();
   rmSync(folder, { recursive: true, force: true });
@@ -159,7 +159,7 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
     expect(replayed.result?.isError).toBe(true);
     expect(text(replayed)).toMatch(/used already .* a state runs one call/);
     expect((await titles()).filter((title) => title === 'approved once')).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('runs a call the user declines not at all', async () => {
     const requestState = await asked(ticket('declined'));
@@ -170,7 +170,7 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
     expect(declined.result?.isError).toBe(true);
     expect(text(declined)).toMatch(/declined by the user/);
     expect(await titles()).not.toContain('declined');
-  }, 60_000);
+  });
 
   it('refuses a state sent back with other arguments, by another principal, altered or expired', async () => {
     const forOne = await asked(ticket('the approved title'));
@@ -220,7 +220,7 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
       /used already/,
     ])
       expect(refusals.map((record) => record.error).some((error) => why.test(error ?? ''))).toBe(true);
-  }, 90_000);
+  });
 
   it('is fulfilled by the v2 SDK client from its elicitation handler', async () => {
     const client = await connectModernHttpClient(server.url, {
@@ -240,5 +240,5 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
     } finally {
       await client.close();
     }
-  }, 60_000);
+  });
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
     ms: 60_000,
   });
   token = /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string;
-}, 90_000);
+});
 afterAll(async () => {
   await server?.close();
   rmSync(folder, { recursive: true, force: true });
@@ -73,5 +73,5 @@ describe("a downstream server's requests to its client, in each era", () => {
       await legacy.close();
       await modern.close();
     }
-  }, 60_000);
+  });
 });

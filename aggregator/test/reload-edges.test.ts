@@ -51,7 +51,7 @@ describe('config reload', () => {
     } finally {
       serving.child.kill('SIGTERM');
     }
-  }, 60_000);
+  });
 
   it('tells a call cut off by the removal of its server that the server was removed, not to retry', async () => {
     const { call } = await scratch.connect();

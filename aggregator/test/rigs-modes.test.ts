@@ -41,7 +41,7 @@ beforeAll(async () => {
       approvalTimeoutMs: 60_000,
     }),
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   await harness?.close();

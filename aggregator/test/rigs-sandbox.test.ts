@@ -52,7 +52,7 @@ beforeAll(async () => {
       },
     }),
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   await harness?.close();

@@ -34,7 +34,7 @@ beforeAll(async () => {
       }),
     );
   await Promise.all(replicas.map((replica) => replica.url));
-}, 60_000);
+});
 afterAll(async () => {
   for (const replica of replicas) replica.child.kill('SIGTERM');
   await deleteKeys(prefix);

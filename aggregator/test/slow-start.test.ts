@@ -101,7 +101,7 @@ describe('toolmesh serve with a server slow to start', () => {
       await exited(serving.child);
       reapTagged(tag);
     }
-  }, 30_000);
+  });
 
   it('answers initialize over stdio at once, and its first tools/list once the start-up wait is over', async () => {
     const tag = `tag-${randomUUID()}`;
@@ -130,7 +130,7 @@ describe('toolmesh serve with a server slow to start', () => {
       await client.close();
       reapTagged(tag);
     }
-  }, 30_000);
+  });
 
   it('answers over stdio while the server is starting, and stops it when its stdin closes', async () => {
     const tag = `tag-${randomUUID()}`;
@@ -153,7 +153,7 @@ describe('toolmesh serve with a server slow to start', () => {
       await client.close();
       reapTagged(tag);
     }
-  }, 30_000);
+  });
 
   it('stops a server a reload added, still connecting, when toolmesh gets SIGTERM', async () => {
     const tag = `tag-${randomUUID()}`;
@@ -176,7 +176,7 @@ describe('toolmesh serve with a server slow to start', () => {
       serving.child.kill('SIGKILL');
       reapTagged(tag);
     }
-  }, 30_000);
+  });
 });
 
 describe('a reload that adds a server slow to start', () => {
@@ -233,7 +233,7 @@ describe('stopping toolmesh while a server is connecting', () => {
     } finally {
       reapTagged(tag);
     }
-  }, 30_000);
+  });
 });
 
 describe('a start that fails', () => {
@@ -258,7 +258,7 @@ describe('a start that fails', () => {
       await harness.close();
       reapTagged(tag);
     }
-  }, 20_000);
+  });
 
   it('is reported by its own error, even when ending the server outlasts connectTimeoutMs', async () => {
     const tag = `tag-${randomUUID()}`;
@@ -285,7 +285,7 @@ describe('a start that fails', () => {
       await harness.close();
       reapTagged(tag);
     }
-  }, 20_000);
+  });
 });
 
 describe('stopping toolmesh while a reload is under way', () => {
@@ -314,7 +314,7 @@ describe('stopping toolmesh while a reload is under way', () => {
       reapTagged(slowTag);
       reapTagged(addedTag);
     }
-  }, 20_000);
+  });
 });
 
 describe('connectTimeoutMs', () => {

@@ -94,7 +94,7 @@ describe('the dashboard with authentication off', () => {
         };
         pending = queue.pending;
         return pending.length > 0;
-      }, 30_000);
+      });
       const decided = await fetch(`${base}/ui/api/approvals/${pending[0]?.id}`, {
         method: 'POST',
         headers: { cookie, origin: base, 'x-csrf-token': csrf, 'content-type': 'application/json' },
@@ -122,7 +122,7 @@ describe('the dashboard with authentication off', () => {
     await until(async () => {
       broken = (await servers()).find((server) => server.name === 'broken');
       return broken?.lastError !== undefined;
-    }, 30_000);
+    });
     const doctor = await exec(process.execPath, [TOOLMESH_BIN, 'doctor', '--config', configFile], {
       cwd: folder,
       env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'data') },

@@ -31,7 +31,7 @@ describe('what the suite does not check, through toolmesh', () => {
     fixture = startFixture();
     toolmesh = startToolmeshOver(await fixture.url, folder);
     await toolmesh.url;
-  }, 30_000);
+  });
   afterAll(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
     if (toolmesh) await stopServer(toolmesh.child);
@@ -74,7 +74,7 @@ describe('what the suite does not check, through toolmesh', () => {
     expect(firstUpdates.count).toBe(firstAfter);
     // The fixture is still subscribed for the second client.
     expect(secondUpdates.count).toBeGreaterThan(secondAfter);
-  }, 15_000);
+  });
 
   it("filters a server's log messages by each client's own level", async () => {
     const client = await connect();
@@ -89,5 +89,5 @@ describe('what the suite does not check, through toolmesh', () => {
     await client.setLoggingLevel('info');
     await client.callTool({ name: 'test_tool_with_logging' });
     expect(messages).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
-  }, 15_000);
+  });
 });

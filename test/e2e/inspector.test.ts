@@ -74,7 +74,7 @@ beforeAll(async () => {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   url = await listening(serving);
-}, 60_000);
+});
 
 afterAll(async () => {
   if (serving && serving.exitCode === null && serving.signalCode === null) {
@@ -105,7 +105,7 @@ describe.each(Object.entries(TRANSPORTS))('the MCP Inspector CLI over %s', (_tra
     expect(tools.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(['fs__read_file', 'search_tool_bm25', 'call_tool']),
     );
-  }, 60_000);
+  });
 
   it('searches the tools with search_tool_bm25', async () => {
     const found = (await inspector([
@@ -118,7 +118,7 @@ describe.each(Object.entries(TRANSPORTS))('the MCP Inspector CLI over %s', (_tra
       'query=read a text file',
     ])) as { structuredContent: { results: { name: string }[] } };
     expect(found.structuredContent.results[0]?.name).toBe('fs__read_file');
-  }, 60_000);
+  });
 
   it('calls a tool of the fs server', async () => {
     const read = (await inspector([
@@ -132,7 +132,7 @@ describe.each(Object.entries(TRANSPORTS))('the MCP Inspector CLI over %s', (_tra
     ])) as { isError?: boolean; structuredContent: { content: string } };
     expect(read.isError).toBeFalsy();
     expect(read.structuredContent.content).toBe('deploys happen on Fridays\n');
-  }, 60_000);
+  });
 });
 
 it('the MCP Inspector CLI without the token is refused, told how to send one', async () => {
@@ -144,4 +144,4 @@ it('the MCP Inspector CLI without the token is refused, told how to send one', a
     },
   ).catch((error: { stdout: string; stderr: string }) => error);
   expect(`${failure.stdout}${failure.stderr}`).toContain('No bearer token: send the header');
-}, 60_000);
+});

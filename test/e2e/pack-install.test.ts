@@ -82,7 +82,7 @@ describe('@toolmesh/server-fs installed alone from its tarball', () => {
     const listing = await client.call('list_dir', {});
     expect(listing.isError).toBeFalsy();
     expect(resultText(listing)).toContain('greet.ts');
-  }, 60_000);
+  });
 
   it('installs none of what only HTTP serving and the test helpers load, and says what to add for HTTP', async () => {
     for (const name of ['@modelcontextprotocol/sdk', 'express', '@modelcontextprotocol/client'])
@@ -102,7 +102,7 @@ describe('@toolmesh/server-fs installed alone from its tarball', () => {
       'serving over HTTP needs the v1 MCP SDK and express, but the packages @modelcontextprotocol/sdk, express are not installed beside @toolmesh/core: run `npm install @modelcontextprotocol/sdk@^1.32.2 express@^5',
     );
     expect(failure.code).not.toBe(0);
-  }, 60_000);
+  });
 });
 
 describe('@toolmesh/server-git installed alone from its tarball', () => {
@@ -118,7 +118,7 @@ describe('@toolmesh/server-git installed alone from its tarball', () => {
     const status = await client.call('git_status', {});
     expect(status.isError).toBeFalsy();
     expect(resultText(status)).toContain('main');
-  }, 60_000);
+  });
 
   it("core's SQLite storage says what to install when better-sqlite3 is missing", async () => {
     const script = `import('@toolmesh/core')
@@ -135,7 +135,7 @@ describe('@toolmesh/server-git installed alone from its tarball', () => {
     );
     expect(failure.code).toBe(3);
     expect(existsSync(path.join(folderOf('server-git'), 'kept.sqlite'))).toBe(false);
-  }, 60_000);
+  });
 });
 
 describe('@toolmesh/aggregator installed with every server from the tarballs', () => {
@@ -147,7 +147,7 @@ describe('@toolmesh/aggregator installed with every server from the tarballs', (
       ['toolmesh', ...SERVERS.map((server: string) => `toolmesh-${server}`)].sort(),
     );
     for (const name of bins) await answersHelp(bin('everything', name));
-  }, 60_000);
+  });
 
   it('serves every installed server to a real client: list, search, call', async () => {
     const client = await connect(bin('everything', 'toolmesh'), [

@@ -59,7 +59,7 @@ beforeAll(async () => {
   }).catch((error: { stdout: string }) => error);
   const report = JSON.parse(run.stdout) as { diagnostics: Diagnostic[] };
   findings = report.diagnostics.map((d) => `${d.location.path} ${d.category}`).sort();
-}, 60_000);
+});
 
 afterAll(async () => {
   await rm(tree, { recursive: true, force: true });
