@@ -28,7 +28,7 @@ describe('a call that needs approval, to a server that is down', () => {
     });
     await connected.call('echoes__crash', {});
     await vi.waitFor(() => expect(harness.aggregator.upstreams.get('echoes')?.state).toBe('restarting'), {
-      timeout: 20_000,
+      timeout: 120_000,
       interval: 50,
     });
     const result = await connected.call('echoes__echo', { text: 'never run' });

@@ -135,7 +135,7 @@ describe('toolmesh audit, the built bin', () => {
   const toolmesh = (...args: string[]) =>
     exec(process.execPath, [TOOLMESH_BIN, 'audit', ...args], {
       env: { ...process.env, TOOLMESH_DATA_DIR: folder },
-      timeout: 30_000,
+      timeout: 120_000,
     }).then(
       (result) => ({ ...result, code: 0 }),
       (error: { code: number; stdout: string; stderr: string }) => error,

@@ -42,7 +42,7 @@ function toolmesh(dataDir: string, ...args: string[]) {
   return exec(process.execPath, [TOOLMESH_BIN, ...args, '--config', config], {
     cwd: folder,
     env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, dataDir) },
-    timeout: 30_000,
+    timeout: 120_000,
   });
 }
 
@@ -131,7 +131,7 @@ describe('the catalogue cache', () => {
       exec(process.execPath, [TOOLMESH_BIN, 'tools', '--config', shared], {
         cwd,
         env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'projects-data') },
-        timeout: 30_000,
+        timeout: 120_000,
       });
     expect((await tools(projects.echoes)).stdout).toMatch(/^local__echo\s/m);
     const files = await tools(projects.files);

@@ -115,7 +115,7 @@ describe('toolmesh discovery forget', () => {
       const run = (...args: string[]) =>
         promisify(execFile)(process.execPath, [bin, ...args], {
           env: { ...process.env, TOOLMESH_DATA_DIR: data },
-          timeout: 30_000,
+          timeout: 120_000,
         }).catch((error: { code: number; stderr: string }) => error);
       expect(await run('discovery', 'forget')).toMatchObject({
         stdout: 'forgot 2 learnt links between search words and tools\n',

@@ -19,7 +19,7 @@ async function call(tool: string, args: Record<string, unknown>): Promise<string
   const { stdout } = await exec(process.execPath, [TOOLMESH_BIN, 'call', tool, JSON.stringify(args)], {
     cwd: project,
     env: { ...process.env, TOOLMESH_DATA_DIR: data },
-    timeout: 60_000,
+    timeout: 120_000,
   });
   return stdout;
 }

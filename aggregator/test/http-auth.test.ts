@@ -386,7 +386,7 @@ describe('listening beyond loopback', () => {
         env: { ...process.env, TOOLMESH_DATA_DIR: empty },
         encoding: 'utf8',
         cwd: scratch.folder,
-        timeout: 20_000,
+        timeout: 120_000,
       },
     );
     expect(none.status).toBe(2);

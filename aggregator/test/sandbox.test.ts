@@ -42,7 +42,7 @@ function sandboxRun(flags: string[], command: string[], env: NodeJS.ProcessEnv =
   return spawnSync(process.execPath, [TOOLMESH_BIN, 'sandbox', ...flags, '--', ...command], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
-    timeout: 30_000,
+    timeout: 120_000,
   });
 }
 
@@ -526,7 +526,7 @@ describe('without a usable bwrap', () => {
     const result = spawnSync(process.execPath, [TOOLMESH_BIN, 'doctor', '--config', config], {
       env: { ...process.env, [BWRAP_VARIABLE]: missing },
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 120_000,
     });
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/FAILED {2}strict: not started: its sandbox is "required"/);

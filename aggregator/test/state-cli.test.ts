@@ -34,7 +34,7 @@ afterEach(async () => {
 function toolmesh(args: string[], env: Record<string, string> = {}) {
   return exec(process.execPath, [BIN, ...args], {
     cwd: folder,
-    timeout: 30_000,
+    timeout: 120_000,
     env: { ...process.env, TOOLMESH_REDIS_PREFIX: prefix, TOOLMESH_POSTGRES_SCHEMA: schema, ...env },
   }).then(
     (result) => ({ ...result, code: 0 }),

@@ -40,7 +40,7 @@ async function until(condition: () => boolean, what: string, ms = 20_000): Promi
 
 describe('toolmesh-rigs over real stdio', () => {
   it('drives Chromium, Firefox and a desktop; after kill -9 nothing survives, and the next start sweeps the folder and the X lock', {
-    timeout: 90_000,
+    timeout: 120_000,
   }, async () => {
     const start = () =>
       spawnStdioClient(process.execPath, [BIN, '--allow-origin', pages.origin, '--workspace', 'w'], {

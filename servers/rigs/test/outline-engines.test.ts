@@ -50,7 +50,7 @@ describe.each([
   const fails = (args: Record<string, unknown>) =>
     s.fails('browser_use', { workspace_id: 'alpha', engine, ...args });
 
-  it('navigates, outlines the page with refs, framed, and clicks by ref', { timeout: 90_000 }, async () => {
+  it('navigates, outlines the page with refs, framed, and clicks by ref', { timeout: 120_000 }, async () => {
     const opened = await use({ action: 'navigate', url: `${pages.origin}/form.html` });
     expect(opened.content).toContain('title: Form page');
     const snap = await use({ action: 'snapshot' });
@@ -124,7 +124,7 @@ describe.each([
     );
   });
 
-  it('uploads a file from the roots through a file input, and goes back', { timeout: 60_000 }, async () => {
+  it('uploads a file from the roots through a file input, and goes back', { timeout: 120_000 }, async () => {
     await use({ action: 'navigate', url: `${pages.origin}/form.html` });
     await use({ action: 'navigate', url: `${pages.origin}/upload.html` });
     const input = refOf((await use({ action: 'snapshot' })).content, /"Attachment"/);
@@ -136,7 +136,7 @@ describe.each([
   });
 
   it('tells console messages where the protocol carries them, and names the engines that do elsewhere', {
-    timeout: 60_000,
+    timeout: 120_000,
   }, async () => {
     const snap = (await use({ action: 'snapshot' })).content;
     await use({ action: 'click', ref: refOf(snap, /button "Log"/) });
