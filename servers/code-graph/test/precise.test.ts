@@ -241,6 +241,47 @@ describe('precise mode follows edits (watcher on)', () => {
   );
 });
 
+describe('the checker worker of an idle root (watcher on)', () => {
+  let copy: FixtureCopy;
+  let graph: CodeGraph;
+  beforeAll(async () => {
+    copy = copyFixture('ts-precise');
+    graph = await preciseGraph(copy, { watch: 'events', checkerIdleMs: 50 });
+  }, PRECISE_TIMEOUT);
+  afterAll(async () => {
+    await graph.close();
+    copy.remove();
+  });
+
+  it(
+    'ends once idle, and a later edit is checked by a new one that ends again',
+    async () => {
+      const precise = graph.roots[0]?.precise;
+      await until('the idle checker worker to end', () => precise?.checkerRunning === false, PRECISE_TIMEOUT);
+      const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
+      copy.write(
+        'src/checkout.ts',
+        `${source}\nexport function afterIdle() {\n  return priceOf(4).multiplyByRate(4);\n}\n`,
+      );
+      await until(
+        'the call added after the worker ended to be precise',
+        () => callsites(graph, 'Money.multiplyByRate').includes('src/checkout.ts:36 checker'),
+        PRECISE_TIMEOUT,
+      );
+      await graph.preciseReady();
+      expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
+        [...MULTIPLY_BY_RATE_PRECISE, 'src/checkout.ts:36 checker'].sort(),
+      );
+      await until(
+        'the checker worker to end again',
+        () => precise?.checkerRunning === false,
+        PRECISE_TIMEOUT,
+      );
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
 describe('programs built ahead of the first check', () => {
   it('reads again a file whose content changed after the programs were built', () => {
     const copy = copyFixture('ts-precise');

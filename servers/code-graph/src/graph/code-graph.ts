@@ -3,7 +3,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside, type Logger } from '@toolmesh/core';
 import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
-import { PreciseUpgrader } from './precise/precise-upgrader.js';
+import { CHECKER_IDLE_MS, PreciseUpgrader } from './precise/precise-upgrader.js';
 import { revertToSyntactic } from './precise/syntactic-revert.js';
 import { followProgress } from './progress-lines.js';
 import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
@@ -23,6 +23,12 @@ export interface CodeGraphOptions {
    * index (default true; applies where a tsconfig.json, jsconfig.json or package.json exists).
    */
   precise?: boolean;
+  /**
+   * With the watcher on, how long the TypeScript checker worker outlives the last check, to
+   * re-check saved files without building their programs again (default CHECKER_IDLE_MS). Without
+   * the watcher it ends with each check.
+   */
+  checkerIdleMs?: number;
   /**
    * Where lines saying how far a long index or precise upgrade is go, at most one every
    * `everyMs` (default PROGRESS_EVERY_MS); by default to the log at info level. False for none.
@@ -83,7 +89,10 @@ export class CodeGraph {
       const precise =
         options.precise === false
           ? undefined
-          : new PreciseUpgrader(index, { log, keepWorker: options.watch !== false });
+          : new PreciseUpgrader(index, {
+              log,
+              checkerIdleMs: options.watch === false ? 0 : (options.checkerIdleMs ?? CHECKER_IDLE_MS),
+            });
       return { root, index, queries: new GraphQueries(index.store), ...(precise && { precise }) };
     });
     const progress = options.progress ?? { say: (line: string) => options.log.info(line) };
