@@ -414,36 +414,40 @@ describe('a check split between workers', () => {
     return checked.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  it('checks every file once, each in a program holding its whole closure, with the answers of one program', () => {
-    const copy = copyFixture('ts-precise');
-    try {
-      const files = writeClusters(copy).sort();
-      const whole = check(new CheckerSession(copy.root), files, {});
-      expect(whole.map((file) => file.path)).toEqual(files);
-      const uses = whole.find((file) => file.path === 'src/north/uses.ts');
-      expect(uses?.calls.map((call) => [call.name, call.outcome.kind])).toEqual(
-        expect.arrayContaining([
-          ['legacyRoute', 'symbols'],
-          ['detour', 'symbols'],
-        ]),
-      );
-      // Alone, each worker checks its group; with shared claims, the first one done also takes the
-      // other's files its program holds, and the second checks only what is left.
-      const alone = [0, 1].map((index) =>
-        check(new CheckerSession(copy.root), files, { share: { index, count: 2 } }),
-      );
-      expect(alone.every((group) => group.length > 0)).toBe(true);
-      expect(alone.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
-      const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * files.length);
-      const claimed = [0, 1].map((index) =>
-        check(new CheckerSession(copy.root), files, { share: { index, count: 2 }, claims }),
-      );
-      expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
-      expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
-    } finally {
-      copy.remove();
-    }
-  });
+  it(
+    'checks every file once, each in a program holding its whole closure, with the answers of one program',
+    () => {
+      const copy = copyFixture('ts-precise');
+      try {
+        const files = writeClusters(copy).sort();
+        const whole = check(new CheckerSession(copy.root), files, {});
+        expect(whole.map((file) => file.path)).toEqual(files);
+        const uses = whole.find((file) => file.path === 'src/north/uses.ts');
+        expect(uses?.calls.map((call) => [call.name, call.outcome.kind])).toEqual(
+          expect.arrayContaining([
+            ['legacyRoute', 'symbols'],
+            ['detour', 'symbols'],
+          ]),
+        );
+        // Alone, each worker checks its group; with shared claims, the first one done also takes the
+        // other's files its program holds, and the second checks only what is left.
+        const alone = [0, 1].map((index) =>
+          check(new CheckerSession(copy.root), files, { share: { index, count: 2 } }),
+        );
+        expect(alone.every((group) => group.length > 0)).toBe(true);
+        expect(alone.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+        const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * files.length);
+        const claimed = [0, 1].map((index) =>
+          check(new CheckerSession(copy.root), files, { share: { index, count: 2 }, claims }),
+        );
+        expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+        expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
 });
 
 describe('calls on what code outside the root returns', () => {

@@ -289,7 +289,9 @@ export class PreciseUpgrader {
       changed: [...work.changed],
       hashes: Object.fromEntries(files.map((file) => [file, hashes.get(file) ?? ''])),
       refresh: work.refresh && !prepared,
-      keepPrograms: this.options.checkerIdleMs > 0,
+      // Programs are kept for the checks of saves; a full upgrade keeping one of every project
+      // (a share's grown to its whole project) held the whole root in its memory at the end.
+      keepPrograms: this.options.checkerIdleMs > 0 && work.targets !== 'all',
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
