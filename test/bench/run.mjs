@@ -1,7 +1,7 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section,
+// `--only <server>` (code-graph, code-graph-self, git, tickets, memory, feeds) does the same for that server's section,
 // and `--only install` for the install sizes.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,7 @@ import { benchmarkAggregator, benchmarkAggregatorAudit } from './aggregator-benc
 import { renderAuditSection } from './aggregator-report.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
+import { benchmarkCodeGraphSelf, renderCodeGraphSelfSection } from './code-graph-self-bench.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
@@ -58,6 +59,10 @@ const SERVER_SECTIONS = {
   'code-graph': {
     run: (base) => benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log }),
     render: renderCodeGraphSection,
+  },
+  'code-graph-self': {
+    run: (base) => benchmarkCodeGraphSelf({ base, log }),
+    render: renderCodeGraphSelfSection,
   },
   git: { run: (base) => benchmarkGit({ base: path.join(base, 'git'), log }), render: renderGitSection },
   tickets: { run: (base) => benchmarkTickets({ base, log }), render: renderTicketsSection },
