@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { spawnStdioClient } from '@toolmesh/core/testing';
-import { RELEASE_CHECKER_AFTER_MS } from '@toolmesh/server-code-graph';
+import { CHECKER_IDLE_MS } from '@toolmesh/server-code-graph';
 import { isSettled } from './code-graph-server.mjs';
 import { SERVERS } from './install-sizes.mjs';
 import { table } from './markdown.mjs';
@@ -107,7 +107,7 @@ async function mainCommand({ dataDir, log }) {
     const roots = await codeGraphSettled(spawned, log);
     const indexMs = performance.now() - began;
     // Idle: past the time code-graph keeps its checker worker for the next edit.
-    await sleep(RELEASE_CHECKER_AFTER_MS + SETTLE_MS);
+    await sleep(CHECKER_IDLE_MS + SETTLE_MS);
     const processes = [{ pid: spawned.pid, argv: [AGGREGATOR_BIN] }, ...childrenOf(spawned.pid)].map(
       ({ pid, argv }) => {
         const { rssKiB, hwmKiB } = memoryOf(pid);
@@ -158,7 +158,7 @@ client, and read ${SETTLE_MS / 1000} s later; "peak" is its VmHWM. The README's 
 over stdio (\`toolmesh serve --root .\` in this repository: the same servers and root as \`pnpm start\`,
 without the bearer token HTTP needs) once every server has listed its tools and code-graph's
 \`index_status\` reports the first index and its precise pass done (${main.files} files, ${fixed(main.indexMs / 1000)} s
-after the last server joined), then read ${(RELEASE_CHECKER_AFTER_MS + SETTLE_MS) / 1000} s later (past the ${RELEASE_CHECKER_AFTER_MS / 1000} s code-graph keeps its checker worker
+after the last server joined), then read ${(CHECKER_IDLE_MS + SETTLE_MS) / 1000} s later (past the ${CHECKER_IDLE_MS / 1000} s code-graph keeps its checker worker
 for the next edit), each process of the tree apart; the small processes are the wrappers each
 server is started through.
 Load average when the section ran: ${run.load} on ${os.cpus().length} cores shared with other work.

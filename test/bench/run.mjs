@@ -1,9 +1,9 @@
 // `pnpm bench`: benchmarks of the built fs server and aggregator, driven from outside by the real
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
-// `--only <server>` (code-graph, git, tickets, memory, feeds, rigs) does the same for that server's section,
-// `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the install sizes, and
-// `--only memory-at-rest` the servers' idle memory.
+// `--only <server>` (code-graph, code-graph-self, git, tickets, memory, feeds, rigs) does the same for that
+// server's section, `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the
+// install sizes, and `--only memory-at-rest` the servers' idle memory.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { renderAuditSection } from './aggregator-report.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
+import { benchmarkCodeGraphSelf, renderCodeGraphSelfSection } from './code-graph-self-bench.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
@@ -72,6 +73,10 @@ const SERVER_SECTIONS = {
   'code-graph': {
     run: (base) => benchmarkCodeGraph({ base: path.join(base, 'code-graph'), log }),
     render: renderCodeGraphSection,
+  },
+  'code-graph-self': {
+    run: (base) => benchmarkCodeGraphSelf({ base, log }),
+    render: renderCodeGraphSelfSection,
   },
   git: { run: (base) => benchmarkGit({ base: path.join(base, 'git'), log }), render: renderGitSection },
   tickets: { run: (base) => benchmarkTickets({ base, log }), render: renderTicketsSection },

@@ -32,10 +32,6 @@ export function createCodeGraphServer(options: CodeGraphServerOptions): ToolServ
   });
 }
 
-export {
-  CodeGraph,
-  type CodeGraphOptions,
-  databaseFileFor,
-  RELEASE_CHECKER_AFTER_MS,
-} from './graph/code-graph.js';
+export { CodeGraph, type CodeGraphOptions, databaseFileFor } from './graph/code-graph.js';
+export { CHECKER_IDLE_MS } from './graph/precise/precise-upgrader.js';
 export { CODE_GRAPH_TOOLS } from './tools/index.js';

@@ -241,12 +241,12 @@ describe('precise mode follows edits (watcher on)', () => {
   );
 });
 
-describe('an idle watching server gives its checker back', () => {
+describe('the checker worker of an idle root (watcher on)', () => {
   let copy: FixtureCopy;
   let graph: CodeGraph;
   beforeAll(async () => {
     copy = copyFixture('ts-precise');
-    graph = await preciseGraph(copy, { watch: 'events', releaseCheckerAfterMs: 50 });
+    graph = await preciseGraph(copy, { watch: 'events', checkerIdleMs: 50 });
   }, PRECISE_TIMEOUT);
   afterAll(async () => {
     await graph.close();
@@ -254,17 +254,17 @@ describe('an idle watching server gives its checker back', () => {
   });
 
   it(
-    'ends the checker worker once idle, and a later edit is checked by a new one',
+    'ends once idle, and a later edit is checked by a new one that ends again',
     async () => {
       const precise = graph.roots[0]?.precise;
-      await until('the idle checker worker to end', () => precise?.holdsChecker === false, PRECISE_TIMEOUT);
+      await until('the idle checker worker to end', () => precise?.checkerRunning === false, PRECISE_TIMEOUT);
       const source = readFileSync(path.join(copy.root, 'src/checkout.ts'), 'utf8');
       copy.write(
         'src/checkout.ts',
-        `${source}\nexport function again() {\n  return priceOf(9).multiplyByRate(9);\n}\n`,
+        `${source}\nexport function afterIdle() {\n  return priceOf(4).multiplyByRate(4);\n}\n`,
       );
       await until(
-        'the new inferred call to be precise',
+        'the call added after the worker ended to be precise',
         () => callsites(graph, 'Money.multiplyByRate').includes('src/checkout.ts:36 checker'),
         PRECISE_TIMEOUT,
       );
@@ -272,7 +272,11 @@ describe('an idle watching server gives its checker back', () => {
       expect(callsites(graph, 'Money.multiplyByRate')).toEqual(
         [...MULTIPLY_BY_RATE_PRECISE, 'src/checkout.ts:36 checker'].sort(),
       );
-      await until('the checker worker to end again', () => precise?.holdsChecker === false, PRECISE_TIMEOUT);
+      await until(
+        'the checker worker to end again',
+        () => precise?.checkerRunning === false,
+        PRECISE_TIMEOUT,
+      );
     },
     PRECISE_TIMEOUT,
   );
@@ -410,36 +414,40 @@ describe('a check split between workers', () => {
     return checked.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  it('checks every file once, each in a program holding its whole closure, with the answers of one program', () => {
-    const copy = copyFixture('ts-precise');
-    try {
-      const files = writeClusters(copy).sort();
-      const whole = check(new CheckerSession(copy.root), files, {});
-      expect(whole.map((file) => file.path)).toEqual(files);
-      const uses = whole.find((file) => file.path === 'src/north/uses.ts');
-      expect(uses?.calls.map((call) => [call.name, call.outcome.kind])).toEqual(
-        expect.arrayContaining([
-          ['legacyRoute', 'symbols'],
-          ['detour', 'symbols'],
-        ]),
-      );
-      // Alone, each worker checks its group; with shared claims, the first one done also takes the
-      // other's files its program holds, and the second checks only what is left.
-      const alone = [0, 1].map((index) =>
-        check(new CheckerSession(copy.root), files, { share: { index, count: 2 } }),
-      );
-      expect(alone.every((group) => group.length > 0)).toBe(true);
-      expect(alone.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
-      const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * files.length);
-      const claimed = [0, 1].map((index) =>
-        check(new CheckerSession(copy.root), files, { share: { index, count: 2 }, claims }),
-      );
-      expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
-      expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
-    } finally {
-      copy.remove();
-    }
-  });
+  it(
+    'checks every file once, each in a program holding its whole closure, with the answers of one program',
+    () => {
+      const copy = copyFixture('ts-precise');
+      try {
+        const files = writeClusters(copy).sort();
+        const whole = check(new CheckerSession(copy.root), files, {});
+        expect(whole.map((file) => file.path)).toEqual(files);
+        const uses = whole.find((file) => file.path === 'src/north/uses.ts');
+        expect(uses?.calls.map((call) => [call.name, call.outcome.kind])).toEqual(
+          expect.arrayContaining([
+            ['legacyRoute', 'symbols'],
+            ['detour', 'symbols'],
+          ]),
+        );
+        // Alone, each worker checks its group; with shared claims, the first one done also takes the
+        // other's files its program holds, and the second checks only what is left.
+        const alone = [0, 1].map((index) =>
+          check(new CheckerSession(copy.root), files, { share: { index, count: 2 } }),
+        );
+        expect(alone.every((group) => group.length > 0)).toBe(true);
+        expect(alone.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+        const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * files.length);
+        const claimed = [0, 1].map((index) =>
+          check(new CheckerSession(copy.root), files, { share: { index, count: 2 }, claims }),
+        );
+        expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
+        expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
 });
 
 describe('calls on what code outside the root returns', () => {

@@ -3,18 +3,11 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isInside, type Logger } from '@toolmesh/core';
 import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
-import { PreciseUpgrader } from './precise/precise-upgrader.js';
+import { CHECKER_IDLE_MS, PreciseUpgrader } from './precise/precise-upgrader.js';
 import { revertToSyntactic } from './precise/syntactic-revert.js';
 import { followProgress } from './progress-lines.js';
 import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
 import { TreeWatcher, type WatchMode } from './tree-watcher.js';
-
-/**
- * How long a watching server keeps the checker worker after a precise run: a burst of edits is
- * re-checked in its warm programs, and an idle server gives their memory back (about 1.7 GB of
- * 2.3 GB resident after this repository's first precise pass).
- */
-export const RELEASE_CHECKER_AFTER_MS = 60_000;
 
 export interface CodeGraphOptions {
   roots: readonly string[];
@@ -25,13 +18,17 @@ export interface CodeGraphOptions {
   log: Logger;
   /** Keep the graph current as files change (default events); false for one-shot use such as the CLI. */
   watch?: WatchMode | false;
-  /** How long the checker worker is kept after a precise run while watching (RELEASE_CHECKER_AFTER_MS). */
-  releaseCheckerAfterMs?: number;
   /**
    * Upgrade TypeScript and JavaScript edges with the TypeScript checker after the syntactic
    * index (default true; applies where a tsconfig.json, jsconfig.json or package.json exists).
    */
   precise?: boolean;
+  /**
+   * With the watcher on, how long the TypeScript checker worker outlives the last check, to
+   * re-check saved files without building their programs again (default CHECKER_IDLE_MS). Without
+   * the watcher it ends with each check.
+   */
+  checkerIdleMs?: number;
   /**
    * Where lines saying how far a long index or precise upgrade is go, at most one every
    * `everyMs` (default PROGRESS_EVERY_MS); by default to the log at info level. False for none.
@@ -94,8 +91,7 @@ export class CodeGraph {
           ? undefined
           : new PreciseUpgrader(index, {
               log,
-              keepWorkerMs:
-                options.watch === false ? 0 : (options.releaseCheckerAfterMs ?? RELEASE_CHECKER_AFTER_MS),
+              checkerIdleMs: options.watch === false ? 0 : (options.checkerIdleMs ?? CHECKER_IDLE_MS),
             });
       return { root, index, queries: new GraphQueries(index.store), ...(precise && { precise }) };
     });

@@ -17,6 +17,12 @@ import { revertToSyntactic } from './syntactic-revert.js';
 const SPLIT_FROM_FILES = 100;
 /** The memory free for a second worker's program: zod's 332 files take about 1 GB. */
 const HELPER_FREE_MEMORY_BYTES = 3 * 1024 ** 3;
+/**
+ * How long the checker worker, and the programs it keeps for re-checking saved files quickly,
+ * outlive the last check while the watcher is on. An idle indexed root then holds only the
+ * graph: the worker took 0.5 to 1 GB more for this repository.
+ */
+export const CHECKER_IDLE_MS = 60_000;
 
 /** Whether a full upgrade of this many files is split between the worker and a helper. */
 function splitsFullUpgrade(files: number): boolean {
@@ -77,10 +83,10 @@ export class PreciseUpgrader {
   private prepared: Promise<boolean> | undefined;
   private helperPrepared: Promise<boolean> | undefined;
   private draining: Promise<void> | undefined;
+  /** Ends the idle worker once `checkerIdleMs` pass without a check (see drain). */
+  private idleTimer: NodeJS.Timeout | undefined;
   private started = false;
   private closing = false;
-  /** Ends the worker once it has been idle for `keepWorkerMs` (see drain). */
-  private release: NodeJS.Timeout | undefined;
   /** Every file has been upgraded since start, so a settled state can be recorded as complete. */
   private complete = false;
 
@@ -88,11 +94,8 @@ export class PreciseUpgrader {
     private readonly index: RootIndex,
     private readonly options: {
       log: Logger;
-      /**
-       * How long the checker worker, with its programs (most of a large root's memory), is kept
-       * after a run for the next watcher batch: 0 to end it at once (nothing will come).
-       */
-      keepWorkerMs: number;
+      /** How long the worker outlives a check, for the next; 0 ends it with each check (no watcher). */
+      checkerIdleMs: number;
     },
   ) {
     this.client = new CheckerClient(index.root);
@@ -233,8 +236,14 @@ export class PreciseUpgrader {
         refresh: pending.refresh || work.refresh,
       };
     }
-    clearTimeout(this.release);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     this.draining ??= this.drain();
+  }
+
+  /** Whether a checker worker is running (it ends `checkerIdleMs` after the last check). */
+  get checkerRunning(): boolean {
+    return this.client.running || this.helper.running;
   }
 
   private async drain(): Promise<void> {
@@ -246,13 +255,13 @@ export class PreciseUpgrader {
       }
     } finally {
       this.draining = undefined;
-      if (this.options.keepWorkerMs === 0) await this.client.close();
-      else {
-        // An idle server gives its checker's memory back; the next batch starts a worker that
-        // builds its programs again, at the cost of a first-run check.
-        this.release = setTimeout(() => {
+      if (this.options.checkerIdleMs <= 0 || this.closing) await this.client.close();
+      else if (!this.pending) {
+        this.idleTimer = setTimeout(() => {
+          this.idleTimer = undefined;
           if (!this.draining && !this.pending) void this.client.close();
-        }, this.options.keepWorkerMs).unref();
+        }, this.options.checkerIdleMs);
+        this.idleTimer.unref();
       }
     }
   }
@@ -280,7 +289,9 @@ export class PreciseUpgrader {
       changed: [...work.changed],
       hashes: Object.fromEntries(files.map((file) => [file, hashes.get(file) ?? ''])),
       refresh: work.refresh && !prepared,
-      keepPrograms: this.options.keepWorkerMs > 0,
+      // Programs are kept for the checks of saves; a full upgrade keeping one of every project
+      // (a share's grown to its whole project) held the whole root in its memory at the end.
+      keepPrograms: this.options.checkerIdleMs > 0 && work.targets !== 'all',
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
@@ -391,15 +402,11 @@ export class PreciseUpgrader {
     return digest.digest('hex');
   }
 
-  /** Whether the checker worker is running, holding its programs. */
-  get holdsChecker(): boolean {
-    return this.client.running;
-  }
-
   async close(): Promise<void> {
     this.closing = true;
     this.pending = undefined;
-    clearTimeout(this.release);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     await this.helper.close();
     await this.client.close();
     await this.settled();
