@@ -164,8 +164,15 @@ describe('a sandboxed fs server', () => {
     harness = await startHarness({
       mcpServers: {
         // No --root: each follows its client's MCP roots, and its guard trusts whatever they are.
-        fsjail: { command: process.execPath, args: [FS_BIN], sandbox: 'required', roots: [root] },
-        fsfree: { command: process.execPath, args: [FS_BIN] },
+        // Roots reach a server only in a 2025 session (2026-07-28 deprecates them), so they speak 2025.
+        fsjail: {
+          command: process.execPath,
+          args: [FS_BIN],
+          sandbox: 'required',
+          roots: [root],
+          protocol: '2025',
+        },
+        fsfree: { command: process.execPath, args: [FS_BIN], protocol: '2025' },
       },
     });
   });

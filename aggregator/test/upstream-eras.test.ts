@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,6 +14,7 @@ import { connectModernHttpClient, MODERN_REVISION, resultText } from '@toolmesh/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FIXTURE_SERVER,
+  FS_BIN,
   fixture,
   type Harness,
   processesTagged,
@@ -51,9 +53,11 @@ async function serveModernOverHttp(name: string): Promise<{ child: ChildProcess;
 }
 
 let harness: Harness;
+let dataFolder: string;
 const remotes: ChildProcess[] = [];
 
 beforeAll(async () => {
+  dataFolder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-eras-'));
   const modernHttp = await serveModernOverHttp('modernhttp');
   const legacyHttp = await serveFixtureOverHttp('legacyhttp', '--http');
   remotes.push(modernHttp.child, legacyHttp.child);
@@ -63,24 +67,38 @@ beforeAll(async () => {
       legacy: fixture('legacy', { args: [FIXTURE_SERVER, TAG] }),
       modernhttp: { url: modernHttp.url },
       legacyhttp: { url: legacyHttp.url },
+      // A first-party server answers both eras: toolmesh speaks the newest, unless told 2025.
+      dual: {
+        command: process.execPath,
+        args: [FS_BIN, '--root', dataFolder],
+        env: { TOOLMESH_DATA_DIR: dataFolder },
+      },
+      pinned: {
+        command: process.execPath,
+        args: [FS_BIN, '--root', dataFolder],
+        env: { TOOLMESH_DATA_DIR: dataFolder },
+        protocol: '2025',
+      },
       strict: fixture('strict', {
         args: [FIXTURE_SERVER, TAG],
         env: { FIXTURE_NAME: 'strict', FIXTURE_ENDS_AT_PROBE: '1' },
       }),
     },
   });
-});
+  // Six servers start at once on a machine shared with other work.
+}, 120_000);
 
 afterAll(async () => {
   await harness?.close();
   for (const child of remotes) child.kill();
   reapTagged(TAG);
+  rmSync(dataFolder, { recursive: true, force: true });
 });
 
 describe('downstream servers of either era behind toolmesh', () => {
   it('are each connected in the newest revision they answer', () => {
     const versionOf = (name: string) => harness.aggregator.upstreams.get(name)?.protocolVersion;
-    for (const name of ['modern', 'legacy', 'modernhttp', 'legacyhttp'])
+    for (const name of ['modern', 'legacy', 'modernhttp', 'legacyhttp', 'dual', 'pinned'])
       expect(harness.aggregator.upstreams.get(name)?.state, name).toBe('ready');
     expect(versionOf('modern')).toBe(MODERN_REVISION);
     expect(versionOf('modernhttp')).toBe(MODERN_REVISION);
@@ -88,6 +106,8 @@ describe('downstream servers of either era behind toolmesh', () => {
     expect(versionOf('legacyhttp')).toMatch(/^2025-/);
     expect(harness.aggregator.upstreams.get('modern')?.era).toBe('modern');
     expect(harness.aggregator.upstreams.get('legacy')?.era).toBe('legacy');
+    expect(versionOf('dual')).toBe(MODERN_REVISION);
+    expect(versionOf('pinned')).toMatch(/^2025-/);
   });
 
   it('include a 2025 server that ends at the server/discover probe: it is started again and initialized', async () => {

@@ -241,13 +241,14 @@ export class Upstream extends EventEmitter {
   }
 
   /**
-   * Connects in the newest revision the server answers: a transport that carries both eras asks
-   * `server/discover` first and falls back to the 2025 handshake. A server that ends at the probe
+   * Connects in the newest revision the server answers, unless its config asks for 2025: a
+   * transport that carries both eras asks `server/discover` first and falls back to the 2025 handshake. A server that ends at the probe
    * (some SDKs end a session at any request before `initialize`) is started again for the 2025
    * handshake, and from then on started for it alone.
    */
   private async connectInNewestEra(dial: Dial): Promise<Client> {
-    if (!dial.probe || this.endsAtProbe) return this.connectOver(dial, 'legacy');
+    if (!dial.probe || this.endsAtProbe || this.config.protocol === '2025')
+      return this.connectOver(dial, 'legacy');
     try {
       return await this.connectOver(dial, 'auto');
     } catch (error) {
