@@ -2,7 +2,7 @@
 // MCP SDK client, written to docs/benchmarks.md. See that page for what is measured and how.
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, git, tickets, memory, feeds) does the same for that server's section,
-// and `--only install` for the install sizes.
+// `--only install` for the install sizes, and `--only eras` for the protocol eras over HTTP.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { benchmarkAggregator, benchmarkAggregatorAudit } from './aggregator-benc
 import { renderAuditSection } from './aggregator-report.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
+import { benchmarkEras, renderErasSection } from './eras-bench.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
@@ -64,6 +65,7 @@ const SERVER_SECTIONS = {
   memory: { run: (base) => benchmarkMemory({ base, log }), render: renderMemorySection },
   feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
+  eras: { run: () => benchmarkEras({ log }), render: renderErasSection },
 };
 
 function sectionOnly(name, { run, render }) {
