@@ -22,7 +22,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Logger, packageVersion } from '@toolmesh/core';
 import { z } from 'zod';
-import { CONNECT_TIMEOUT_MS, type ServerConfig } from '../config/schema.js';
+import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
 import { inLegacyTerms } from './legacy-error.js';
@@ -341,8 +341,9 @@ export class Upstream extends EventEmitter {
    */
   private newClient(negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
     // On HTTP a silent probe is an outage, left to the connect timeout; on stdio it is a 2025 server.
-    const probeTimeoutMs =
-      'command' in this.config ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2) : undefined;
+    const probeTimeoutMs = isStdioServer(this.config)
+      ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
+      : undefined;
     const client = new Client(
       { name: 'toolmesh', version: packageVersion(import.meta.url) },
       {
