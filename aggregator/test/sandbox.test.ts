@@ -567,7 +567,8 @@ describe('toolmesh serve ending', () => {
       const serving = serveToolmesh(['--config', config], base);
       serving.token.catch(() => undefined);
       try {
-        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 2);
+        // Two sandboxed servers and toolmesh start on a machine shared with other work.
+        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 2, 30_000);
         // Each: bwrap outside, bwrap as pid 1 inside, the server.
         expect(processesTagged(tag)).toHaveLength(6);
         serving.child.kill(signal);
@@ -575,7 +576,7 @@ describe('toolmesh serve ending', () => {
       } finally {
         serving.child.kill('SIGKILL');
       }
-    });
+    }, 60_000);
   }
 });
 
