@@ -164,8 +164,16 @@ describe('toolmesh serve over HTTP', () => {
   it('reports each server on GET /health', async () => {
     expect((await health()).servers).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ name: 'remote', state: 'ready' }),
-        expect.objectContaining({ name: 'local', state: 'ready' }),
+        expect.objectContaining({
+          name: 'remote',
+          state: 'ready',
+          protocolVersion: expect.stringMatching(/^2025-/),
+        }),
+        expect.objectContaining({
+          name: 'local',
+          state: 'ready',
+          protocolVersion: expect.stringMatching(/^2025-/),
+        }),
       ]),
     );
   });

@@ -164,8 +164,15 @@ describe('a sandboxed fs server', () => {
     harness = await startHarness({
       mcpServers: {
         // No --root: each follows its client's MCP roots, and its guard trusts whatever they are.
-        fsjail: { command: process.execPath, args: [FS_BIN], sandbox: 'required', roots: [root] },
-        fsfree: { command: process.execPath, args: [FS_BIN] },
+        // Roots reach a server only in a 2025 session (2026-07-28 deprecates them), so they speak 2025.
+        fsjail: {
+          command: process.execPath,
+          args: [FS_BIN],
+          sandbox: 'required',
+          roots: [root],
+          protocol: '2025',
+        },
+        fsfree: { command: process.execPath, args: [FS_BIN], protocol: '2025' },
       },
     });
   });
@@ -560,7 +567,8 @@ describe('toolmesh serve ending', () => {
       const serving = serveToolmesh(['--config', config], base);
       serving.token.catch(() => undefined);
       try {
-        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 2);
+        // Two sandboxed servers and toolmesh start on a machine shared with other work.
+        await until(() => serving.stderr().match(/\] ready: \d+ tools/g)?.length === 2, 30_000);
         // Each: bwrap outside, bwrap as pid 1 inside, the server.
         expect(processesTagged(tag)).toHaveLength(6);
         serving.child.kill(signal);
@@ -568,7 +576,7 @@ describe('toolmesh serve ending', () => {
       } finally {
         serving.child.kill('SIGKILL');
       }
-    });
+    }, 60_000);
   }
 });
 

@@ -242,7 +242,10 @@ describe('a start that fails', () => {
     command: 'sh',
     args: ['-c', `${answers}; trap "" TERM; while :; do sleep 1; done # ${tag}`],
   });
-  const INIT_REFUSED = `read line; echo '{"jsonrpc":"2.0","id":0,"error":{"code":-32603,"message":"boom"}}'`;
+  // As a 2025 server does, it answers toolmesh's server/discover probe (its first line) with
+  // "method not found", whatever the probe's id; toolmesh then initializes it on the same process.
+  const PROBE_REFUSED = `read probe; printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\\n' "$(printf '%s' "$probe" | sed -E 's/^[{]"jsonrpc":"2.0","id":("[^"]*"|[0-9]+).*/\\1/')"`;
+  const INIT_REFUSED = `${PROBE_REFUSED}; read line; echo '{"jsonrpc":"2.0","id":0,"error":{"code":-32603,"message":"boom"}}'`;
 
   it('ends with its server gone, so no restart runs beside it and stop() leaves nothing', async () => {
     const tag = `tag-${randomUUID()}`;
@@ -270,7 +273,10 @@ describe('a start that fails', () => {
       {
         mcpServers: {
           refused: {
-            ...failingServer(tag, `read a; echo '${initialized}'; read b; read c; echo '${refusal}'`),
+            ...failingServer(
+              tag,
+              `${PROBE_REFUSED}; read a; echo '${initialized}'; read b; read c; echo '${refusal}'`,
+            ),
             connectTimeoutMs: 1000,
           },
         },
@@ -347,7 +353,7 @@ describe('connectTimeoutMs', () => {
     }).catch((error: { code: number; stdout: string }) => error);
     reapTagged(tag);
     expect(doctor).toMatchObject({ code: 1 });
-    expect(doctor.stdout).toMatch(/^ok\s+ok: \d+ tools$/m);
+    expect(doctor.stdout).toMatch(/^ok\s+ok: \d+ tools, MCP 2025-\d\d-\d\d \(2025, sessions\)$/m);
     expect(doctor.stdout).toMatch(/^FAILED\s+hung: not ready within 300 ms \(connectTimeoutMs\)$/m);
     expect(doctor.stdout).toMatch(
       /^\s+if it is only slow to start .*raise "connectTimeoutMs" in its entry; otherwise check that/m,

@@ -19,6 +19,7 @@ import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkCodeGraphSelf, renderCodeGraphSelfSection } from './code-graph-self-bench.mjs';
+import { benchmarkEras, renderErasSection } from './eras-bench.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
@@ -85,6 +86,7 @@ const SERVER_SECTIONS = {
   rigs: { run: (base) => benchmarkRigs({ base: path.join(base, 'rigs'), log }), render: renderRigsSection },
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
   'memory-at-rest': { run: (base) => benchmarkIdleMemory({ base, log }), render: renderIdleMemorySection },
+  eras: { run: () => benchmarkEras({ log }), render: renderErasSection },
 };
 
 function sectionOnly(name, { run, render }) {

@@ -6,6 +6,7 @@ import type { AggregatorState } from '../state/state.js';
 import { StateUnavailableError } from '../state/state-unavailable.js';
 import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { howToFix } from '../upstream/how-to-fix.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { type Command, flagsOnly, parseFlags, print } from './command.js';
 import { configOf, loggerFor, nothingServed, REGISTRY_FLAGS } from './registry-flags.js';
 import { stateSettingsOf } from './state-flags.js';
@@ -64,6 +65,13 @@ async function checkedState(
   return state;
 }
 
+/** Which revision a server speaks, as a person reads it: the era's name is what decides behaviour. */
+function revisionOf(upstream: Upstream): string {
+  return upstream.era === 'modern'
+    ? `MCP ${upstream.protocolVersion} (stateless)`
+    : `MCP ${upstream.protocolVersion} (2025, sessions)`;
+}
+
 function report(aggregator: Aggregator, loaded: LoadedConfig): number {
   for (const warning of loaded.warnings) print(`warning ${warning}`);
   const empty = nothingServed(loaded);
@@ -74,7 +82,7 @@ function report(aggregator: Aggregator, loaded: LoadedConfig): number {
   let failed = 0;
   for (const upstream of aggregator.upstreams.list()) {
     if (upstream.state === 'ready') {
-      print(`ok      ${upstream.name}: ${upstream.catalog.tools.length} tools`);
+      print(`ok      ${upstream.name}: ${upstream.catalog.tools.length} tools, ${revisionOf(upstream)}`);
       if (upstream.sandboxWarning) print(`warning ${upstream.name}: ${upstream.sandboxWarning}`);
       continue;
     }

@@ -212,6 +212,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             name: upstream.name,
             state: upstream.state,
             tools: upstream.catalog.tools.length,
+            ...(upstream.protocolVersion && { protocolVersion: upstream.protocolVersion }),
             ...(upstream.lastError && { lastError: upstream.lastError }),
           }));
           res.json({ status: healthy ? 'ok' : 'degraded', servers, sessions: aggregator.sessionCount });

@@ -26,6 +26,12 @@ const serverCommon = {
     .describe(
       `How long one start of this server may take, in milliseconds, from launching it (or reaching its URL) to its listed tools (default ${CONNECT_TIMEOUT_MS}); past it the start is abandoned and retried with backoff. Raise it for a server slow on its first run (a package download).`,
     ),
+  protocol: z
+    .enum(['newest', '2025'])
+    .optional()
+    .describe(
+      "The protocol revision toolmesh speaks to this server: newest (the default: 2026-07-28 when the server answers server/discover, else a 2025 one) or 2025 (the initialize handshake and a session, for a server that serves both but follows its client's roots or asks for sampling only in a 2025 session).",
+    ),
   prefix: z
     .boolean()
     .default(true)

@@ -1,9 +1,15 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 
 function isResponse(message: JSONRPCMessage): boolean {
   return 'id' in message && !('method' in message);
 }
+
+/**
+ * What the SDK's client reads off a transport beyond the Transport interface: whether it is a
+ * stdio one (`stderr` and `pid`, which decide how a silent `server/discover` probe is judged), and
+ * whether each request has a response stream of its own (Streamable HTTP).
+ */
+const SHAPE_KEYS = ['stderr', 'pid', 'hasPerRequestStream'] as const;
 
 /**
  * The SDK client handles a notification a microtask after it arrives but a response at once, so
@@ -20,6 +26,7 @@ export function deliverInOrder(inner: Transport): Transport {
       return inner.sessionId;
     },
     setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
+    setSupportedProtocolVersions: (versions) => inner.setSupportedProtocolVersions?.(versions),
     get onmessage() {
       return handler;
     },
@@ -45,5 +52,9 @@ export function deliverInOrder(inner: Transport): Transport {
       inner.onerror = next;
     },
   };
+  for (const key of SHAPE_KEYS) {
+    if (key in inner)
+      Object.defineProperty(outer, key, { get: () => (inner as unknown as Record<string, unknown>)[key] });
+  }
   return outer;
 }

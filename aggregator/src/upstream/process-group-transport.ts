@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { unwatchProcessGroup, watchProcessGroup } from './orphan-watchdog.js';
 import { endProcessGroup } from './process-group.js';
 import type { StdioLaunch } from './stdio-launch.js';
@@ -25,6 +28,14 @@ export class ProcessGroupTransport implements Transport {
   /** Readable before start, so that nothing the server writes early is missed. */
   readonly stderr = new PassThrough();
   private child: ChildProcess | undefined;
+  /**
+   * The server's process id while it runs. With `stderr`, it is also how the SDK's client knows a
+   * stdio transport: a server that stays silent at its `server/discover` probe is then taken for
+   * a 2025 one, and initialized on the same process.
+   */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
   private readonly readBuffer = new ReadBuffer();
   private ending: Promise<void> | undefined;
   private closing: Promise<void> | undefined;

@@ -1,4 +1,4 @@
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { StdioServerConfig } from '../config/schema.js';
 import { findBwrap, INSTALL_BWRAP } from '../sandbox/find-bwrap.js';
 import { sandboxedCommand } from '../sandbox/sandboxed-command.js';

@@ -1,51 +1,68 @@
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
 import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
 import { stdioLaunch } from './stdio-launch.js';
 
-/** Every transport to try, in order: a remote `http` server may still speak only legacy SSE. */
+/**
+ * One way to reach a server. `probe`: the transport can carry either era, so the connection asks
+ * `server/discover` first and falls back to the 2025 handshake; the legacy HTTP+SSE transport
+ * carries only 2025 sessions.
+ */
+export interface Dial {
+  open: () => Transport;
+  probe: boolean;
+}
+
+/** Every way to try, in order: a remote `http` server may still speak only legacy SSE. */
 export function transportsFor(
   config: ServerConfig,
   onStderr: (line: string) => void,
   onSandboxWarning: (warning: string | undefined) => void = () => undefined,
-): (() => Transport)[] {
+): Dial[] {
   if (isStdioServer(config)) {
-    return [
-      () => {
-        // Throws when a required sandbox cannot be had: the start fails with that reason.
-        const { sandboxWarning, ...launch } = stdioLaunch(config);
-        onSandboxWarning(sandboxWarning);
-        // Windows has no process groups to end: there the SDK's transport, which ends the server alone.
-        const transport =
-          process.platform === 'win32'
-            ? new StdioClientTransport({ ...launch, stderr: 'pipe' })
-            : new ProcessGroupTransport(launch);
-        let pending = '';
-        transport.stderr?.on('data', (chunk: Buffer) => {
-          pending += chunk.toString('utf8');
-          const lines = pending.split('\n');
-          pending = lines.pop() ?? '';
-          for (const line of lines) if (line.trim()) onStderr(line);
-        });
-        return transport;
-      },
-    ];
+    const open = () => {
+      // Throws when a required sandbox cannot be had: the start fails with that reason.
+      const { sandboxWarning, ...launch } = stdioLaunch(config);
+      onSandboxWarning(sandboxWarning);
+      // Windows has no process groups to end: there the SDK's transport, which ends the server alone.
+      const transport =
+        process.platform === 'win32'
+          ? new StdioClientTransport({ ...launch, stderr: 'pipe' })
+          : new ProcessGroupTransport(launch);
+      let pending = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        pending += chunk.toString('utf8');
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) if (line.trim()) onStderr(line);
+      });
+      return transport;
+    };
+    return [{ open, probe: true }];
   }
   const remote = config as RemoteServerConfig;
   const url = new URL(remote.url);
   const requestInit = { headers: remote.headers };
   const fetch = fetchWithOwnSignal();
-  const streamable = () => new StreamableHTTPClientTransport(url, { requestInit, fetch });
-  const sse = () =>
-    new SSEClientTransport(url, {
-      requestInit,
-      fetch,
-      eventSourceInit: { fetch: withHeaders(remote.headers, fetch) },
-    });
+  const streamable: Dial = {
+    open: () => new StreamableHTTPClientTransport(url, { requestInit, fetch }),
+    probe: true,
+  };
+  const sse: Dial = {
+    open: () =>
+      new SSEClientTransport(url, {
+        requestInit,
+        fetch,
+        eventSourceInit: { fetch: withHeaders(remote.headers, fetch) },
+      }),
+    probe: false,
+  };
   if (remote.type === 'sse') return [sse];
   if (remote.type === 'streamable-http') return [streamable];
   return [streamable, sse];

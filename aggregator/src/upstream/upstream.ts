@@ -1,36 +1,34 @@
 import { EventEmitter } from 'node:events';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  Client,
+  type McpSubscription,
+  type RequestOptions,
+  SdkError,
+  SdkErrorCode,
+  type SubscriptionFilter,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import {
   type CallToolResult,
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
   ErrorCode,
-  ListRootsRequestSchema,
   type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
   McpError,
   type Prompt,
-  PromptListChangedNotificationSchema,
   type Resource,
-  ResourceListChangedNotificationSchema,
   type ResourceTemplate,
   type ResourceUpdatedNotification,
-  ResourceUpdatedNotificationSchema,
   type ServerCapabilities,
   type Tool,
-  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Logger, packageVersion } from '@toolmesh/core';
 import { z } from 'zod';
-import { CONNECT_TIMEOUT_MS, type ServerConfig } from '../config/schema.js';
+import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
+import { inLegacyTerms } from './legacy-error.js';
 import { deliverInOrder } from './ordered-transport.js';
 import { StderrTail } from './stderr-tail.js';
-import { transportsFor } from './transport.js';
+import { type Dial, transportsFor } from './transport.js';
 
 /** `dormant`: not started, its catalogue known from the cache; the first call starts it. */
 export type UpstreamState = 'dormant' | 'starting' | 'ready' | 'restarting' | 'stopped';
@@ -93,7 +91,15 @@ async function listAll<K extends string, T>(
 }
 
 export type LogMessage = LoggingMessageNotification['params'];
+/** The revision a server speaks from: 2026-07-28, stateless; or one of 2025, with `initialize` and a session. */
+export type ProtocolEra = 'modern' | 'legacy';
 export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) => void;
+
+/**
+ * How long a stdio server may stay silent at its `server/discover` probe before it is taken for a
+ * 2025 server that ignores requests before `initialize`, and initialized on the same process.
+ */
+const STDIO_PROBE_SILENCE_MS = 10_000;
 
 /** Why a start was abandoned at the server's connect timeout, as `lastError` says it. */
 function startTimeoutReason(ms: number): string {
@@ -118,10 +124,26 @@ export class Upstream extends EventEmitter {
   lastError: string | undefined;
   /** Why it runs without the sandbox its config prefers, when it does (`toolmesh doctor` shows it). */
   sandboxWarning: string | undefined;
+  /**
+   * The protocol revision its last connection speaks (`2026-07-28`, or a 2025 one), kept while
+   * it restarts; undefined until it first connected.
+   */
+  protocolVersion: string | undefined;
+  /** The era of `protocolVersion`. */
+  era: ProtocolEra | undefined;
   private retryAt: number | undefined;
   private readySince: number | undefined;
   /** Set from the start of each attempt to connect, so stop() closes a server still connecting. */
   private client: Client | undefined;
+  /**
+   * The transport of that attempt: while the client probes the era it holds the transport but
+   * has not attached it, so closing the client alone would not end a server that hangs there.
+   */
+  private transport: Transport | undefined;
+  /** Set once the server ended at its `server/discover` probe: it is started for the 2025 handshake only. */
+  private endsAtProbe = false;
+  /** A 2026-07-28 server's channel for list changes and resource updates. */
+  private listening: McpSubscription | undefined;
   private attempting: Promise<void> = Promise.resolve();
   /** The first start of a dormant server, which every call that arrives meanwhile waits for. */
   private waking: Promise<void> | undefined;
@@ -192,10 +214,10 @@ export class Upstream extends EventEmitter {
       },
       (warning) => this.noteSandboxWarning(warning),
     );
-    for (const makeTransport of transports) {
+    for (const dial of transports) {
       let client: Client;
       try {
-        client = await this.connectOver(makeTransport);
+        client = await this.connectInNewestEra(dial);
       } catch (error) {
         if (this.stopped()) return;
         // What the server wrote as it died is still on its way through the stderr pipe.
@@ -211,7 +233,7 @@ export class Upstream extends EventEmitter {
       this.state = 'ready';
       client.onclose = () => this.lost(stderr.explain('the connection closed'));
       this.schedulePing();
-      this.log.info(`ready: ${this.catalog.tools.length} tools`);
+      this.log.info(`ready: ${this.catalog.tools.length} tools, MCP ${this.protocolVersion}`);
       this.emit('changed');
       return;
     }
@@ -219,21 +241,48 @@ export class Upstream extends EventEmitter {
   }
 
   /**
+   * Connects in the newest revision the server answers, unless its config asks for 2025: a
+   * transport that carries both eras asks `server/discover` first and falls back to the 2025 handshake. A server that ends at the probe
+   * (some SDKs end a session at any request before `initialize`) is started again for the 2025
+   * handshake, and from then on started for it alone.
+   */
+  private async connectInNewestEra(dial: Dial): Promise<Client> {
+    if (!dial.probe || this.endsAtProbe || this.config.protocol === '2025')
+      return this.connectOver(dial, 'legacy');
+    try {
+      return await this.connectOver(dial, 'auto');
+    } catch (error) {
+      if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || this.stopped())
+        throw error;
+      this.log.info(
+        `ended at its server/discover probe (${error.message}); starting it for the 2025 handshake`,
+      );
+      this.endsAtProbe = true;
+      return this.connectOver(dial, 'legacy');
+    }
+  }
+
+  /**
    * One try over one transport, from launch to a listed catalogue, within the server's connect
    * timeout. The client is held from the start, so stop() closes a server still connecting.
    */
-  private async connectOver(makeTransport: () => Transport): Promise<Client> {
-    const client = this.newClient();
-    this.client = client;
+  private async connectOver(dial: Dial, negotiation: 'auto' | 'legacy'): Promise<Client> {
     const timeoutMs = this.config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    const client = this.newClient(negotiation, timeoutMs);
+    this.client = client;
+    this.transport = undefined;
     let timedOut: Promise<void> | undefined;
     // Real time, not the clock: this guards against a server that hangs, not the restart pacing.
     const timer = setTimeout(() => {
-      timedOut = client.close().catch(() => undefined);
+      timedOut = this.closeAttempt(client);
     }, timeoutMs);
     try {
+      const transport = deliverInOrder(dial.open());
+      this.transport = transport;
       // The SDK's own limit on initialize (60 s) must not decide first: it would cut a longer one short.
-      await client.connect(deliverInOrder(makeTransport()), { timeout: 2 * timeoutMs });
+      await client.connect(transport, { timeout: 2 * timeoutMs });
+      this.protocolVersion = client.getNegotiatedProtocolVersion();
+      this.era = client.getProtocolEra();
       await this.refresh();
       await this.resubscribe(client);
       // resubscribe() logs each failure and goes on, so a timeout during it shows only here.
@@ -243,13 +292,23 @@ export class Upstream extends EventEmitter {
       // Whether the timeout cut the attempt is settled now: closing may outlast the timeout.
       clearTimeout(timer);
       const cutByTimeout = timedOut !== undefined;
-      if (this.client === client) this.client = undefined;
       // A close already under way ends once the process has: the attempt ends no sooner.
-      await (timedOut ?? client.close().catch(() => undefined));
+      await (timedOut ?? this.closeAttempt(client));
       throw cutByTimeout ? new Error(startTimeoutReason(timeoutMs)) : error;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Ends an attempt to connect: its client, and its transport, which a probing client does not hold yet. */
+  private async closeAttempt(client: Client): Promise<void> {
+    if (this.client !== client) return client.close().catch(() => undefined);
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    this.listening = undefined;
+    await client.close().catch(() => undefined);
+    await transport?.close().catch(() => undefined);
   }
 
   /** Logged when it first appears or changes, not at every restart. */
@@ -268,40 +327,61 @@ export class Upstream extends EventEmitter {
     this.cancelRestart();
     this.cancelPing();
     const client = this.client;
-    this.client = undefined;
-    await client?.close().catch(() => undefined);
+    if (client) await this.closeAttempt(client);
     // An attempt still connecting ends once its client is closed: nothing of it outlives stop().
     await this.attempting;
     this.emit('changed');
   }
 
-  private newClient(): Client {
+  /**
+   * A client of either era: `auto` probes with `server/discover` and falls back to `initialize`.
+   * Sampling, elicitation and roots are relayed alike in both: a 2025 server sends them as
+   * requests, a 2026-07-28 one as the `input_required` result of its call, which the client
+   * answers through the same handlers and retries with the answers and the server's `requestState`.
+   */
+  private newClient(negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
+    // On HTTP a silent probe is an outage, left to the connect timeout; on stdio it is a 2025 server.
+    const probeTimeoutMs = isStdioServer(this.config)
+      ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
+      : undefined;
     const client = new Client(
       { name: 'toolmesh', version: packageVersion(import.meta.url) },
-      { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } },
+      {
+        capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
+        versionNegotiation: {
+          mode: negotiation,
+          ...(probeTimeoutMs && { probe: { timeoutMs: probeTimeoutMs } }),
+        },
+        // Every page of a list is fetched, however many: the catalogue must be whole.
+        listMaxPages: 0,
+      },
     );
     const relayed =
-      (method: RelayedMethod) =>
-      (request: { params?: Record<string, unknown> }, extra: { signal: AbortSignal }) =>
-        this.options.relay(this.name, method, request.params, extra.signal) as never;
-    client.setRequestHandler(CreateMessageRequestSchema, relayed('sampling/createMessage'));
-    client.setRequestHandler(ElicitRequestSchema, relayed('elicitation/create'));
-    client.setRequestHandler(ListRootsRequestSchema, relayed('roots/list'));
+      (method: RelayedMethod) => (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) =>
+        this.options.relay(
+          this.name,
+          method,
+          request.params as Record<string, unknown> | undefined,
+          ctx.mcpReq.signal,
+        ) as never;
+    client.setRequestHandler('sampling/createMessage', relayed('sampling/createMessage'));
+    client.setRequestHandler('elicitation/create', relayed('elicitation/create'));
+    client.setRequestHandler('roots/list', relayed('roots/list'));
     const refreshAndAnnounce = async () => {
       await this.refresh().catch((error: Error) =>
         this.log.warning(`could not refresh the catalogue: ${error.message}`),
       );
       this.emit('changed');
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, refreshAndAnnounce);
-    client.setNotificationHandler(PromptListChangedNotificationSchema, refreshAndAnnounce);
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, refreshAndAnnounce);
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/tools/list_changed', refreshAndAnnounce);
+    client.setNotificationHandler('notifications/prompts/list_changed', refreshAndAnnounce);
+    client.setNotificationHandler('notifications/resources/list_changed', refreshAndAnnounce);
+    client.setNotificationHandler('notifications/message', (notification) => {
       // Nobody is calling this server now, so its message goes to the aggregator's own log.
       if (!this.emit('log', notification.params))
         this.log.debug(`log message (${notification.params.level})`, { data: notification.params.data });
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
       for (const onUpdated of this.subscribers.get(notification.params.uri) ?? [])
         onUpdated(notification.params);
     });
@@ -311,19 +391,27 @@ export class Upstream extends EventEmitter {
   private async refresh(): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const capabilities = client.getServerCapabilities() ?? {};
+    const capabilities = (client.getServerCapabilities() ?? {}) as ServerCapabilities;
+    // Each list is fetched afresh: the catalogue is toolmesh's own cache, and list_changed refreshes it.
+    const fresh = { cacheMode: 'bypass' } as const;
     const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      capabilities.tools ? listAll<'tools', Tool>('tools', (params) => client.listTools(params)) : [],
+      capabilities.tools
+        ? listAll<'tools', Tool>('tools', (params) => client.listTools(params, fresh) as never)
+        : [],
       capabilities.prompts
-        ? listAll<'prompts', Prompt>('prompts', (params) => client.listPrompts(params))
+        ? listAll<'prompts', Prompt>('prompts', (params) => client.listPrompts(params, fresh) as never)
         : [],
       capabilities.resources
-        ? listAll<'resources', Resource>('resources', (params) => client.listResources(params))
+        ? listAll<'resources', Resource>(
+            'resources',
+            (params) => client.listResources(params, fresh) as never,
+          )
         : [],
       // Templates are optional even for servers with resources; some answer "method not found".
       capabilities.resources
-        ? listAll<'resourceTemplates', ResourceTemplate>('resourceTemplates', (params) =>
-            client.listResourceTemplates(params),
+        ? listAll<'resourceTemplates', ResourceTemplate>(
+            'resourceTemplates',
+            (params) => client.listResourceTemplates(params, fresh) as never,
           ).catch(() => [])
         : [],
     ]);
@@ -343,10 +431,9 @@ export class Upstream extends EventEmitter {
     if (this.state === 'stopped') return;
     this.cancelPing();
     const client = this.client;
-    this.client = undefined;
     if (client) {
       client.onclose = undefined;
-      void client.close().catch(() => undefined);
+      void this.closeAttempt(client);
     }
     if (this.wasStable()) this.attempt = 0;
     this.readySince = undefined;
@@ -375,8 +462,11 @@ export class Upstream extends EventEmitter {
     this.cancelPing = this.clock.after(interval, async () => {
       const client = this.client;
       if (!client || this.state !== 'ready') return;
+      const timeout = this.options.pingTimeoutMs ?? 10_000;
       try {
-        await client.ping({ timeout: this.options.pingTimeoutMs ?? 10_000 });
+        // 2026-07-28 has no ping: asking a server what it offers shows as well that it answers.
+        if (client.getProtocolEra() === 'modern') await client.discover({ timeout });
+        else await client.ping({ timeout });
         this.schedulePing();
       } catch (error) {
         if (this.client === client) this.lost(`ping failed: ${(error as Error).message}`);
@@ -397,13 +487,15 @@ export class Upstream extends EventEmitter {
     meta?: Record<string, unknown>,
   ): Promise<CallToolResult> {
     await this.wake();
-    const result = await this.connected().request(
-      {
-        method: 'tools/call',
-        params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
-      },
-      CallToolResultSchema,
-      options,
+    const result = await inLegacyTerms(
+      this.connected().request(
+        {
+          method: 'tools/call',
+          params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
+        },
+        PASSTHROUGH,
+        options,
+      ),
     );
     return result as CallToolResult;
   }
@@ -414,7 +506,10 @@ export class Upstream extends EventEmitter {
     if (!this.catalog.capabilities.resources?.subscribe)
       throw new McpError(ErrorCode.MethodNotFound, `server ${this.name} offers no resource subscriptions`);
     const subscribers = this.subscribers.get(uri) ?? new Set();
-    if (subscribers.size === 0) await client.subscribeResource({ uri }, options);
+    if (subscribers.size === 0) {
+      if (client.getProtocolEra() === 'modern') await this.listen(client, [...this.subscribers.keys(), uri]);
+      else await inLegacyTerms(client.subscribeResource({ uri }, options));
+    }
     subscribers.add(onUpdated);
     this.subscribers.set(uri, subscribers);
   }
@@ -424,11 +519,24 @@ export class Upstream extends EventEmitter {
     const subscribers = this.subscribers.get(uri);
     if (!subscribers?.delete(onUpdated) || subscribers.size > 0) return;
     this.subscribers.delete(uri);
-    if (this.state === 'ready') await this.client?.unsubscribeResource({ uri }, options);
+    const client = this.client;
+    if (this.state !== 'ready' || !client) return;
+    if (client.getProtocolEra() === 'modern') await this.listen(client, [...this.subscribers.keys()]);
+    else await inLegacyTerms(client.unsubscribeResource({ uri }, options));
   }
 
-  /** A restarted server knows no subscriptions: renew those clients still hold. */
+  /**
+   * A restarted server knows no subscriptions: renew those clients still hold. A 2026-07-28
+   * server sends list changes and resource updates only on a `subscriptions/listen` stream, so
+   * one is opened for what it offers.
+   */
   private async resubscribe(client: Client): Promise<void> {
+    if (client.getProtocolEra() === 'modern') {
+      await this.listen(client, [...this.subscribers.keys()]).catch((error: Error) =>
+        this.log.warning(`could not listen for its changes: ${error.message}`),
+      );
+      return;
+    }
     for (const uri of this.subscribers.keys()) {
       await client
         .subscribeResource({ uri })
@@ -438,9 +546,38 @@ export class Upstream extends EventEmitter {
     }
   }
 
-  /** Tells the server its client's roots changed, so it asks for them again. */
+  /**
+   * Replaces the `subscriptions/listen` stream of a 2026-07-28 server with one for `uris` and the
+   * list changes the server offers; the old one is closed once the new one is acknowledged, so
+   * no update falls between them. A stream the server ends is a lost connection: the catalogue
+   * would go stale unseen.
+   */
+  private async listen(client: Client, uris: string[]): Promise<void> {
+    const { capabilities } = this.catalog;
+    const filter: SubscriptionFilter = {
+      ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+      ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+      ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+      ...(uris.length > 0 && { resourceSubscriptions: uris }),
+    };
+    const previous = this.listening;
+    const subscription =
+      Object.keys(filter).length > 0 ? await inLegacyTerms(client.listen(filter)) : undefined;
+    this.listening = subscription;
+    void subscription?.closed.then((how) => {
+      if (how !== 'local' && this.listening === subscription && this.client === client)
+        this.lost(`its subscriptions/listen stream ended (${how})`);
+    });
+    await previous?.close().catch(() => undefined);
+  }
+
+  /**
+   * Tells the server its client's roots changed, so it asks for them again. A 2026-07-28 server
+   * asks for roots within each call that needs them, so it has nothing to be told.
+   */
   async rootsChanged(): Promise<void> {
-    if (this.state === 'ready') await this.client?.sendRootsListChanged().catch(() => undefined);
+    if (this.state === 'ready' && this.client?.getProtocolEra() === 'legacy')
+      await this.client.sendRootsListChanged().catch(() => undefined);
   }
 
   async request<T>(
@@ -450,10 +587,8 @@ export class Upstream extends EventEmitter {
   ): Promise<T> {
     await this.wake();
     // The SDK wants a result schema; a passthrough one keeps the server's answer as it is.
-    return this.connected().request(
-      { method, ...(params && { params }) } as never,
-      PASSTHROUGH,
-      options,
+    return inLegacyTerms(
+      this.connected().request({ method, ...(params && { params }) } as never, PASSTHROUGH, options),
     ) as Promise<T>;
   }
 }

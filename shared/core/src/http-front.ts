@@ -6,13 +6,7 @@ import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middle
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import {
-  createMcpHandler,
-  isJsonContentType,
-  isLegacyRequest,
-  type McpHttpHandler,
-  type Server,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { guardRequestParams } from './guard-request-params.js';
@@ -20,7 +14,7 @@ import { SessionTable } from './http-sessions.js';
 import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
-import { sendWebResponse, webRequestOf } from './web-exchange.js';
+import { isModernRequest, sendWebResponse, webRequestOf } from './web-exchange.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
@@ -287,7 +281,7 @@ export async function startHttpFront<S extends SessionServer>(
       },
     );
     modernHandlers.push(handler);
-    return async (req: Request, res: Response, request: globalThis.Request) => {
+    return async (req: Request, res: Response) => {
       // Refused here, as over stdio, with the fields named, rather than by the SDK's schema dump.
       const problem = isRecord(req.body) && 'id' in req.body ? requestParamsProblem(req.body) : undefined;
       if (problem !== undefined)
@@ -303,20 +297,10 @@ export async function startHttpFront<S extends SessionServer>(
         if (error instanceof SessionRefusal) return refuse(res, error);
         throw error;
       }
+      const request = webRequestOf(req, res);
       serverFor.set(request, server);
       await sendWebResponse(res, await handler.fetch(request, { parsedBody: req.body }));
     };
-  };
-
-  /**
-   * The Fetch-API request of a POST of the 2026-07-28 era (it carries the per-request protocol
-   * claim), or undefined for 2025 traffic; the SDK's own classification decides.
-   */
-  const modernRequest = async (req: Request, res: Response) => {
-    if (!isJsonContentType(req.headers['content-type'] ?? null) || req.body === undefined) return undefined;
-    const request = webRequestOf(req, res);
-    const legacy = await isLegacyRequest(request, req.body, { maxRequestBodySize: maxBodyBytes });
-    return legacy ? undefined : request;
   };
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
@@ -349,8 +333,7 @@ export async function startHttpFront<S extends SessionServer>(
     };
     app.post(endpoint, async (req, res) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
-      const modernOne = modern && (await modernRequest(req, res));
-      if (modern && modernOne) return modern(req, res, modernOne);
+      if (modern && isModernRequest(req)) return modern(req, res);
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       if (!messages.some((message) => isInitializeRequest(message))) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
