@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
 import { AuditLog } from './audit/audit-log.js';
+import type { AuditRecord } from './audit/audit-record.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
@@ -91,6 +92,8 @@ export class Aggregator {
   readonly state: AggregatorState;
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
   readonly audit: AuditLog;
+  /** Told of each audited call as it ends (the fleet's metrics). */
+  readonly callObservers = new Set<(record: AuditRecord) => void>();
   readonly #auditRetention: AuditRetention;
   #startupWaitOver = false;
   /**

@@ -26,6 +26,7 @@ export const serveCommand: Command = {
       transport: { type: 'string', default: 'stdio' },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '3000' },
+      redis: { type: 'string' },
     });
     flagsOnly('serve', positionals);
     const log = loggerFor(values, 'info');
@@ -65,6 +66,7 @@ export const serveCommand: Command = {
       port,
       ...sessionOf(values),
       ...(access && { access }),
+      ...fleetRedis(values.redis ?? loaded.config.state?.redis, transport),
       log,
     });
     if (loaded.file) {
@@ -74,6 +76,11 @@ export const serveCommand: Command = {
     return -1;
   },
 };
+
+/** The fleet's Redis: only HTTP replicas form a fleet; a stdio session has one client. */
+function fleetRedis(redis: string | undefined, transport: 'stdio' | 'http') {
+  return transport === 'http' && redis !== undefined ? { redis } : {};
+}
 
 /** Applies each edit of the config file (and SIGHUP); a broken edit keeps the running config, and the log says what to fix. */
 function reloadOnChange(

@@ -58,6 +58,7 @@ export async function auditedToolCall(
     audit.ended('protocolError', (error as Error).message);
   }
   const record = audit.record();
+  if (record) for (const observe of aggregator.callObservers) observe(record);
   const failure = record && (await aggregator.audit.write(record));
   if (failure) return errorResult(failure);
   if (!result) throw thrown;
