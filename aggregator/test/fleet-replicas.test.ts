@@ -339,3 +339,50 @@ async function resumeSession(url: string, sessionId: string) {
     },
   };
 }
+
+describe('a rolling restart', () => {
+  it('SIGTERM to each replica in turn under load: no call fails', { timeout: 300_000 }, async () => {
+    const balancer = new Balancer(
+      replicas.map((replica) => replica.origin),
+      'round-robin',
+    );
+    const url = await balancer.listen();
+    const clients = await openSessions(url, SESSIONS);
+    const slow = await connectHttpClient(url, { token });
+    let restarted = false;
+    const stopped: Replica[] = [];
+    const slowFailures: string[] = [];
+    // Calls of half a second, so that some are in flight whenever a replica is told to stop.
+    const slowCalls = (async () => {
+      while (!restarted) {
+        const result = await slow.call('fx__count_slowly', { n: 10 }).catch((error: Error) => error);
+        if (result instanceof Error || result.isError) slowFailures.push(JSON.stringify(result));
+      }
+    })();
+    const running = load(clients, Number.POSITIVE_INFINITY, () => restarted);
+    try {
+      for (let index = 0; index < replicas.length; index++) {
+        const old = replicas[index] as Replica;
+        stopped.push(old);
+        const fresh = await startReplica();
+        replicas[index] = fresh;
+        balancer.backends = [...replicas.map((replica) => replica.origin), old.origin];
+        const exited = new Promise((resolve) => old.child.once('exit', resolve));
+        old.child.kill('SIGTERM');
+        await exited;
+        balancer.backends = replicas.map((replica) => replica.origin);
+      }
+    } finally {
+      restarted = true;
+    }
+    const { failures, made } = await running;
+    await slowCalls;
+    if (failures.length > 0) console.error(stopped.map((replica) => replica.stderr()).join('\n---\n'));
+    expect(made).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+    expect(slowFailures).toEqual([]);
+    expect(balancer.counts.failed).toBe(0);
+    await Promise.allSettled([...clients, slow].map((client) => client.close()));
+    await balancer.close();
+  });
+});

@@ -12,8 +12,15 @@ import { forwardRequest } from './forward-request.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
 import { SessionDirectory, type SessionRecord } from './session-directory.js';
 
-/** Names the replica that forwarded a request: a request that carries it is never forwarded again. */
+/**
+ * The replicas a request was forwarded by, in order. Once is the rule; more when the session
+ * moved while the request travelled (a leaving replica gave it to an heir); never beyond MAX_HOPS.
+ */
 export const FORWARDED_BY = 'x-toolmesh-forwarded-by';
+const MAX_HOPS = 3;
+
+/** After a drain, how long the requests that arrived meanwhile (all forwarded) may still take. */
+const LAST_FORWARDS_MS = 5000;
 /** The fleet's shared secret: only a replica may send FORWARDED_BY. */
 export const FLEET_SECRET = 'x-toolmesh-fleet-secret';
 
@@ -50,6 +57,26 @@ async function sharedSecret(redis: Redis, key: string): Promise<string> {
   return (await redis.get(key)) as string;
 }
 
+function hopsOf(req: Request): string[] {
+  const header = req.headers[FORWARDED_BY];
+  return typeof header === 'string' && header !== '' ? header.split(',') : [];
+}
+
+/** Whether this replica may pass the request on: bounded hops, so it never travels in a circle. */
+function mayForward(req: Request): boolean {
+  return hopsOf(req).length < MAX_HOPS;
+}
+
+function movedWhileTravelling(sessionId: string, req: Request, res: Response): 'answered' {
+  jsonRpcError(
+    res,
+    503,
+    `Session ${sessionId} moved between toolmesh replicas while this request travelled (through ${hopsOf(req).join(', ')}): retry it.`,
+    { 'Retry-After': '1' },
+  );
+  return 'answered';
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -70,6 +97,8 @@ export class Fleet implements SharedSessions<Server> {
   readonly #local = new Map<string, ClientSession>();
   readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
+  readonly #streams = new Set<Response>();
   #front: HttpFront | undefined;
   #draining = false;
   #refresher: NodeJS.Timeout | undefined;
@@ -101,7 +130,7 @@ export class Fleet implements SharedSessions<Server> {
       // Fail at once while disconnected: a queued command would answer after the lease lapsed.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
+      commandTimeout: 2500,
       connectTimeout: 2000,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
     });
@@ -137,7 +166,13 @@ export class Fleet implements SharedSessions<Server> {
 
   /** Counts the requests in flight, so a drain can wait for them (express middleware); not event streams (GET), which never end by themselves. */
   readonly countRequests = (req: Request, res: Response, next: NextFunction): void => {
-    if (req.method !== 'GET') {
+    // A leaving replica closes each connection after its answer: the balancer's next request
+    // opens a new one, which goes elsewhere once this replica stops listening.
+    if (this.#draining) res.setHeader('Connection', 'close');
+    if (req.method === 'GET') {
+      this.#streams.add(res);
+      res.once('close', () => this.#streams.delete(res));
+    } else {
       const done = new Promise<void>((resolve) => res.once('close', resolve));
       this.#inFlight.add(done);
       void done.then(() => this.#inFlight.delete(done));
@@ -192,6 +227,8 @@ export class Fleet implements SharedSessions<Server> {
 
   ended(sessionId: string): void {
     this.#local.delete(sessionId);
+    // A leaving replica's sessions end here, not for their clients: others carry them on.
+    if (this.#draining) return;
     void this.#directory.remove(sessionId).catch(() => undefined);
   }
 
@@ -219,28 +256,19 @@ export class Fleet implements SharedSessions<Server> {
     req: Request,
     res: Response,
   ): Promise<'answered' | ResumedSession<Server> | undefined> {
-    const forwarded = req.headers[FORWARDED_BY] !== undefined;
     const entry = await this.#directory.lookup(sessionId);
     if (!entry) return undefined;
     if (entry.owner !== '' && entry.owner !== this.lease.id) {
       const beat = await this.lease.beatOf(entry.owner);
       if (beat) {
-        if (forwarded) {
-          jsonRpcError(
-            res,
-            503,
-            `Session ${sessionId} moved between toolmesh replicas while this request travelled: retry it.`,
-            { 'Retry-After': '1' },
-          );
-          return 'answered';
-        }
+        if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
         if ((await this.#forward(req, res, entry.owner, beat)) === 'answered') return 'answered';
         await this.lease.declareGone(entry.owner, beat);
       }
     }
-    // Nobody serves it: a draining replica leaves it to one that stays.
-    if (this.#draining && !forwarded) {
-      await this.#toAnotherReplica(req, res);
+    // Nobody serves it, or this leaving replica still owns it unserved: it goes to one that stays.
+    if (this.#draining) {
+      await this.#toAnotherReplica(req, res, { sessionId, owner: entry.owner });
       return 'answered';
     }
     return this.#adopt(sessionId, req, res, entry.mode, entry.record);
@@ -269,10 +297,10 @@ export class Fleet implements SharedSessions<Server> {
     const adopted = await adopting;
     if (adopted) return adopted;
     // Another replica claimed it first: it is that one's now.
-    if (req.headers[FORWARDED_BY] !== undefined) return undefined;
     const entry = await this.#directory.lookup(sessionId);
     const beat = entry && entry.owner !== '' ? await this.lease.beatOf(entry.owner) : undefined;
     if (!entry || !beat) return undefined;
+    if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
     await this.#forward(req, res, entry.owner, beat);
     return 'answered';
   }
@@ -282,7 +310,7 @@ export class Fleet implements SharedSessions<Server> {
       req,
       res,
       new URL(beat.url),
-      { [FORWARDED_BY]: this.lease.id, [FLEET_SECRET]: this.secret },
+      { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
       `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
     );
     void outcome.then((how) => this.metrics.forwards.inc({ outcome: how === 'answered' ? 'ok' : 'failed' }));
@@ -290,9 +318,17 @@ export class Fleet implements SharedSessions<Server> {
   }
 
   /** Passes a request to any replica that is not leaving; 503 when there is none. */
-  async #toAnotherReplica(req: Request, res: Response): Promise<boolean> {
-    for (const other of await this.lease.others().catch(() => [])) {
+  async #toAnotherReplica(
+    req: Request,
+    res: Response,
+    session?: { sessionId: string; owner: string },
+  ): Promise<boolean> {
+    const others = (await this.lease.others().catch(() => [])).filter((other) => mayForward(req));
+    for (const other of others) {
+      // The session becomes that replica's before the request reaches it, so nobody else claims it meanwhile.
+      if (session) await this.#directory.handOver([session.sessionId], session.owner, [other.id]);
       if ((await this.#forward(req, res, other.id, other)) === 'answered') return true;
+      if (session) session.owner = other.id;
     }
     jsonRpcError(res, 503, 'This toolmesh replica is shutting down and no other answers: retry shortly.', {
       'Retry-After': '1',
@@ -324,9 +360,9 @@ export class Fleet implements SharedSessions<Server> {
   }
 
   /**
-   * Leaves the fleet gracefully (SIGTERM): takes no new session, hands the sessions it has over
-   * (any replica takes each on its next request), lets requests in flight finish for up to the
-   * drain timeout, then gives its lease up.
+   * Leaves the fleet gracefully (SIGTERM): takes no new session, gives the sessions it has to the
+   * replicas that stay (each carries its share on at its next request), lets requests in flight
+   * finish for up to `timeoutMs`, then stops listening and waits for the last forwards.
    */
   async drain(timeoutMs = this.options.settings.drainTimeoutMs): Promise<void> {
     this.#draining = true;
@@ -334,18 +370,30 @@ export class Fleet implements SharedSessions<Server> {
     const released = this.#front?.releaseSessions();
     const handedOver = released?.ids ?? [];
     this.#local.clear();
+    const heirs = (await this.lease.others().catch(() => [])).map((other) => other.id);
     await this.#directory
-      .handOver(handedOver, this.lease.id)
+      .handOver(handedOver, this.lease.id, heirs)
       .catch((error: Error) =>
         this.options.log.warning(
           `fleet: sessions not handed over (${error.message}); others take them when the heartbeat expires`,
         ),
       );
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
-    await Promise.race([Promise.all([...this.#inFlight]), timeout]);
+    const deadline = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), timeoutMs).unref(),
+    );
+    const inFlight = this.#inFlight.size;
+    if ((await Promise.race([Promise.all([...this.#inFlight]), deadline])) === 'timeout')
+      this.options.log.warning(
+        `fleet: drain timeout (${timeoutMs} ms) reached with requests still in flight; they are cut off`,
+      );
     await released?.end();
+    for (const stream of this.#streams) stream.end();
+    // What arrived meanwhile was forwarded, each on a connection closed after its answer: once
+    // nothing new can connect, the last of them end soon.
+    const lastForwards = new Promise((resolve) => setTimeout(resolve, LAST_FORWARDS_MS).unref());
+    await Promise.race([this.#front?.stopAccepting(), lastForwards]);
     this.options.log.info(
-      `fleet: replica ${this.lease.id} drained; ${handedOver.length} sessions handed over`,
+      `fleet: replica ${this.lease.id} drained: ${handedOver.length} sessions handed over, ${inFlight} requests in flight let finish`,
     );
   }
 

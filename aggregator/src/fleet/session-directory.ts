@@ -29,12 +29,12 @@ if owner ~= '' and owner ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. owner) =
 redis.call('HSET', KEYS[1], 'owner', ARGV[1])
 return ARGV[1]`;
 
-// Leaves the sessions ARGV[1] still owns ownerless, for whoever sees their next request.
+// Gives each session ARGV[1] still owns to the replica named beside it (ARGV[i + 1]; '' for nobody).
 const HAND_OVER = `
 local count = 0
-for _, key in ipairs(KEYS) do
+for i, key in ipairs(KEYS) do
   if redis.call('HGET', key, 'owner') == ARGV[1] then
-    redis.call('HSET', key, 'owner', '')
+    redis.call('HSET', key, 'owner', ARGV[i + 1])
     count = count + 1
   end
 end
@@ -86,13 +86,15 @@ export class SessionDirectory {
     await batch.exec();
   }
 
-  async handOver(sessionIds: readonly string[], replica: string): Promise<number> {
+  /** Gives the sessions `replica` owns ('' for those nobody owns) to `heirs`, in turn; ownerless when there is none. */
+  async handOver(sessionIds: readonly string[], replica: string, heirs: readonly string[]): Promise<number> {
     if (sessionIds.length === 0) return 0;
     return (await this.redis.eval(
       HAND_OVER,
       sessionIds.length,
       ...sessionIds.map((id) => this.#key(id)),
       replica,
+      ...sessionIds.map((_, index) => heirs[index % heirs.length] ?? ''),
     )) as number;
   }
 

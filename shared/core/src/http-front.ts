@@ -154,6 +154,13 @@ export interface HttpFront {
   url: string;
   sseUrl: string;
   sessionCount(): number;
+  /**
+   * Takes no new connection; those open are served until close() (a process leaving its fleet).
+   * Resolves once every connection has closed.
+   */
+  stopAccepting(): Promise<void>;
+  /** Stops listening and ends every session and connection. */
+  close(): Promise<void>;
   /** The ids of the Streamable HTTP sessions this process holds. */
   sessionIds(): string[];
   /**
@@ -162,7 +169,6 @@ export interface HttpFront {
    * what is left.
    */
   releaseSessions(): { ids: string[]; end(): Promise<void> };
-  close(): Promise<void>;
 }
 
 const JSON_RPC_PARSE_ERROR = -32700;
@@ -542,6 +548,12 @@ export async function startHttpFront<S extends SessionServer>(
         },
       };
     },
+    stopAccepting() {
+      return new Promise<void>((resolve) => {
+        if (httpServer.listening) httpServer.close(() => resolve());
+        else resolve();
+      });
+    },
     async close() {
       clearInterval(sweeper);
       const transports = [
@@ -553,7 +565,8 @@ export async function startHttpFront<S extends SessionServer>(
         ...modernHandlers.map((handler) => handler.close()),
       ]);
       await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
+        if (httpServer.listening) httpServer.close(() => resolve());
+        else resolve();
         httpServer.closeAllConnections();
       });
     },
