@@ -13,6 +13,7 @@ import { renderAuditSection } from './aggregator-report.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
+import { benchmarkFleet, renderFleetSection } from './fleet-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
 import { benchmarkInstall, renderInstallSection } from './install-bench.mjs';
@@ -64,6 +65,7 @@ const SERVER_SECTIONS = {
   memory: { run: (base) => benchmarkMemory({ base, log }), render: renderMemorySection },
   feeds: { run: (base) => benchmarkFeeds({ base, log }), render: renderFeedsSection },
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
+  fleet: { run: (base) => benchmarkFleet({ base, log }), render: renderFleetSection },
 };
 
 function sectionOnly(name, { run, render }) {

@@ -323,7 +323,7 @@ export class Fleet implements SharedSessions<Server> {
     res: Response,
     session?: { sessionId: string; owner: string },
   ): Promise<boolean> {
-    const others = (await this.lease.others().catch(() => [])).filter((other) => mayForward(req));
+    const others = mayForward(req) ? await this.lease.others().catch(() => []) : [];
     for (const other of others) {
       // The session becomes that replica's before the request reaches it, so nobody else claims it meanwhile.
       if (session) await this.#directory.handOver([session.sessionId], session.owner, [other.id]);
