@@ -3,6 +3,7 @@
 // and is forwarded, against the same call on the owner; and the throughput of 1, 2 and 3 replicas.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectHttpClient } from '@toolmesh/core/testing';
@@ -34,7 +35,7 @@ function startReplica(config, folder) {
     ],
     cwd: folder,
     env: { TOOLMESH_DATA_DIR: path.join(folder, 'data') },
-    ready: /listening on (http:\/\/\S+\/mcp)\b/,
+    ready: /toolmesh is serving MCP at (http:\/\/\S+\/mcp)\b/,
   });
 }
 
@@ -115,7 +116,7 @@ export async function benchmarkFleet({ base, log }) {
       log(`bench fleet: throughput of ${count} replica(s), ${SESSIONS} sessions`);
       perReplicas.push({ replicas: count, callsPerSecond: await throughput(urls.slice(0, count)) });
     }
-    return { local: local.stats, forwarded: forwarded.stats, perReplicas };
+    return { local: local.stats, forwarded: forwarded.stats, perReplicas, load: os.loadavg()[0] };
   } finally {
     for (const replica of replicas) await replica.stop();
   }
@@ -153,6 +154,9 @@ ${rows}
 On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
 throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one). Scaling has to be
 measured on a machine with more cores than replicas.
+
+Load average (1 min) at the end of the run: ${run.load.toFixed(1)} on ${os.cpus().length} cores. On a machine this
+busy every figure above is mostly waiting for a core; check the targets on an idle one.
 
 Reproduce: \`pnpm build && node test/bench/run.mjs --only fleet\` (needs Redis at REDIS_URL).
 `;
