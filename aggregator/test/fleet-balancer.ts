@@ -1,7 +1,7 @@
 // A small HTTP load balancer for the fleet tests, in front of toolmesh replicas: round-robin,
 // sticky on Mcp-Session-Id (learned from the response, as HAProxy's stick-table does), or always
 // the wrong replica. Like a balancer with retries and redispatch, it tries the next replica when
-// one refuses the connection or closes a reused idle one, since then nothing was sent; any other
+// one refuses or resets the connection, or closes a reused idle one, since then nothing was sent; any other
 // failure reaches the client as a 502.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,7 +83,9 @@ export class Balancer {
       });
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
         const nothingSent =
-          error.code === 'ECONNREFUSED' || (outgoing.reusedSocket && error.code === 'ECONNRESET');
+          error.code === 'ECONNREFUSED' ||
+          (error as { syscall?: string }).syscall === 'connect' ||
+          (outgoing.reusedSocket && error.code === 'ECONNRESET');
         if (nothingSent && !res.headersSent) return resolve('retry');
         this.counts.failed++;
         if (!res.headersSent) res.writeHead(502).end(`replica failed: ${error.message}`);

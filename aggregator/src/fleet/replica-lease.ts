@@ -16,7 +16,7 @@ export interface LeaseTiming {
   renewMs: number;
 }
 
-export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 5000, renewMs: 1000 };
+export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 9000, renewMs: 1000 };
 
 // Deletes a replica's heartbeat only while it still reads as it did: never a newer one.
 const DELETE_IF_SAME = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;

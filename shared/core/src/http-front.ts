@@ -161,8 +161,6 @@ export interface HttpFront {
   stopAccepting(): Promise<void>;
   /** Stops listening and ends every session and connection. */
   close(): Promise<void>;
-  /** The ids of the Streamable HTTP sessions this process holds. */
-  sessionIds(): string[];
   /**
    * Takes every Streamable HTTP session off this process without ending it for its client
    * (another process carries it on): requests in flight still get their answers; `end` closes
@@ -538,7 +536,6 @@ export async function startHttpFront<S extends SessionServer>(
     url: `${base}/mcp`,
     sseUrl: `${base}/sse`,
     sessionCount: () => tables.reduce((sum, sessions) => sum + sessions.size, legacy.size),
-    sessionIds: () => tables.flatMap((sessions) => sessions.ids()),
     releaseSessions() {
       const released = tables.flatMap((sessions) => sessions.release());
       return {

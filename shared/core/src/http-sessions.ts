@@ -34,10 +34,6 @@ export class SessionTable<T extends Closable> {
     return this.entries.has(id);
   }
 
-  ids(): string[] {
-    return [...this.entries.keys()];
-  }
-
   /** Takes every session off the table without closing it; returns their ids and transports. */
   release(): Array<[string, T]> {
     const released = [...this.entries].map(([id, entry]): [string, T] => [id, entry.transport]);
