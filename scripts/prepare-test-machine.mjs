@@ -1,8 +1,9 @@
 // Run by `pnpm test` before the suites: the tests use real components that a fresh machine may
 // lack. bubblewrap runs the sandbox tests' real sandboxes; chromium the dashboard's browser tests;
-// a Redis at REDIS_URL (default redis://127.0.0.1:6379) backs the memory server's hot-memory tests.
+// a Redis at REDIS_URL (default redis://127.0.0.1:6379) backs the memory server's hot-memory tests
+// and the fleet's; a PostgreSQL at 127.0.0.1:5432 the shared audit log's.
 // A missing one is installed from Debian's packages where that can be done (root, or sudo, and
-// apt-get), and a Redis is started on loopback when none answers; otherwise this says what to
+// apt-get), and a Redis and a PostgreSQL are started on loopback when none answers; otherwise this says what to
 // install and stops.
 import { execFileSync, spawnSync } from 'node:child_process';
 import net from 'node:net';
@@ -73,6 +74,43 @@ async function ensureRedis() {
   throw new Error(`redis-server was started but nothing answers at ${url.host}.`);
 }
 
+/** Whether something accepts TCP connections at host:port. */
+function listens(host, port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, host);
+    const done = (answer) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => done(true));
+  });
+}
+
+/**
+ * The fleet's shared audit tests use the PostgreSQL at 127.0.0.1:5432 (trust auth): Debian's
+ * cluster is started when nothing answers there, and installed first when missing.
+ */
+async function ensurePostgres() {
+  if (await listens('127.0.0.1', 5432)) return;
+  if (process.platform !== 'linux') throw new Error('nothing answers at 127.0.0.1:5432: start PostgreSQL.');
+  if (!has('pg_ctlcluster')) aptInstall('postgresql', 'the shared audit log’s tests');
+  const versions = execFileSync('ls', ['/etc/postgresql'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  if (versions.length === 0)
+    throw new Error('postgresql is installed but has no cluster in /etc/postgresql.');
+  const version = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
+  log(`starting PostgreSQL ${version} on 127.0.0.1:5432`);
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], {
+    stdio: 'inherit',
+  });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if (await listens('127.0.0.1', 5432)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('PostgreSQL was started but nothing answers at 127.0.0.1:5432.');
+}
+
 try {
   if (process.platform === 'linux' && !has('bwrap')) aptInstall('bubblewrap', 'the sandbox tests');
   if (process.platform === 'linux' && !has('chromium-headless-shell') && !has('chromium')) {
@@ -101,6 +139,7 @@ try {
       aptInstall(debianPackage, 'the rigs server’s desktop tests');
   }
   await ensureRedis();
+  await ensurePostgres();
 } catch (error) {
   log(error.message);
   process.exit(1);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
 import { dataDirectoryKey, RequestStateSeal } from './approvals/request-state.js';
 import { AuditLog } from './audit/audit-log.js';
+import type { AuditRecord } from './audit/audit-record.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
@@ -115,6 +116,8 @@ export class Aggregator implements SessionBackend {
   readonly state: AggregatorState;
   /** Every tools/call that reached policy; it fails closed when it cannot be written. */
   readonly audit: AuditLog;
+  /** Told of each audited call as it ends (the fleet's metrics). */
+  readonly callObservers = new Set<(record: AuditRecord) => void>();
   readonly #auditRetention: AuditRetention;
   #startupWaitOver = false;
   /**

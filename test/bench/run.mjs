@@ -21,6 +21,7 @@ import { renderCodeGraphSection } from './code-graph-report.mjs';
 import { benchmarkCodeGraphSelf, renderCodeGraphSelfSection } from './code-graph-self-bench.mjs';
 import { benchmarkEras, renderErasSection } from './eras-bench.mjs';
 import { benchmarkFeeds, renderFeedsSection } from './feeds-bench.mjs';
+import { benchmarkFleet, renderFleetSection } from './fleet-bench.mjs';
 import { benchmarkFs } from './fs-bench.mjs';
 import { benchmarkGit, renderGitSection } from './git-bench.mjs';
 import { benchmarkIdleMemory, renderIdleMemorySection } from './idle-memory.mjs';
@@ -87,6 +88,7 @@ const SERVER_SECTIONS = {
   install: { run: (base) => benchmarkInstall({ base, log }), render: renderInstallSection },
   'memory-at-rest': { run: (base) => benchmarkIdleMemory({ base, log }), render: renderIdleMemorySection },
   eras: { run: () => benchmarkEras({ log }), render: renderErasSection },
+  fleet: { run: (base) => benchmarkFleet({ base, log }), render: renderFleetSection },
 };
 
 function sectionOnly(name, { run, render }) {

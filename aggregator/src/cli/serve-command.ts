@@ -72,6 +72,7 @@ export const serveCommand: Command = {
       port,
       ...sessionOf(values),
       ...(access && { access }),
+      ...fleetRedis(settings.redis, transport),
       log,
     });
     if (loaded.file) {
@@ -81,6 +82,11 @@ export const serveCommand: Command = {
     return -1;
   },
 };
+
+/** The fleet's Redis: only HTTP replicas form a fleet; a stdio session has one client. */
+function fleetRedis(redis: string | undefined, transport: 'stdio' | 'http') {
+  return transport === 'http' && redis !== undefined ? { redis } : {};
+}
 
 /** Applies each edit of the config file (and SIGHUP); a broken edit keeps the running config, and the log says what to fix. */
 function reloadOnChange(

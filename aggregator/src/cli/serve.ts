@@ -4,6 +4,8 @@ import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
 import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
+import type { Fleet } from '../fleet/fleet.js';
+import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import type { Exposure } from '../session-server/session.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
@@ -83,12 +85,15 @@ export interface ServeOptions {
   workspace?: string;
   /** HTTP only: who may call, settled by prepareHttpAccess before the servers started. */
   access?: HttpAccess;
+  /** HTTP only: the Redis of a fleet of replicas (state.redis or --redis); without it, one process. */
+  redis?: string;
   log: Logger;
 }
 
 /** Serves the aggregator until a signal or (over stdio) the client closing stdin; then stops every child. */
 export async function serveAggregator(aggregator: Aggregator, options: ServeOptions): Promise<void> {
   let close: () => Promise<void>;
+  let fleet: Fleet | undefined;
   if (options.transport === 'stdio') {
     // Loaded only for stdio, as the HTTP front is only for HTTP.
     const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
@@ -175,7 +180,26 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       });
     };
     const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken });
+    const { FleetMetrics } = await import('../fleet/fleet-metrics.js');
+    const metrics = new FleetMetrics(aggregator);
+    fleet = options.redis ? await joinFleet(aggregator, options.redis, metrics, options.log) : undefined;
+    const approvals = approvalsApi(aggregator.state, {
+      approver: (request) => {
+        const principal = principalOf(request);
+        if (!principal) return { name: `http:${request.ip ?? 'unknown'}` };
+        if (!principal.approver)
+          throw new SessionRefusal(
+            403,
+            `Token ${principal.identity} may not decide approvals: create one that may with toolmesh token create --name NAME --approver, or decide with toolmesh approvals on this machine.`,
+          );
+        return {
+          name: principal.identity,
+          ...(principal.workspaces && { workspaces: principal.workspaces }),
+        };
+      },
+    });
     const front = await startHttpFront({
+      ...(fleet && { sharedSessions: fleet }),
       createServer: session(),
       // A 2026-07-28 request is answered with no session, from what it carries, by any process.
       modernEra: true,
@@ -197,15 +221,20 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         },
       }),
       publicRoutes: (app) => {
+        if (fleet) app.use(fleet.countRequests);
         dashboard.routes(app);
-        // Anyone may ask whether toolmesh is up; which servers it runs and how they fail
-        // (paths, URLs) is for callers with a token.
-        app.get('/health', (req, res) => {
+        // Anyone may ask whether toolmesh is up and which replica answered; which servers it
+        // runs and how they fail (paths, URLs) is for callers with a token.
+        app.get('/health', async (req, res) => {
           const upstreams = aggregator.upstreams.list();
-          const healthy = upstreams.every((upstream) => upstream.state === 'ready');
+          const seen = fleet && (await fleet.health());
+          const healthy =
+            upstreams.every((upstream) => upstream.state === 'ready') &&
+            (!seen || (seen.lease === 'held' && !seen.draining));
+          const status = seen?.draining ? 'draining' : healthy ? 'ok' : 'degraded';
           res.status(healthy ? 200 : 503);
           if (!mayReadDetails(req)) {
-            res.json({ status: healthy ? 'ok' : 'degraded' });
+            res.json({ status, ...(seen && { replica: seen.replica }) });
             return;
           }
           const servers = upstreams.map((upstream) => ({
@@ -215,26 +244,24 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             ...(upstream.protocolVersion && { protocolVersion: upstream.protocolVersion }),
             ...(upstream.lastError && { lastError: upstream.lastError }),
           }));
-          res.json({ status: healthy ? 'ok' : 'degraded', servers, sessions: aggregator.sessionCount });
+          res.json({
+            status,
+            ...seen,
+            ...(await stateHealth(aggregator)),
+            servers,
+            sessions: aggregator.sessionCount,
+          });
+        });
+      },
+      routes: (app) => {
+        approvals(app);
+        // Behind authentication: tool and server names are for callers with a token.
+        app.get('/metrics', async (_req, res) => {
+          res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
         });
         // Last of the public routes: it runs before the front authenticates every other request.
         if (access.sharedRateLimit) app.use(access.sharedRateLimit);
       },
-      routes: approvalsApi(aggregator.state, {
-        approver: (request) => {
-          const principal = principalOf(request);
-          if (!principal) return { name: `http:${request.ip ?? 'unknown'}` };
-          if (!principal.approver)
-            throw new SessionRefusal(
-              403,
-              `Token ${principal.identity} may not decide approvals: create one that may with toolmesh token create --name NAME --approver, or decide with toolmesh approvals on this machine.`,
-            );
-          return {
-            name: principal.identity,
-            ...(principal.workspaces && { workspaces: principal.workspaces }),
-          };
-        },
-      }),
       host: options.host,
       port: options.port,
       log: options.log,
@@ -255,21 +282,64 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n${dashboard.banner(front.url)}\n\n`,
     );
     options.log.info(`listening on ${front.url}`);
+    await fleet?.start(front, front.url);
     close = () => front.close();
   }
 
   let stopping = false;
-  const stop = async () => {
+  const stop = async (drainMs?: number) => {
     if (stopping) return;
     stopping = true;
+    if (fleet) {
+      await fleet
+        .drain(drainMs)
+        .catch((error: Error) => options.log.warning(`fleet: drain failed: ${error.message}`));
+      await fleet.close();
+    }
     await close().catch(() => undefined);
     await stopPromptly(aggregator);
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
+  // SIGTERM (a rolling deploy) lets calls in flight finish; SIGINT (a person at the terminal) does not wait.
+  process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop());
   if (options.transport === 'stdio') {
     process.stdin.once('end', () => void stop());
     process.stdin.once('close', () => void stop());
   }
+}
+
+/** Joins the fleet on `redisUrl`; toolmesh does not start when Redis does not answer, rather than serve alone. */
+async function joinFleet(aggregator: Aggregator, redisUrl: string, metrics: FleetMetrics, log: Logger) {
+  const { Fleet } = await import('../fleet/fleet.js');
+  try {
+    return await Fleet.connect({
+      redisUrl,
+      settings: aggregator.config.fleet,
+      aggregator,
+      metrics,
+      log,
+      sessionIdleMs: 30 * 60_000,
+      rebuild: (mode, record) =>
+        aggregator.createSessionServer({
+          ...(record.exposure && { exposure: record.exposure }),
+          mode,
+          ...(record.workspace !== undefined && { workspace: record.workspace }),
+          transport: 'http',
+          identity: record.identity,
+          ...(record.allowedModes && { allowedModes: record.allowedModes }),
+        }),
+    });
+  } catch (error) {
+    await aggregator.stop();
+    await aggregator.state.close().catch(() => undefined);
+    process.stderr.write(`toolmesh: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+/** How the shared state's stores answer (Redis, PostgreSQL); nothing for SQLite. */
+async function stateHealth(aggregator: Aggregator): Promise<Record<string, unknown>> {
+  const health = await aggregator.state.health().catch((error: Error) => ({ error: error.message }));
+  return Object.keys(health).length > 0 ? { state: health } : {};
 }

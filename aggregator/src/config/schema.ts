@@ -320,6 +320,36 @@ export const configSchema = z.looseObject({
       'Who may use the HTTP endpoint: bearer tokens with their workspaces, modes and approver right.',
     ),
   http: httpSchema.default({ maxBodyBytes: 16 * 1024 * 1024, allowedOrigins: [] }),
+  fleet: z
+    .object({
+      url: z
+        .string()
+        .url()
+        .optional()
+        .describe(
+          'How the other replicas reach this one (http://pod-ip:port); default: the address it listens on.',
+        ),
+      secret: z
+        .string()
+        .min(16)
+        .optional()
+        .describe(
+          'Shared secret of the requests replicas forward to each other; default: one generated into Redis.',
+        ),
+      keyPrefix: z
+        .string()
+        .default('toolmesh:')
+        .describe('Prefix of the Redis keys of the fleet, so two fleets can share one Redis.'),
+      drainTimeoutMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(30_000)
+        .describe('On SIGTERM, how long calls in flight may take to finish before the replica exits.'),
+    })
+    .strict()
+    .default({ keyPrefix: 'toolmesh:', drainTimeoutMs: 30_000 })
+    .describe('Several `toolmesh serve` replicas on one Redis (state.redis): see docs/deployment.md.'),
   audit: auditSchema
     .default({ enabled: true, retentionDays: 30 })
     .describe('The log of every tools/call that reached policy.'),

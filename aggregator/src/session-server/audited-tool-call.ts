@@ -72,6 +72,7 @@ export async function auditedToolCall(
     audit.ended('protocolError', (error as Error).message);
   }
   const record = audit.record();
+  if (record) for (const observe of backend.callObservers) observe(record);
   const failure = record && (await backend.audit.write(record));
   if (failure) return errorResult(failure);
   if (!result) throw thrown;

@@ -3,6 +3,7 @@ import type { Logger } from '@toolmesh/core';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import type { RequestStateSeal } from '../approvals/request-state.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditRecord } from '../audit/audit-record.js';
 import type { AggregatorConfig } from '../config/schema.js';
 import type { ConfiguredEmbeddings } from '../discovery/configured-embeddings.js';
 import type { DiscoveryLearning } from '../discovery/learning.js';
@@ -43,6 +44,8 @@ export interface SessionBackend {
   /** Seals and opens the state of approval round trips with 2026-07-28 clients. */
   readonly requestStateSeal: RequestStateSeal;
   readonly audit: Pick<AuditLog, 'open' | 'refusal' | 'write'>;
+  /** Told of every tools/call's record as it is written (the fleet's metrics). */
+  readonly callObservers: ReadonlySet<(record: AuditRecord) => void>;
   readonly workspaces: Pick<WorkspaceScope, 'route' | 'workspaces'>;
   readonly index: Pick<ToolIndex, 'find' | 'accepts' | 'search'>;
   readonly embeddings: Pick<ConfiguredEmbeddings, 'stage'>;

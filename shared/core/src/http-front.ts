@@ -5,14 +5,21 @@ import type { Server as LegacyOnlyServer } from '@modelcontextprotocol/sdk/serve
 import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
+import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { guardRequestParams } from './guard-request-params.js';
 import { SessionTable } from './http-sessions.js';
 import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
+import { replayInitialize, resumedTransport } from './resumed-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
 import { isModernRequest, sendWebResponse, webRequestOf } from './web-exchange.js';
 
@@ -66,6 +73,41 @@ export type SessionServer = Server | LegacyOnlyServer;
  */
 export type SessionFactory<S extends SessionServer = SessionServer> = (request: Request) => S;
 
+/** What a process needs to carry on a 2025 session another process opened. */
+export interface ResumedSession<S extends SessionServer = SessionServer> {
+  server: S;
+  /** Who may use it (see Caller.key), as when it was opened. */
+  owner: string | undefined;
+  /** The client's initialize request, replayed into the new server: capabilities, version. */
+  initialize: InitializeRequest['params'];
+}
+
+/**
+ * Hooks by which several processes behind one balancer share their 2025 Streamable HTTP
+ * sessions (the aggregator's fleet): a request for a session this process does not hold is
+ * forwarded to the one that does, or resumed here when that one is gone.
+ */
+export interface SharedSessions<S extends SessionServer = SessionServer> {
+  /** Answers a request for an endpoint's sessions itself (true), e.g. 503 while this process may not serve them. */
+  intercept(req: Request, res: Response): boolean;
+  /** Answers a new session's initialize elsewhere (true), e.g. while this process drains. */
+  divert(req: Request, res: Response): Promise<boolean>;
+  /** A session id this process does not hold: 'answered' (forwarded), one to resume here, or undefined (not found). */
+  missing(
+    sessionId: string,
+    req: Request,
+    res: Response,
+  ): Promise<'answered' | ResumedSession<S> | undefined>;
+  opened(
+    sessionId: string,
+    server: S,
+    owner: string | undefined,
+    initialize: InitializeRequest['params'],
+  ): Promise<void>;
+  /** The session ended here for good: its client deleted it, or it idled out. */
+  ended(sessionId: string): void;
+}
+
 export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
   /** The MCP server of one session on `/mcp` and on the legacy `/sse`; without it neither is served. */
   createServer?: SessionFactory<S>;
@@ -104,13 +146,27 @@ export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
    * server-to-client request outside a call is lost.
    */
   onEventStream?: (server: S) => void;
+  /** Share the Streamable HTTP sessions with other processes of the same server. */
+  sharedSessions?: SharedSessions<S>;
 }
 
 export interface HttpFront {
   url: string;
   sseUrl: string;
   sessionCount(): number;
+  /**
+   * Takes no new connection; those open are served until close() (a process leaving its fleet).
+   * Resolves once every connection has closed.
+   */
+  stopAccepting(): Promise<void>;
+  /** Stops listening and ends every session and connection. */
   close(): Promise<void>;
+  /**
+   * Takes every Streamable HTTP session off this process without ending it for its client
+   * (another process carries it on): requests in flight still get their answers; `end` closes
+   * what is left.
+   */
+  releaseSessions(): { ids: string[]; end(): Promise<void> };
 }
 
 const JSON_RPC_PARSE_ERROR = -32700;
@@ -256,6 +312,7 @@ export async function startHttpFront<S extends SessionServer>(
   app.use(bodyErrorHandler(maxBodyBytes));
 
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const shared = options.sharedSessions;
   const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
@@ -309,8 +366,44 @@ export async function startHttpFront<S extends SessionServer>(
     tables.push(sessions);
     const serverOf = new WeakMap<StreamableHTTPServerTransport, S>();
     const modern = options.modernEra ? modernLeg(createServer) : undefined;
+    const resuming = new Map<string, Promise<void>>();
+    const resume = async (sessionId: string, resumed: ResumedSession<S>) => {
+      const transport = resumedTransport(sessionId);
+      await (resumed.server as LegacyOnlyServer).connect(transport);
+      guardRequestParams(transport);
+      await replayInitialize(transport, resumed.initialize);
+      adopt(sessionId, transport, resumed.server, resumed.owner);
+    };
+    const adopt = (
+      sessionId: string,
+      transport: StreamableHTTPServerTransport,
+      server: S,
+      owner?: string,
+    ) => {
+      sessions.add(sessionId, transport, owner);
+      serverOf.set(transport, server);
+      transport.onclose = () => {
+        if (sessions.has(sessionId)) {
+          sessions.delete(sessionId);
+          shared?.ended(sessionId);
+        }
+        void server.close();
+      };
+    };
     const existingSession = async (req: Request, res: Response) => {
       const sessionId = req.headers['mcp-session-id'];
+      if (shared?.intercept(req, res)) return;
+      if (typeof sessionId === 'string' && shared && !sessions.has(sessionId)) {
+        const found = await shared.missing(sessionId, req, res);
+        if (found === 'answered') return;
+        // Requests that arrive together for a session to resume wait for the one resumption.
+        if (found && !sessions.has(sessionId) && !resuming.has(sessionId))
+          resuming.set(
+            sessionId,
+            resume(sessionId, found).finally(() => resuming.delete(sessionId)),
+          );
+        await resuming.get(sessionId);
+      }
       if (typeof sessionId === 'string' && sessions.isForeign(sessionId, ownerOf(req)))
         return jsonRpcError(
           res,
@@ -335,9 +428,11 @@ export async function startHttpFront<S extends SessionServer>(
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
       if (modern && isModernRequest(req)) return modern(req, res);
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
-      if (!messages.some((message) => isInitializeRequest(message))) {
+      const initialize = messages.find(isInitializeRequest);
+      if (!initialize) {
         return jsonRpcError(res, 400, 'No Mcp-Session-Id header: send an initialize request first.');
       }
+      if (shared && (shared.intercept(req, res) || (await shared.divert(req, res)))) return;
       let server: S;
       try {
         server = createServer(req);
@@ -348,13 +443,13 @@ export async function startHttpFront<S extends SessionServer>(
       const owner = ownerOf(req);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => sessions.add(id, transport, owner),
+        // Recorded before the client hears of the session, so any process can find it next.
+        onsessioninitialized: async (id) => {
+          adopt(id, transport, server, owner);
+          await shared?.opened(id, server, owner, initialize.params);
+        },
       });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-        void server.close();
-      };
-      serverOf.set(transport, server);
+      transport.onclose = () => void server.close();
       // A v2 server serves a 2025 session over the same transports as a v1 one.
       await (server as LegacyOnlyServer).connect(transport);
       guardRequestParams(transport);
@@ -430,6 +525,21 @@ export async function startHttpFront<S extends SessionServer>(
     url: `${base}/mcp`,
     sseUrl: `${base}/sse`,
     sessionCount: () => tables.reduce((sum, sessions) => sum + sessions.size, legacy.size),
+    releaseSessions() {
+      const released = tables.flatMap((sessions) => sessions.release());
+      return {
+        ids: released.map(([id]) => id),
+        end: async () => {
+          await Promise.allSettled(released.map(([, transport]) => transport.close()));
+        },
+      };
+    },
+    stopAccepting() {
+      return new Promise<void>((resolve) => {
+        if (httpServer.listening) httpServer.close(() => resolve());
+        else resolve();
+      });
+    },
     async close() {
       clearInterval(sweeper);
       const transports = [
@@ -441,7 +551,8 @@ export async function startHttpFront<S extends SessionServer>(
         ...modernHandlers.map((handler) => handler.close()),
       ]);
       await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
+        if (httpServer.listening) httpServer.close(() => resolve());
+        else resolve();
         httpServer.closeAllConnections();
       });
     },

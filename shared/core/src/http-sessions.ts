@@ -30,6 +30,17 @@ export class SessionTable<T extends Closable> {
     this.entries.set(id, { transport, owner, lastSeen: Date.now(), openRequests: 0 });
   }
 
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** Takes every session off the table without closing it; returns their ids and transports. */
+  release(): Array<[string, T]> {
+    const released = [...this.entries].map(([id, entry]): [string, T] => [id, entry.transport]);
+    this.entries.clear();
+    return released;
+  }
+
   /** Whether the session exists and belongs to someone other than `caller`. */
   isForeign(id: string, caller: string | undefined): boolean {
     const entry = this.entries.get(id);

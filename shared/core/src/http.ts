@@ -7,7 +7,10 @@ export {
   type HttpFrontOptions,
   ListenError,
   LOOPBACK_HOSTS,
+  type ResumedSession,
   type SessionFactory,
   SessionRefusal,
+  type SessionServer,
+  type SharedSessions,
   startHttpFront,
 } from './http-front.js';

@@ -1,0 +1,420 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@toolmesh/core';
+import type { HttpFront, ResumedSession, SharedSessions } from '@toolmesh/core/http';
+import type { NextFunction, Request, Response } from 'express';
+import { Redis } from 'ioredis';
+import type { Aggregator } from '../aggregator.js';
+import type { ClientSession } from '../session-server/session.js';
+import type { FleetMetrics } from './fleet-metrics.js';
+import { forwardRequest } from './forward-request.js';
+import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
+import { SessionDirectory, type SessionRecord } from './session-directory.js';
+
+/**
+ * The replicas a request was forwarded by, in order. Once is the rule; more when the session
+ * moved while the request travelled (a leaving replica gave it to an heir); never beyond MAX_HOPS.
+ */
+export const FORWARDED_BY = 'x-toolmesh-forwarded-by';
+const MAX_HOPS = 3;
+
+/** After a drain, how long the requests that arrived meanwhile (all forwarded) may still take. */
+const LAST_FORWARDS_MS = 5000;
+/** The fleet's shared secret: only a replica may send FORWARDED_BY. */
+export const FLEET_SECRET = 'x-toolmesh-fleet-secret';
+
+export interface FleetSettings {
+  keyPrefix: string;
+  drainTimeoutMs: number;
+  url?: string;
+  secret?: string;
+}
+
+export interface FleetOptions {
+  redisUrl: string;
+  settings: FleetSettings;
+  aggregator: Aggregator;
+  metrics: FleetMetrics;
+  log: Logger;
+  /** How long a session may idle before it is closed; its directory entry lives as long. */
+  sessionIdleMs: number;
+  timing?: LeaseTiming;
+  /** The session server of a session another replica began, in its mode now. */
+  rebuild(mode: string, record: SessionRecord): Server;
+}
+
+function jsonRpcError(res: Response, status: number, message: string, headers: Record<string, string> = {}) {
+  res
+    .status(status)
+    .set(headers)
+    .json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+}
+
+/** The fleet's forwarding secret: the first replica makes it, the others read it. */
+async function sharedSecret(redis: Redis, key: string): Promise<string> {
+  await redis.set(key, randomBytes(32).toString('hex'), 'NX');
+  return (await redis.get(key)) as string;
+}
+
+function hopsOf(req: Request): string[] {
+  const header = req.headers[FORWARDED_BY];
+  return typeof header === 'string' && header !== '' ? header.split(',') : [];
+}
+
+/** Whether this replica may pass the request on: bounded hops, so it never travels in a circle. */
+function mayForward(req: Request): boolean {
+  return hopsOf(req).length < MAX_HOPS;
+}
+
+function movedWhileTravelling(sessionId: string, req: Request, res: Response): 'answered' {
+  jsonRpcError(
+    res,
+    503,
+    `Session ${sessionId} moved between toolmesh replicas while this request travelled (through ${hopsOf(req).join(', ')}): retry it.`,
+    { 'Retry-After': '1' },
+  );
+  return 'answered';
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * One replica of a toolmesh fleet: several `toolmesh serve` processes on one Redis that serve
+ * each other's 2025 (legacy) sessions. A request for a session another replica owns is forwarded
+ * to it while it lives, and the session is taken over (rebuilt from its directory record) once
+ * it is gone; a replica whose heartbeat lapsed serves no session (fencing). 2026-07-28 requests
+ * carry everything they need and never come here.
+ */
+export class Fleet implements SharedSessions<Server> {
+  readonly lease: ReplicaLease;
+  readonly metrics: FleetMetrics;
+  readonly #directory: SessionDirectory;
+  readonly #local = new Map<string, ClientSession>();
+  readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
+  readonly #streams = new Set<Response>();
+  #front: HttpFront | undefined;
+  #draining = false;
+  #refresher: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly redis: Redis,
+    private readonly secret: string,
+    private readonly options: FleetOptions,
+  ) {
+    const prefix = `${options.settings.keyPrefix}fleet:`;
+    this.lease = new ReplicaLease(
+      redis,
+      prefix,
+      options.timing ?? DEFAULT_LEASE_TIMING,
+      options.log,
+      (held) => {
+        if (!held) this.#dropSessions();
+      },
+    );
+    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs);
+    this.metrics = options.metrics;
+    this.metrics.replica(this.lease.id);
+  }
+
+  /** Connects to Redis and settles the shared secret; rejects with what is wrong when Redis does not answer. */
+  static async connect(options: FleetOptions): Promise<Fleet> {
+    const redis = new Redis(options.redisUrl, {
+      lazyConnect: true,
+      // Fail at once while disconnected: a queued command would answer after the lease lapsed.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 2500,
+      connectTimeout: 2000,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+    });
+    redis.on('error', (error) => options.log.debug(`fleet Redis: ${error.message}`));
+    try {
+      await redis.connect();
+      const secret =
+        options.settings.secret ?? (await sharedSecret(redis, `${options.settings.keyPrefix}fleet:secret`));
+      return new Fleet(redis, secret, options);
+    } catch (error) {
+      redis.disconnect();
+      throw new Error(
+        `toolmesh cannot reach Redis at ${new URL(options.redisUrl).host} (${(error as Error).message}): start it, or fix state.redis / --redis.`,
+      );
+    }
+  }
+
+  /** Starts heartbeats once the front listens at `url` (or the configured fleet.url). */
+  async start(front: HttpFront, listeningUrl: string): Promise<void> {
+    this.#front = front;
+    await this.lease.start(this.options.settings.url ?? new URL(listeningUrl).origin);
+    const every = Math.min(60_000, Math.max(1000, this.options.sessionIdleMs / 4));
+    this.#refresher = setInterval(() => void this.#refresh(), every);
+    this.#refresher.unref();
+    this.options.log.info(
+      `fleet: replica ${this.lease.id} joined (Redis prefix ${this.options.settings.keyPrefix})`,
+    );
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Counts the requests in flight, so a drain can wait for them (express middleware); not event streams (GET), which never end by themselves. */
+  readonly countRequests = (req: Request, res: Response, next: NextFunction): void => {
+    // A leaving replica closes each connection after its answer: the balancer's next request
+    // opens a new one, which goes elsewhere once this replica stops listening.
+    if (this.#draining) res.setHeader('Connection', 'close');
+    if (req.method === 'GET') {
+      this.#streams.add(res);
+      res.once('close', () => this.#streams.delete(res));
+    } else {
+      const done = new Promise<void>((resolve) => res.once('close', resolve));
+      this.#inFlight.add(done);
+      void done.then(() => this.#inFlight.delete(done));
+    }
+    next();
+  };
+
+  intercept(req: Request, res: Response): boolean {
+    const forwardedBy = req.headers[FORWARDED_BY];
+    if (forwardedBy !== undefined) {
+      const given = req.headers[FLEET_SECRET];
+      if (typeof given !== 'string' || !sameSecret(given, this.secret)) {
+        jsonRpcError(res, 403, `${FORWARDED_BY} is for toolmesh replicas only; send the request without it.`);
+        return true;
+      }
+    }
+    if (!this.lease.check()) {
+      jsonRpcError(
+        res,
+        503,
+        `This toolmesh replica (${this.lease.id}) cannot renew its heartbeat in Redis, so it serves no session now: retry, and another replica will answer.`,
+        { 'Retry-After': '1' },
+      );
+      return true;
+    }
+    return false;
+  }
+
+  async divert(req: Request, res: Response): Promise<boolean> {
+    if (!this.#draining || req.headers[FORWARDED_BY] !== undefined) return false;
+    return this.#toAnotherReplica(req, res);
+  }
+
+  async opened(
+    sessionId: string,
+    server: Server,
+    caller: string | undefined,
+    initialize: InitializeRequest['params'],
+  ): Promise<void> {
+    const session = this.#sessionOf(server);
+    const record: SessionRecord = {
+      ...(session.exposure !== 'all' && { exposure: session.exposure }),
+      ...(session.workspace !== undefined && { workspace: session.workspace }),
+      identity: session.identity,
+      ...(session.allowedModes && { allowedModes: session.allowedModes }),
+      ...(caller !== undefined && { caller }),
+      initialize,
+    };
+    this.#local.set(sessionId, session);
+    await this.#directory.add(sessionId, this.lease.id, session.mode, record);
+  }
+
+  ended(sessionId: string): void {
+    this.#local.delete(sessionId);
+    // A leaving replica's sessions end here, not for their clients: others carry them on.
+    if (this.#draining) return;
+    void this.#directory.remove(sessionId).catch(() => undefined);
+  }
+
+  async missing(
+    sessionId: string,
+    req: Request,
+    res: Response,
+  ): Promise<'answered' | ResumedSession<Server> | undefined> {
+    try {
+      return await this.#find(sessionId, req, res);
+    } catch (error) {
+      if (res.headersSent) return 'answered';
+      jsonRpcError(
+        res,
+        503,
+        `toolmesh cannot look session ${sessionId} up in Redis now (${(error as Error).message}): retry shortly.`,
+        { 'Retry-After': '1' },
+      );
+      return 'answered';
+    }
+  }
+
+  async #find(
+    sessionId: string,
+    req: Request,
+    res: Response,
+  ): Promise<'answered' | ResumedSession<Server> | undefined> {
+    const entry = await this.#directory.lookup(sessionId);
+    if (!entry) return undefined;
+    if (entry.owner !== '' && entry.owner !== this.lease.id) {
+      const beat = await this.lease.beatOf(entry.owner);
+      if (beat) {
+        if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
+        if ((await this.#forward(req, res, entry.owner, beat)) === 'answered') return 'answered';
+        await this.lease.declareGone(entry.owner, beat);
+      }
+    }
+    // Nobody serves it, or this leaving replica still owns it unserved: it goes to one that stays.
+    if (this.#draining) {
+      await this.#toAnotherReplica(req, res, { sessionId, owner: entry.owner });
+      return 'answered';
+    }
+    return this.#adopt(sessionId, req, res, entry.mode, entry.record);
+  }
+
+  async #adopt(
+    sessionId: string,
+    req: Request,
+    res: Response,
+    mode: string,
+    record: SessionRecord,
+  ): Promise<'answered' | ResumedSession<Server> | undefined> {
+    let adopting = this.#adopting.get(sessionId);
+    if (!adopting) {
+      adopting = (async () => {
+        const owner = await this.#directory.claim(sessionId, this.lease.id, this.lease.heartbeatPrefix);
+        if (owner !== this.lease.id) return undefined;
+        const server = this.options.rebuild(mode, record);
+        this.#local.set(sessionId, this.#sessionOf(server));
+        this.metrics.adoptions.inc();
+        this.options.log.info(`fleet: took session ${sessionId} over`);
+        return { server, owner: record.caller, initialize: record.initialize };
+      })().finally(() => this.#adopting.delete(sessionId));
+      this.#adopting.set(sessionId, adopting);
+    }
+    const adopted = await adopting;
+    if (adopted) return adopted;
+    // Another replica claimed it first: it is that one's now.
+    const entry = await this.#directory.lookup(sessionId);
+    const beat = entry && entry.owner !== '' ? await this.lease.beatOf(entry.owner) : undefined;
+    if (!entry || !beat) return undefined;
+    if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
+    await this.#forward(req, res, entry.owner, beat);
+    return 'answered';
+  }
+
+  #forward(req: Request, res: Response, owner: string, beat: ReplicaBeat) {
+    const outcome = forwardRequest(
+      req,
+      res,
+      new URL(beat.url),
+      { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
+      `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
+    );
+    void outcome.then((how) => this.metrics.forwards.inc({ outcome: how === 'answered' ? 'ok' : 'failed' }));
+    return outcome;
+  }
+
+  /** Passes a request to any replica that is not leaving; 503 when there is none. */
+  async #toAnotherReplica(
+    req: Request,
+    res: Response,
+    session?: { sessionId: string; owner: string },
+  ): Promise<boolean> {
+    const others = mayForward(req) ? await this.lease.others().catch(() => []) : [];
+    for (const other of others) {
+      // The session becomes that replica's before the request reaches it, so nobody else claims it meanwhile.
+      if (session) await this.#directory.handOver([session.sessionId], session.owner, [other.id]);
+      if ((await this.#forward(req, res, other.id, other)) === 'answered') return true;
+      if (session) session.owner = other.id;
+    }
+    jsonRpcError(res, 503, 'This toolmesh replica is shutting down and no other answers: retry shortly.', {
+      'Retry-After': '1',
+    });
+    return true;
+  }
+
+  #sessionOf(server: Server): ClientSession {
+    const session = this.options.aggregator.liveSessions().find((candidate) => candidate.server === server);
+    if (!session) throw new Error('the session server of a new session is not attached to the aggregator');
+    return session;
+  }
+
+  async #refresh(): Promise<void> {
+    if (!this.lease.valid) return;
+    const sessions = [...this.#local].map(([id, session]) => ({ id, mode: session.mode }));
+    await this.#directory
+      .refresh(sessions)
+      .catch((error: Error) =>
+        this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
+      );
+  }
+
+  /** The lease lapsed: another replica may take these sessions over any moment, so they end here. */
+  #dropSessions(): void {
+    const released = this.#front?.releaseSessions();
+    this.#local.clear();
+    void released?.end();
+  }
+
+  /**
+   * Leaves the fleet gracefully (SIGTERM): takes no new session, gives the sessions it has to the
+   * replicas that stay (each carries its share on at its next request), lets requests in flight
+   * finish for up to `timeoutMs`, then stops listening and waits for the last forwards.
+   */
+  async drain(timeoutMs = this.options.settings.drainTimeoutMs): Promise<void> {
+    this.#draining = true;
+    this.lease.draining = true;
+    const released = this.#front?.releaseSessions();
+    const handedOver = released?.ids ?? [];
+    this.#local.clear();
+    const heirs = (await this.lease.others().catch(() => [])).map((other) => other.id);
+    await this.#directory
+      .handOver(handedOver, this.lease.id, heirs)
+      .catch((error: Error) =>
+        this.options.log.warning(
+          `fleet: sessions not handed over (${error.message}); others take them when the heartbeat expires`,
+        ),
+      );
+    const deadline = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), timeoutMs).unref(),
+    );
+    const inFlight = this.#inFlight.size;
+    if ((await Promise.race([Promise.all([...this.#inFlight]), deadline])) === 'timeout')
+      this.options.log.warning(
+        `fleet: drain timeout (${timeoutMs} ms) reached with requests still in flight; they are cut off`,
+      );
+    await released?.end();
+    for (const stream of this.#streams) stream.end();
+    // What arrived meanwhile was forwarded, each on a connection closed after its answer: once
+    // nothing new can connect, the last of them end soon.
+    const lastForwards = new Promise((resolve) => setTimeout(resolve, LAST_FORWARDS_MS).unref());
+    await Promise.race([this.#front?.stopAccepting(), lastForwards]);
+    this.options.log.info(
+      `fleet: replica ${this.lease.id} drained: ${handedOver.length} sessions handed over, ${inFlight} requests in flight let finish`,
+    );
+  }
+
+  /** How this replica sees the fleet, for /health. */
+  async health(): Promise<{ replica: string; draining: boolean; lease: 'held' | 'lapsed'; redis: string }> {
+    const started = performance.now();
+    const redis = await this.redis
+      .ping()
+      .then(() => `ok (${Math.round((performance.now() - started) * 10) / 10} ms)`)
+      .catch((error: Error) => `unreachable: ${error.message}`);
+    return {
+      replica: this.lease.id,
+      draining: this.#draining,
+      lease: this.lease.valid ? 'held' : 'lapsed',
+      redis,
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#refresher);
+    await this.lease.stop();
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,122 @@
+import http from 'node:http';
+import type { Request, Response } from 'express';
+
+/** Headers that describe one hop, not the request: never passed on. */
+const HOP_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'host',
+  'upgrade',
+  'proxy-connection',
+]);
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+function requestIds(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) =>
+    typeof message === 'object' &&
+    message !== null &&
+    'method' in message &&
+    'id' in message &&
+    (typeof message.id === 'string' || typeof message.id === 'number')
+      ? [message.id]
+      : [],
+  );
+}
+
+function errorsFor(ids: Array<string | number>, message: string) {
+  return ids.map((id) => ({ jsonrpc: '2.0' as const, id, error: { code: -32603, message } }));
+}
+
+/**
+ * The client's answer when the replica it was forwarded to stopped mid-request: each request in
+ * the body fails at once with `message`, on the event stream if one was open, rather than the
+ * client waiting for an answer that will never come.
+ */
+function cutOff(req: Request, res: Response, message: string, eventStream = false): void {
+  const errors = errorsFor(requestIds(req.body), message);
+  if (!res.headersSent) {
+    if (errors.length === 0) {
+      res.status(502).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message } });
+      return;
+    }
+    res.status(200).json(Array.isArray(req.body) ? errors : errors[0]);
+    return;
+  }
+  if (!res.writableEnded && eventStream) {
+    for (const error of errors) res.write(`event: message\ndata: ${JSON.stringify(error)}\n\n`);
+  }
+  res.end();
+}
+
+export type ForwardOutcome = 'answered' | 'refused';
+
+/**
+ * Passes one request to another replica and streams its answer back as it comes: JSON, or an
+ * event stream (a call's progress and server-to-client requests, the GET stream). 'refused'
+ * when nothing listens at `target` (before anything was sent, so the caller may serve it
+ * otherwise); a replica that fails mid-answer gets the client a JSON-RPC error that says to retry.
+ */
+export function forwardRequest(
+  req: Request,
+  res: Response,
+  target: URL,
+  headers: Record<string, string>,
+  retryAdvice: string,
+): Promise<ForwardOutcome> {
+  const passed: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers))
+    if (!HOP_HEADERS.has(name) && value !== undefined) passed[name] = value;
+  const body =
+    req.method === 'POST' && req.body !== undefined ? Buffer.from(JSON.stringify(req.body)) : undefined;
+  if (body) passed['content-length'] = body.length;
+  let eventStream = false;
+  return new Promise((resolve) => {
+    const send = (firstTry: boolean) => {
+      const outgoing = http.request({
+        agent,
+        host: target.hostname,
+        port: target.port,
+        path: req.originalUrl,
+        method: req.method,
+        headers: { ...passed, ...headers, host: target.host },
+      });
+      outgoing.on('response', (answer) => {
+        const copied: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (!HOP_HEADERS.has(name) && value !== undefined) copied[name] = value;
+        eventStream = String(answer.headers['content-type']).startsWith('text/event-stream');
+        res.writeHead(answer.statusCode ?? 502, copied);
+        res.flushHeaders();
+        answer.on('data', (chunk: Buffer) => res.write(chunk));
+        answer.on('error', () => undefined);
+        answer.on('close', () => {
+          if (answer.complete) res.end();
+          else if (!res.writableEnded) cutOff(req, res, retryAdvice, eventStream);
+          resolve('answered');
+        });
+      });
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        if (res.headersSent) {
+          if (!res.writableEnded) cutOff(req, res, retryAdvice, eventStream);
+          return resolve('answered');
+        }
+        // The replica closed an idle kept-alive connection as this request took it: nothing
+        // reached it, so it goes again on a new connection.
+        if (firstTry && outgoing.reusedSocket && error.code === 'ECONNRESET') return send(false);
+        if (error.code === 'ECONNREFUSED') return resolve('refused');
+        cutOff(req, res, retryAdvice);
+        resolve('answered');
+      });
+      // The client went away (it closed its GET stream, or cancelled): so does the forward.
+      res.once('close', () => {
+        if (!res.writableFinished) outgoing.destroy();
+      });
+      outgoing.end(body);
+    };
+    send(true);
+  });
+}

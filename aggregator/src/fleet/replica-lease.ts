@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '@toolmesh/core';
+import type { Redis } from 'ioredis';
+
+/** How a replica's heartbeat reads in Redis. */
+export interface ReplicaBeat {
+  url: string;
+  draining: boolean;
+}
+
+export interface LeaseTiming {
+  /** How long a heartbeat lives in Redis unless renewed. */
+  ttlMs: number;
+  /** How often it is renewed. */
+  renewMs: number;
+}
+
+export const DEFAULT_LEASE_TIMING: LeaseTiming = { ttlMs: 9000, renewMs: 1000 };
+
+// Deletes a replica's heartbeat only while it still reads as it did: never a newer one.
+const DELETE_IF_SAME = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/**
+ * This replica's heartbeat in Redis, and the lease it stands for: while the lease holds, the
+ * replica may serve the sessions it owns. It counts from when a renewal was *sent*, and lapses
+ * a third of the TTL before the key can expire, so the replica stops serving before any other
+ * may take its sessions over: no session ever has two owners.
+ */
+export class ReplicaLease {
+  readonly id = `r-${randomBytes(6).toString('hex')}`;
+  #confirmedAt = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+  #draining = false;
+  #url = '';
+  #held = false;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly timing: LeaseTiming,
+    private readonly log: Logger,
+    /** Told when the lease lapsed (the replica must drop its sessions) and when it holds again. */
+    private readonly onChange: (held: boolean) => void,
+  ) {}
+
+  keyOf(replica: string): string {
+    return `${this.prefix}replica:${replica}`;
+  }
+
+  get heartbeatPrefix(): string {
+    return `${this.prefix}replica:`;
+  }
+
+  /** Whether this replica may serve sessions now. */
+  get valid(): boolean {
+    return performance.now() - this.#confirmedAt < (this.timing.ttlMs * 2) / 3;
+  }
+
+  /** Takes the lease; rejects when Redis does not answer, so a replica never starts unfenced. */
+  async start(url: string): Promise<void> {
+    this.#url = url;
+    await this.#renew();
+    this.#held = true;
+    this.#timer = setInterval(() => void this.#tick(), this.timing.renewMs);
+    this.#timer.unref();
+  }
+
+  set draining(draining: boolean) {
+    this.#draining = draining;
+    void this.#renew().catch(() => undefined);
+  }
+
+  async #renew(): Promise<void> {
+    const sentAt = performance.now();
+    await this.redis.set(this.keyOf(this.id), this.#beat(), 'PX', this.timing.ttlMs);
+    this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
+  }
+
+  #beat(): string {
+    return JSON.stringify({ url: this.#url, draining: this.#draining } satisfies ReplicaBeat);
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      await this.#renew();
+    } catch (error) {
+      this.log.debug(`fleet heartbeat not renewed: ${(error as Error).message}`);
+    }
+    this.check();
+  }
+
+  /** Notices a lapsed or regained lease; the request path calls it too, between renewals. */
+  check(): boolean {
+    const valid = this.valid;
+    if (valid !== this.#held) {
+      this.#held = valid;
+      if (valid) this.log.info(`fleet: replica ${this.id} holds its lease in Redis again`);
+      else
+        this.log.warning(
+          `fleet: replica ${this.id} could not renew its heartbeat in Redis: it serves no session until it can`,
+        );
+      this.onChange(valid);
+    }
+    return valid;
+  }
+
+  /** Another replica's heartbeat, or undefined when it has none (dead, or cut off for too long). */
+  async beatOf(replica: string): Promise<ReplicaBeat | undefined> {
+    const raw = await this.redis.get(this.keyOf(replica));
+    return raw ? (JSON.parse(raw) as ReplicaBeat) : undefined;
+  }
+
+  /** Replicas alive and not draining, this one excepted. */
+  async others(): Promise<Array<{ id: string } & ReplicaBeat>> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.redis.scan(cursor, 'MATCH', `${this.heartbeatPrefix}*`, 'COUNT', 200);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    const ids = keys.map((key) => key.slice(this.heartbeatPrefix.length)).filter((id) => id !== this.id);
+    const beats = ids.length > 0 ? await this.redis.mget(ids.map((id) => this.keyOf(id))) : [];
+    return ids.flatMap((id, index) => {
+      const raw = beats[index];
+      if (!raw) return [];
+      const beat = JSON.parse(raw) as ReplicaBeat;
+      return beat.draining ? [] : [{ id, ...beat }];
+    });
+  }
+
+  /**
+   * Ends another replica's heartbeat when its address refused a connection: nothing listens
+   * there, so it serves nothing, and its sessions may be taken over at once.
+   */
+  async declareGone(replica: string, beat: ReplicaBeat): Promise<void> {
+    await this.redis.eval(DELETE_IF_SAME, 1, this.keyOf(replica), JSON.stringify(beat));
+  }
+
+  /** Gives the lease up: the replica is leaving. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#confirmedAt = Number.NEGATIVE_INFINITY;
+    await this.redis.eval(DELETE_IF_SAME, 1, this.keyOf(this.id), this.#beat()).catch(() => undefined);
+  }
+}

@@ -1,0 +1,104 @@
+import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Redis } from 'ioredis';
+
+/** What another replica needs to carry a 2025 session on without its client initializing again. */
+export interface SessionRecord {
+  exposure?: 'all' | 'discovery';
+  workspace?: string;
+  identity: string;
+  allowedModes?: readonly string[];
+  /** Who may use it: the front's caller key (a token's hash), when authentication is on. */
+  caller?: string;
+  /** The client's initialize request: its capabilities, version and protocol version. */
+  initialize: InitializeRequest['params'];
+}
+
+export interface DirectoryEntry {
+  /** The replica that serves it; '' while nobody does (handed over by a replica that left). */
+  owner: string;
+  /** Its mode now: a mode switch changes it after the session began. */
+  mode: string;
+  record: SessionRecord;
+}
+
+// Takes a session whose owner has no heartbeat (or none at all) for ARGV[1]; returns the owner after.
+const CLAIM = `
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner then return false end
+if owner ~= '' and owner ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. owner) == 1 then return owner end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1])
+return ARGV[1]`;
+
+// Gives each session ARGV[1] still owns to the replica named beside it (ARGV[i + 1]; '' for nobody).
+const HAND_OVER = `
+local count = 0
+for i, key in ipairs(KEYS) do
+  if redis.call('HGET', key, 'owner') == ARGV[1] then
+    redis.call('HSET', key, 'owner', ARGV[i + 1])
+    count = count + 1
+  end
+end
+return count`;
+
+/**
+ * The fleet's sessions in Redis: one hash per session (owner, mode, record) that expires when
+ * the session has been idle as long as a replica keeps an idle session.
+ */
+export class SessionDirectory {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly idleMs: number,
+  ) {}
+
+  #key(sessionId: string): string {
+    return `${this.prefix}session:${sessionId}`;
+  }
+
+  async add(sessionId: string, owner: string, mode: string, record: SessionRecord): Promise<void> {
+    await this.redis
+      .multi()
+      .hset(this.#key(sessionId), { owner, mode, record: JSON.stringify(record) })
+      .pexpire(this.#key(sessionId), this.idleMs)
+      .exec();
+  }
+
+  async lookup(sessionId: string): Promise<DirectoryEntry | undefined> {
+    const found = await this.redis.hgetall(this.#key(sessionId));
+    if (found.record === undefined || found.owner === undefined) return undefined;
+    return { owner: found.owner, mode: found.mode ?? '', record: JSON.parse(found.record) as SessionRecord };
+  }
+
+  /** Atomically takes the session for `replica` unless a live replica owns it; the owner after, or undefined when it is gone. */
+  async claim(sessionId: string, replica: string, heartbeatPrefix: string): Promise<string | undefined> {
+    const owner = await this.redis.eval(CLAIM, 1, this.#key(sessionId), replica, heartbeatPrefix);
+    return typeof owner === 'string' ? owner : undefined;
+  }
+
+  /** Keeps the sessions alive in the directory and records their modes; run by their owner. */
+  async refresh(sessions: ReadonlyArray<{ id: string; mode: string }>): Promise<void> {
+    if (sessions.length === 0) return;
+    const batch = this.redis.pipeline();
+    for (const { id, mode } of sessions) {
+      batch.hset(this.#key(id), 'mode', mode);
+      batch.pexpire(this.#key(id), this.idleMs);
+    }
+    await batch.exec();
+  }
+
+  /** Gives the sessions `replica` owns ('' for those nobody owns) to `heirs`, in turn; ownerless when there is none. */
+  async handOver(sessionIds: readonly string[], replica: string, heirs: readonly string[]): Promise<number> {
+    if (sessionIds.length === 0) return 0;
+    return (await this.redis.eval(
+      HAND_OVER,
+      sessionIds.length,
+      ...sessionIds.map((id) => this.#key(id)),
+      replica,
+      ...sessionIds.map((_, index) => heirs[index % heirs.length] ?? ''),
+    )) as number;
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    await this.redis.del(this.#key(sessionId));
+  }
+}

@@ -1,0 +1,107 @@
+// A small HTTP load balancer for the fleet tests, in front of toolmesh replicas: round-robin,
+// sticky on Mcp-Session-Id (learned from the response, as HAProxy's stick-table does), or always
+// the wrong replica. Like a balancer with retries and redispatch, it tries the next replica when
+// one refuses or resets the connection, or closes a reused idle one, since then nothing was sent; any other
+// failure reaches the client as a 502.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type BalancerPolicy = 'round-robin' | 'sticky' | 'wrong';
+
+export class Balancer {
+  policy: BalancerPolicy;
+  #backends: URL[];
+  #next = 0;
+  readonly #owners = new Map<string, URL>();
+  readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  readonly #server: http.Server;
+  /** Requests that reached a replica, and those answered by the balancer's 502. */
+  readonly counts = { requests: 0, failed: 0 };
+
+  constructor(backends: string[], policy: BalancerPolicy) {
+    this.#backends = backends.map((backend) => new URL(backend));
+    this.policy = policy;
+    this.#server = http.createServer((req, res) => void this.#serve(req, res));
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/mcp`;
+  }
+
+  set backends(backends: string[]) {
+    this.#backends = backends.map((backend) => new URL(backend));
+  }
+
+  #pick(sessionId: string | undefined, attempt: number): URL {
+    const owner = sessionId ? this.#owners.get(sessionId) : undefined;
+    const live = this.#backends;
+    if (owner && attempt === 0 && live.some((backend) => backend.host === owner.host)) {
+      if (this.policy === 'sticky') return owner;
+      if (this.policy === 'wrong') {
+        const others = live.filter((backend) => backend.host !== owner.host);
+        if (others.length > 0) return others[this.#next++ % others.length] as URL;
+      }
+    }
+    return live[this.#next++ % live.length] as URL;
+  }
+
+  async #serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const backend = this.#pick(sessionId, attempt);
+      const outcome = await this.#try(backend, req, res, body);
+      if (outcome !== 'retry') return;
+    }
+    this.counts.failed++;
+    res.writeHead(502).end('no replica answered');
+  }
+
+  #try(backend: URL, req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) {
+    return new Promise<'done' | 'retry'>((resolve) => {
+      const outgoing = http.request({
+        agent: this.#agent,
+        host: backend.hostname,
+        port: backend.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: backend.host, 'content-length': body.length },
+      });
+      outgoing.on('response', (answer) => {
+        this.counts.requests++;
+        const id = answer.headers['mcp-session-id'];
+        if (typeof id === 'string' && !this.#owners.has(id)) this.#owners.set(id, backend);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        answer.on('close', () => {
+          if (!answer.complete) res.destroy();
+          resolve('done');
+        });
+      });
+      outgoing.on('error', (error: NodeJS.ErrnoException) => {
+        const nothingSent =
+          error.code === 'ECONNREFUSED' ||
+          (error as { syscall?: string }).syscall === 'connect' ||
+          (outgoing.reusedSocket && error.code === 'ECONNRESET');
+        if (nothingSent && !res.headersSent) return resolve('retry');
+        this.counts.failed++;
+        if (!res.headersSent) res.writeHead(502).end(`replica failed: ${error.message}`);
+        else res.destroy();
+        resolve('done');
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) outgoing.destroy();
+      });
+      outgoing.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#agent.destroy();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,163 @@
+// A fleet of `toolmesh serve --transport http` replicas on one Redis (a key prefix of its own):
+// what a call of a legacy session costs when it lands on a replica that does not own the session
+// and is forwarded, against the same call on the owner; and the throughput of 1, 2 and 3 replicas.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { connectHttpClient } from '@toolmesh/core/testing';
+import { ECHO_STDIO } from './aggregator-overhead.mjs';
+import { check } from './check.mjs';
+import { startProcess } from './processes.mjs';
+import { interleaved, ms } from './stats.mjs';
+import { AGGREGATOR_BIN } from './toolmesh.mjs';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LATENCY_CALLS = 400;
+const SESSIONS = 20;
+const CALLS_PER_SESSION = 100;
+
+function startReplica(config, folder) {
+  return startProcess({
+    command: process.execPath,
+    args: [
+      AGGREGATOR_BIN,
+      'serve',
+      '--config',
+      config,
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--log-level',
+      'warning',
+    ],
+    cwd: folder,
+    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data') },
+    ready: /toolmesh is serving MCP at (http:\/\/\S+\/mcp)\b/,
+  });
+}
+
+/** One tools/call of a session by its id on `url`, as a 2025 client sends it; resolves with its text. */
+function callerOf(url, sessionId) {
+  let id = 0;
+  return async () => {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: { name: 'echo__echo', arguments: { text: 'ping' } },
+      }),
+    });
+    const text = await answer.text();
+    check(answer.ok && text.includes('"ping"'), `a fleet call failed: ${answer.status} ${text}`);
+  };
+}
+
+async function throughput(urls) {
+  // Each session on one replica, as a sticky balancer places them.
+  const clients = await Promise.all(
+    Array.from({ length: SESSIONS }, (_, i) => connectHttpClient(urls[i % urls.length])),
+  );
+  try {
+    await Promise.all(clients.map((client) => client.call('echo__echo', { text: 'warm' })));
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let i = 0; i < CALLS_PER_SESSION; i++) {
+          const result = await client.call('echo__echo', { text: 'ping' });
+          check(!result.isError, `a fleet call failed: ${JSON.stringify(result)}`);
+        }
+      }),
+    );
+    return (SESSIONS * CALLS_PER_SESSION * 1000) / (performance.now() - started);
+  } finally {
+    await Promise.allSettled(clients.map((client) => client.close()));
+  }
+}
+
+/** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
+export async function benchmarkFleet({ base, log }) {
+  const folder = path.join(base, 'fleet');
+  mkdirSync(path.join(folder, 'data'), { recursive: true });
+  const config = path.join(folder, 'fleet.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { echo: ECHO_STDIO },
+      auth: { required: false },
+      state: { redis: REDIS_URL },
+      fleet: { keyPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
+    }),
+  );
+  const replicas = [];
+  try {
+    for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder));
+    const urls = replicas.map((replica) => replica.url);
+    log('bench fleet: a call on the owner vs the same call forwarded by another replica');
+    const owner = await connectHttpClient(urls[0]);
+    const sessionId = owner.client.transport.sessionId;
+    const { local, forwarded } = await interleaved(
+      { local: callerOf(urls[0], sessionId), forwarded: callerOf(urls[1], sessionId) },
+      { runs: LATENCY_CALLS, warmup: 20 },
+    );
+    await owner.close();
+    const perReplicas = [];
+    for (const count of [1, 2, 3]) {
+      log(`bench fleet: throughput of ${count} replica(s), ${SESSIONS} sessions`);
+      perReplicas.push({ replicas: count, callsPerSecond: await throughput(urls.slice(0, count)) });
+    }
+    return { local: local.stats, forwarded: forwarded.stats, perReplicas, load: os.loadavg()[0] };
+  } finally {
+    for (const replica of replicas) await replica.stop();
+  }
+}
+
+export function renderFleetSection(run) {
+  const one = run.perReplicas[0].callsPerSecond;
+  const rows = run.perReplicas
+    .map(
+      ({ replicas, callsPerSecond }) =>
+        `| ${replicas} | ${Math.round(callsPerSecond)} | ${(callsPerSecond / one).toFixed(2)}× |`,
+    )
+    .join('\n');
+  return `## fleet: replicas on one Redis
+
+Three \`toolmesh serve --transport http\` replicas on one config and the machine's Redis (a key
+prefix per run), echo over stdio behind each. A legacy session's \`tools/call\` sent to the replica
+that owns it, and the same call sent to another replica, which forwards it (${LATENCY_CALLS} of each,
+interleaved, one at a time):
+
+| call | p50 | p95 |
+|---|---|---|
+| on the owner | **${ms(run.local.median)}** | ${ms(run.local.p95)} |
+| forwarded by another replica | **${ms(run.forwarded.median)}** | ${ms(run.forwarded.p95)} |
+
+A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms).
+
+Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
+replicas as a sticky balancer places them (each client straight to its replica):
+
+| replicas | calls/s | vs one |
+|---|---|---|
+${rows}
+
+On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
+throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one). Scaling has to be
+measured on a machine with more cores than replicas.
+
+Load average (1 min) at the end of the run: ${run.load.toFixed(1)} on ${os.cpus().length} cores. On a machine this
+busy every figure above is mostly waiting for a core; check the targets on an idle one.
+
+Reproduce: \`pnpm build && node test/bench/run.mjs --only fleet\` (needs Redis at REDIS_URL).
+`;
+}
