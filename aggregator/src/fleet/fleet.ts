@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '@toolmesh/core';
 import type { HttpFront, ResumedSession, SharedSessions } from '@toolmesh/core/http';
 import type { NextFunction, Request, Response } from 'express';
