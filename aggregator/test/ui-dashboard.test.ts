@@ -467,9 +467,11 @@ describe('the other pages', () => {
     const page = await signInWithForm(await newBrowser(), viewerToken);
     const victim = page.locator('tr[data-server="victim"] [data-state]');
     await until(async () => (await victim.getAttribute('data-state')) === 'ready');
+    // The fixture is a 2025 server: the revision toolmesh negotiated with it is shown beside it.
+    expect(await page.locator('tr[data-server="victim"] td.revision').textContent()).toBe('2025-11-25');
     process.kill(pidOfFixture('victim'), 'SIGKILL');
-    await until(async () => (await victim.getAttribute('data-state')) === 'restarting', 15_000);
-    await until(async () => (await victim.getAttribute('data-state')) === 'ready', 30_000);
+    await until(async () => (await victim.getAttribute('data-state')) === 'restarting', 60_000);
+    await until(async () => (await victim.getAttribute('data-state')) === 'ready', 60_000);
     await expect(page.locator('tr[data-server="victim"] td.restarts').textContent()).resolves.toBe('1');
   });
 

@@ -80,6 +80,7 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
         name: upstream.name,
         state: upstream.state,
         tools: upstream.catalog.tools.length,
+        ...(upstream.protocolVersion && { protocolVersion: upstream.protocolVersion }),
         restarts: seen.restarts,
         ...(seen.readySince !== undefined && { uptimeMs: now - seen.readySince }),
         ...(upstream.state === 'restarting' && { retryInSeconds: upstream.secondsUntilRetry() }),

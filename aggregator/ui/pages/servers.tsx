@@ -7,6 +7,8 @@ interface ServerRow {
   name: string;
   state: 'starting' | 'ready' | 'restarting' | 'stopped';
   tools: number;
+  /** The MCP revision toolmesh speaks with it, once connected. */
+  protocolVersion?: string;
   restarts: number;
   uptimeMs?: number;
   retryInSeconds?: number;
@@ -56,6 +58,7 @@ export function ServersPage(_props: { me: Me }) {
                 <th scope="col">Server</th>
                 <th scope="col">State</th>
                 <th scope="col">Tools</th>
+                <th scope="col">Revision</th>
                 <th scope="col">Restarts</th>
                 <th scope="col">Up for</th>
                 <th scope="col">Last error</th>
@@ -71,6 +74,7 @@ export function ServersPage(_props: { me: Me }) {
                     </span>
                   </td>
                   <td>{server.tools}</td>
+                  <td class="revision">{server.protocolVersion ?? '—'}</td>
                   <td class="restarts">{server.restarts}</td>
                   <td>{server.uptimeMs !== undefined ? span(server.uptimeMs) : '—'}</td>
                   <td class="wrap">
