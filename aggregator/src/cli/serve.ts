@@ -234,7 +234,8 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           const status = seen?.draining ? 'draining' : healthy ? 'ok' : 'degraded';
           res.status(healthy ? 200 : 503);
           if (!mayReadDetails(req)) {
-            res.json({ status, ...(seen && { replica: seen.replica }) });
+            // Which replica answered and whether it holds its lease are for balancers and probes.
+            res.json({ status, ...(seen && { replica: seen.replica, lease: seen.lease }) });
             return;
           }
           const servers = upstreams.map((upstream) => ({
@@ -252,6 +253,8 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             sessions: aggregator.sessionCount,
           });
         });
+        // Last of the public routes: it runs before the front authenticates every other request.
+        if (access.sharedRateLimit) app.use(access.sharedRateLimit);
       },
       routes: (app) => {
         approvals(app);
@@ -259,8 +262,6 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         app.get('/metrics', async (_req, res) => {
           res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
         });
-        // Last of the public routes: it runs before the front authenticates every other request.
-        if (access.sharedRateLimit) app.use(access.sharedRateLimit);
       },
       host: options.host,
       port: options.port,

@@ -382,12 +382,16 @@ export async function startHttpFront<S extends SessionServer>(
     ) => {
       sessions.add(sessionId, transport, owner);
       serverOf.set(transport, server);
+      // The server's own close handler (set by connect, which comes first) must still run: it is
+      // what tells the server, and so its owner, that the session is over.
+      const closeServer = transport.onclose;
       transport.onclose = () => {
         if (sessions.has(sessionId)) {
           sessions.delete(sessionId);
           shared?.ended(sessionId);
         }
-        void server.close();
+        if (closeServer) closeServer();
+        else void server.close();
       };
     };
     const existingSession = async (req: Request, res: Response) => {
