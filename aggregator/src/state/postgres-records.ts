@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
+import { type AuditRow, auditOf } from './audit-row.js';
 import type { ApprovalRecord, ConnectionHealth, DurableRecords, StateHealth } from './state.js';
 import { StateUnavailableError, withoutCredentials } from './state-unavailable.js';
 
@@ -51,24 +52,6 @@ const MIGRATIONS = [
 /** Any 64-bit number, the same for every toolmesh: migrations of one schema run one at a time. */
 const MIGRATION_LOCK = 0x746f6f6c6d657368n;
 
-interface AuditRow {
-  time: string;
-  identity: string;
-  session: string;
-  mode: string;
-  workspace: string | null;
-  tool: string;
-  server: string;
-  arguments_redacted: string;
-  arguments_sha256: string;
-  decision: AuditRecord['decision'];
-  rule: string;
-  approval: AuditRecord['approval'] | null;
-  outcome: AuditRecord['outcome'];
-  error: string | null;
-  duration_ms: number;
-}
-
 interface ApprovalRow {
   id: string;
   session: string;
@@ -86,25 +69,6 @@ interface ApprovalRow {
   decided_at: string | null;
   decided_by: string | null;
   decision_reason: string | null;
-}
-
-function auditOf(row: AuditRow): AuditRecord {
-  return {
-    time: Number(row.time),
-    identity: row.identity,
-    session: row.session,
-    mode: row.mode,
-    ...(row.workspace !== null && { workspace: row.workspace }),
-    tool: row.tool,
-    server: row.server,
-    argumentsDigest: { redacted: row.arguments_redacted, sha256: row.arguments_sha256 },
-    decision: row.decision,
-    rule: row.rule,
-    ...(row.approval !== null && { approval: row.approval }),
-    outcome: row.outcome,
-    ...(row.error !== null && { error: row.error }),
-    durationMs: row.duration_ms,
-  };
 }
 
 function approvalOf(row: ApprovalRow): ApprovalRecord {

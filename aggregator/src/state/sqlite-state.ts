@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
+import { type AuditRow, auditOf } from './audit-row.js';
 import type {
   AggregatorState,
   ApprovalDecision,
@@ -101,43 +102,6 @@ interface SessionRow {
   transport: SessionRecord['transport'];
   started_at: number;
   ended_at: number | null;
-}
-
-interface AuditRow {
-  time: number;
-  identity: string;
-  session: string;
-  mode: string;
-  workspace: string | null;
-  tool: string;
-  server: string;
-  arguments_redacted: string;
-  arguments_sha256: string;
-  decision: AuditRecord['decision'];
-  rule: string;
-  approval: AuditRecord['approval'] | null;
-  outcome: AuditRecord['outcome'];
-  error: string | null;
-  duration_ms: number;
-}
-
-function auditOf(row: AuditRow): AuditRecord {
-  return {
-    time: row.time,
-    identity: row.identity,
-    session: row.session,
-    mode: row.mode,
-    ...(row.workspace !== null && { workspace: row.workspace }),
-    tool: row.tool,
-    server: row.server,
-    argumentsDigest: { redacted: row.arguments_redacted, sha256: row.arguments_sha256 },
-    decision: row.decision,
-    rule: row.rule,
-    ...(row.approval !== null && { approval: row.approval }),
-    outcome: row.outcome,
-    ...(row.error !== null && { error: row.error }),
-    durationMs: row.duration_ms,
-  };
 }
 
 /** A tool-name glob (`*`, `?`) as SQLite GLOB reads it: `[` would open a character class there. */
