@@ -99,6 +99,8 @@ export class Fleet implements SharedSessions<Server> {
   readonly #inFlight = new Set<Promise<void>>();
   /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
   readonly #streams = new Set<Response>();
+  /** The legacy `/sse` sessions open here, whose posts other replicas pass on to this one. */
+  readonly #sseSessions = new Set<string>();
   #front: HttpFront | undefined;
   #draining = false;
   #refresher: NodeJS.Timeout | undefined;
@@ -232,6 +234,36 @@ export class Fleet implements SharedSessions<Server> {
     void this.#directory.remove(sessionId).catch(() => undefined);
   }
 
+  async streamOpening(sessionId: string): Promise<void> {
+    await this.#directory.addStream(sessionId, this.lease.id);
+    this.#sseSessions.add(sessionId);
+  }
+
+  streamClosed(sessionId: string): void {
+    this.#sseSessions.delete(sessionId);
+    void this.#directory.removeStream(sessionId).catch(() => undefined);
+  }
+
+  async streamElsewhere(sessionId: string, req: Request, res: Response): Promise<'answered' | undefined> {
+    try {
+      const owner = await this.#directory.streamOwner(sessionId);
+      if (owner === undefined || owner === this.lease.id || !mayForward(req)) return undefined;
+      const beat = await this.lease.beatOf(owner);
+      if (!beat) return undefined;
+      const advice = `The toolmesh replica holding this /sse stream (${owner}) stopped before it answered: the call may or may not have run. Open /sse again and retry it.`;
+      return (await this.#forward(req, res, owner, beat, advice)) === 'answered' ? 'answered' : undefined;
+    } catch (error) {
+      if (res.headersSent) return 'answered';
+      jsonRpcError(
+        res,
+        503,
+        `toolmesh cannot look /sse session ${sessionId} up in Redis now (${(error as Error).message}): retry shortly.`,
+        { 'Retry-After': '1' },
+      );
+      return 'answered';
+    }
+  }
+
   async missing(
     sessionId: string,
     req: Request,
@@ -305,13 +337,19 @@ export class Fleet implements SharedSessions<Server> {
     return 'answered';
   }
 
-  #forward(req: Request, res: Response, owner: string, beat: ReplicaBeat) {
+  #forward(
+    req: Request,
+    res: Response,
+    owner: string,
+    beat: ReplicaBeat,
+    retryAdvice = `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
+  ) {
     const outcome = forwardRequest(
       req,
       res,
       new URL(beat.url),
       { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
-      `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
+      retryAdvice,
     );
     void outcome.then((how) => this.metrics.forwards.inc({ outcome: how === 'answered' ? 'ok' : 'failed' }));
     return outcome;
@@ -345,11 +383,12 @@ export class Fleet implements SharedSessions<Server> {
   async #refresh(): Promise<void> {
     if (!this.lease.valid) return;
     const sessions = [...this.#local].map(([id, session]) => ({ id, mode: session.mode }));
-    await this.#directory
-      .refresh(sessions)
-      .catch((error: Error) =>
-        this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
-      );
+    await Promise.all([
+      this.#directory.refresh(sessions),
+      this.#directory.refreshStreams(this.#sseSessions),
+    ]).catch((error: Error) =>
+      this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
+    );
   }
 
   /** The lease lapsed: another replica may take these sessions over any moment, so they end here. */

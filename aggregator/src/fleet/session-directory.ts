@@ -101,4 +101,28 @@ export class SessionDirectory {
   async remove(sessionId: string): Promise<void> {
     await this.redis.del(this.#key(sessionId));
   }
+
+  #streamKey(sessionId: string): string {
+    return `${this.prefix}stream:${sessionId}`;
+  }
+
+  /** A legacy `/sse` stream held by `owner`: it cannot move, so only its owner is kept. */
+  async addStream(sessionId: string, owner: string): Promise<void> {
+    await this.redis.set(this.#streamKey(sessionId), owner, 'PX', this.idleMs);
+  }
+
+  async streamOwner(sessionId: string): Promise<string | undefined> {
+    return (await this.redis.get(this.#streamKey(sessionId))) ?? undefined;
+  }
+
+  /** Keeps the streams open on their owner findable while they stay open. */
+  async refreshStreams(sessionIds: Iterable<string>): Promise<void> {
+    const batch = this.redis.pipeline();
+    for (const id of sessionIds) batch.pexpire(this.#streamKey(id), this.idleMs);
+    if (batch.length > 0) await batch.exec();
+  }
+
+  async removeStream(sessionId: string): Promise<void> {
+    await this.redis.del(this.#streamKey(sessionId));
+  }
 }

@@ -6,13 +6,7 @@ import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middle
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import {
-  createMcpHandler,
-  isJsonContentType,
-  isLegacyRequest,
-  type McpHttpHandler,
-  type Server,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { guardRequestParams } from './guard-request-params.js';
@@ -106,6 +100,15 @@ export interface SharedSessions<S extends SessionServer = SessionServer> {
   ): Promise<void>;
   /** The session ended here for good: its client deleted it, or it idled out. */
   ended(sessionId: string): void;
+  /**
+   * A legacy `/sse` stream is opening here: recorded before its client hears where to post, so
+   * a post that reaches another process is passed on to this one. A stream cannot move, so
+   * such a session is never resumed elsewhere; its client opens `/sse` again.
+   */
+  streamOpening(sessionId: string): Promise<void>;
+  streamClosed(sessionId: string): void;
+  /** A post for a `/sse` stream this process does not hold: 'answered' once passed on to the process that holds it. */
+  streamElsewhere(sessionId: string, req: Request, res: Response): Promise<'answered' | undefined>;
 }
 
 export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
@@ -474,6 +477,7 @@ export async function startHttpFront<S extends SessionServer>(
 
   if (createServer) {
     app.get('/sse', async (req, res) => {
+      if (shared?.intercept(req, res)) return;
       let server: S;
       try {
         server = createServer(req);
@@ -482,9 +486,22 @@ export async function startHttpFront<S extends SessionServer>(
         throw error;
       }
       const transport = new SSEServerTransport('/messages', res);
-      legacy.set(transport.sessionId, { transport, owner: ownerOf(req) });
+      const { sessionId } = transport;
+      try {
+        await shared?.streamOpening(sessionId);
+      } catch (error) {
+        void server.close();
+        res.set('Retry-After', '1');
+        return jsonRpcError(
+          res,
+          503,
+          `The stream could not be shared with the other processes (${(error as Error).message}): retry shortly.`,
+        );
+      }
+      legacy.set(sessionId, { transport, owner: ownerOf(req) });
       res.on('close', () => {
-        legacy.delete(transport.sessionId);
+        legacy.delete(sessionId);
+        shared?.streamClosed(sessionId);
         void server.close();
       });
       // A v2 server serves a 2025 session over the same transports as a v1 one.
@@ -493,8 +510,13 @@ export async function startHttpFront<S extends SessionServer>(
       options.onEventStream?.(server);
     });
     app.post('/messages', async (req, res) => {
-      const session = legacy.get(String(req.query.sessionId ?? ''));
-      if (!session) return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
+      const sessionId = String(req.query.sessionId ?? '');
+      const session = legacy.get(sessionId);
+      if (!session) {
+        if (shared && (shared.intercept(req, res) || (await shared.streamElsewhere(sessionId, req, res))))
+          return;
+        return jsonRpcError(res, 404, 'Unknown sessionId: open /sse first.');
+      }
       if (session.owner !== ownerOf(req))
         return jsonRpcError(
           res,
