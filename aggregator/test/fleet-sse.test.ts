@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultText } from '@toolmesh/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,7 +93,10 @@ describe('legacy /sse sessions across two replicas', () => {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toContain('echo__echo');
       for (let n = 0; n < CALLS; n++) {
-        const result = await client.callTool({ name: 'echo__echo', arguments: { text: `sse ${n}` } });
+        const result = (await client.callTool({
+          name: 'echo__echo',
+          arguments: { text: `sse ${n}` },
+        })) as CallToolResult;
         expect(resultText(result)).toBe(`sse ${n}`);
       }
       // Round-robin sends every other post to the replica without the stream: each was passed on.
