@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations, Browsers, pidOfFixture, SCREENSHOTS } from './dashboard-browser.js';
 import { fixture, serveToolmesh, until } from './harness.js';
@@ -13,6 +14,7 @@ type Replica = ReturnType<typeof serveToolmesh>;
 
 let folder: string;
 let prefix: string;
+let redis: Redis;
 const replicas: Replica[] = [];
 const browsers = new Browsers();
 
@@ -37,6 +39,7 @@ async function exited(replica: Replica): Promise<void> {
 beforeAll(async () => {
   folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-ui-fleet-')));
   prefix = `toolmesh-test:${process.pid}_${randomBytes(4).toString('hex')}:`;
+  redis = new Redis(REDIS_URL);
   const config = path.join(folder, 'toolmesh.json');
   writeFileSync(
     config,
@@ -60,6 +63,7 @@ afterAll(async () => {
   // Gone before their keys are: a replica still running would write its heartbeat again.
   await Promise.all(replicas.map(exited));
   await deleteKeys(prefix);
+  redis?.disconnect();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -67,6 +71,13 @@ describe('the Servers page of a fleet', () => {
   it("shows each replica's own servers, and drops a replica that left", async () => {
     const [first, second] = replicas as [Replica, Replica];
     const ids = [await replicaId(first), await replicaId(second)];
+    // What a replica gone long ago left behind, with no heartbeat: never shown, and removed.
+    const published = `${prefix}dashboard:servers`;
+    await redis.hset(
+      published,
+      'r-gone',
+      JSON.stringify({ at: 0, servers: [{ name: 'ghost', state: 'ready' }] }),
+    );
     const signInLink = /dashboard: (http:\/\/\S+\/ui\/login\?code=\S+)/.exec(first.stderr())?.[1] as string;
     const context = await browsers.open();
     const page = context.pages()[0] ?? (await context.newPage());
@@ -89,6 +100,7 @@ describe('the Servers page of a fleet', () => {
     await expect(page.locator(`section[data-replica="${ids[0]}"] h2`).textContent()).resolves.toContain(
       'this one',
     );
+    expect(await redis.hexists(published, 'r-gone')).toBe(0);
 
     // A server killed under the second replica restarts there; the first replica's runs on.
     process.kill(pidOfFixture(second.child.pid as number, 'victim'), 'SIGKILL');

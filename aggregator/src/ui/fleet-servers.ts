@@ -2,10 +2,16 @@ import type { Logger } from '@toolmesh/core';
 import type { Fleet } from '../fleet/fleet.js';
 import type { ServerRow } from './server-rows.js';
 
-/** How often a replica publishes its servers, besides at every change of state. */
-const PUBLISH_EVERY_MS = 2000;
-/** How long a publication lives unless renewed: a replica that stopped drops off by itself. */
-const PUBLICATION_TTL_MS = 10_000;
+/** How often a replica publishes its servers besides at every change of state: a publication lost to a Redis hiccup is mended. */
+const PUBLISH_EVERY_MS = 5000;
+/** A publication this old whose replica has no heartbeat is of a replica gone: the next reader removes it. */
+const GONE_AFTER_MS = 30_000;
+
+/** What a replica publishes: its servers, and when. */
+interface Publication {
+  at: number;
+  servers: ServerRow[];
+}
 
 /** One replica's servers, as the Servers page shows them in a fleet. */
 export interface ReplicaServers {
@@ -20,11 +26,12 @@ export interface ReplicaServers {
 
 /**
  * The Servers page of a fleet: each replica runs its own downstream servers, so each publishes
- * their states in Redis (`<fleet.keyPrefix>dashboard:servers:<replica>`, renewed every 2 s and
- * at every change), and a page shows those of every replica whose heartbeat is alive.
+ * their states in one Redis hash (`<fleet.keyPrefix>dashboard:servers`, a field per replica,
+ * written at every change and every 5 s), and a page shows those of every replica whose
+ * heartbeat is alive: a read costs two commands however many keys Redis holds.
  */
 export class FleetServers {
-  readonly #prefix: string;
+  readonly #key: string;
 
   constructor(
     private readonly fleet: Pick<Fleet, 'redis' | 'lease' | 'draining'>,
@@ -32,7 +39,7 @@ export class FleetServers {
     private readonly rows: () => ServerRow[],
     private readonly log: Logger,
   ) {
-    this.#prefix = `${keyPrefix}dashboard:servers:`;
+    this.#key = `${keyPrefix}dashboard:servers`;
   }
 
   /** Publishes now and every PUBLISH_EVERY_MS; call `publish` too when a server's state changes. */
@@ -42,9 +49,9 @@ export class FleetServers {
   }
 
   publish(): void {
-    const servers = JSON.stringify(this.rows());
+    const publication: Publication = { at: Date.now(), servers: this.rows() };
     void this.fleet.redis
-      .set(`${this.#prefix}${this.fleet.lease.id}`, servers, 'PX', PUBLICATION_TTL_MS)
+      .hset(this.#key, this.fleet.lease.id, JSON.stringify(publication))
       .catch((error: Error) => this.log.debug(`dashboard: servers not published in Redis: ${error.message}`));
   }
 
@@ -67,15 +74,27 @@ export class FleetServers {
 
   async #replicas(): Promise<ReplicaServers[]> {
     const self = this.fleet.lease.id;
-    const others = (await this.#publishers()).filter((id) => id !== self).sort();
+    const published = await this.fleet.redis.hgetall(this.#key);
+    const others = Object.keys(published)
+      .filter((id) => id !== self)
+      .sort();
     const ids = [self, ...others];
-    const [published, beats] = await Promise.all([
-      others.length > 0 ? this.fleet.redis.mget(others.map((id) => `${this.#prefix}${id}`)) : [],
-      this.fleet.redis.mget(ids.map((id) => this.fleet.lease.keyOf(id))),
-    ]);
+    const beats = await this.fleet.redis.mget(ids.map((id) => this.fleet.lease.keyOf(id)));
     const beatOf = (index: number) =>
       beats[index] ? (JSON.parse(beats[index] as string) as { url: string; draining: boolean }) : undefined;
     const own = beatOf(0);
+    const gone: string[] = [];
+    const shown = others.flatMap((replica, index) => {
+      const beat = beatOf(index + 1);
+      const publication = JSON.parse(published[replica] as string) as Publication;
+      // No heartbeat: the replica is gone (or not yet started), whatever it published last.
+      if (!beat) {
+        if (Date.now() - publication.at > GONE_AFTER_MS) gone.push(replica);
+        return [];
+      }
+      return [{ replica, url: beat.url, self: false, draining: beat.draining, servers: publication.servers }];
+    });
+    if (gone.length > 0) await this.fleet.redis.hdel(this.#key, ...gone);
     return [
       {
         replica: self,
@@ -84,32 +103,7 @@ export class FleetServers {
         draining: this.fleet.draining,
         servers: this.rows(),
       },
-      ...others.flatMap((replica, index) => {
-        const beat = beatOf(index + 1);
-        const servers = published[index];
-        // No heartbeat: the replica is gone, whatever it published last.
-        if (!beat || !servers) return [];
-        return [
-          {
-            replica,
-            url: beat.url,
-            self: false,
-            draining: beat.draining,
-            servers: JSON.parse(servers) as ServerRow[],
-          },
-        ];
-      }),
+      ...shown,
     ];
-  }
-
-  async #publishers(): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.fleet.redis.scan(cursor, 'MATCH', `${this.#prefix}*`, 'COUNT', 200);
-      cursor = next;
-      ids.push(...keys.map((key) => key.slice(this.#prefix.length)));
-    } while (cursor !== '0');
-    return ids;
   }
 }
