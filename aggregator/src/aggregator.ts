@@ -15,6 +15,7 @@ import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { Policy } from './policy/policy.js';
 import { Registry, type ToolEntry } from './registry/registry.js';
+import { type ModernRequestFacts, RecentModernClients } from './session-server/modern-clients.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
@@ -135,6 +136,8 @@ export class Aggregator implements SessionBackend {
   private readonly sessions = new Set<ClientSession>();
   /** The sessions of 2026-07-28 requests whose calls run now. */
   readonly #modernCalls = new Set<ClientSession>();
+  /** The 2026-07-28 clients served lately, for the dashboard: they have no session to list. */
+  readonly modernClients = new RecentModernClients();
   private lastReady = '';
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -311,6 +314,10 @@ export class Aggregator implements SessionBackend {
       .catch((error: Error) => this.log.warning(`could not record session: ${error.message}`));
   }
 
+  sawModernClient(session: ClientSession, facts: ModernRequestFacts): void {
+    this.modernClients.saw(session, facts);
+  }
+
   whileCalling(session: ClientSession): () => void {
     this.#modernCalls.add(session);
     return () => this.#modernCalls.delete(session);
@@ -329,6 +336,7 @@ export class Aggregator implements SessionBackend {
   async setSessionMode(session: ClientSession, mode: string): Promise<void> {
     session.mode = mode;
     if (session.modern) {
+      this.modernClients.switched(session.id, mode);
       const now = Date.now();
       await this.state.saveSession({
         id: session.id,

@@ -115,9 +115,9 @@ describe('the dashboard with authentication off', () => {
     const servers = async () =>
       (
         (await (await fetch(`${base}/ui/api/servers`, { headers: { cookie } })).json()) as {
-          servers: { name: string; state: string; lastError?: string; fix?: string }[];
+          replicas: { servers: { name: string; state: string; lastError?: string; fix?: string }[] }[];
         }
-      ).servers;
+      ).replicas.flatMap((replica) => replica.servers);
     let broken: { state: string; lastError?: string; fix?: string } | undefined;
     await until(async () => {
       broken = (await servers()).find((server) => server.name === 'broken');

@@ -23,3 +23,8 @@ export function clockTime(epochMs: number): string {
 export function ago(epochMs: number, now: number): string {
   return `${span(now - epochMs)} ago`;
 }
+
+/** "1 session", "2 sessions". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -179,10 +179,10 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         era: opensLegacySession(request) ? 'legacy' : 'modern',
       });
     };
-    const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken });
     const { FleetMetrics } = await import('../fleet/fleet-metrics.js');
     const metrics = new FleetMetrics(aggregator);
     fleet = options.redis ? await joinFleet(aggregator, options.redis, metrics, options.log) : undefined;
+    const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken, fleet });
     const approvals = approvalsApi(aggregator.state, {
       approver: (request) => {
         const principal = principalOf(request);

@@ -13,6 +13,7 @@ import type { Registry, ToolEntry } from '../registry/registry.js';
 import type { AggregatorState } from '../state/state.js';
 import type { UpstreamSet } from '../upstream/upstream-set.js';
 import type { WorkspaceScope } from '../workspaces/workspace-scope.js';
+import type { ModernRequestFacts } from './modern-clients.js';
 import type { ClientSession } from './session.js';
 
 /** Whether a session can call a tool now; `reason` says why not, `approval` why a person is asked first. */
@@ -62,6 +63,8 @@ export interface SessionBackend {
    * the function that ends it.
    */
   whileCalling(session: ClientSession): () => void;
+  /** A 2026-07-28 request acts as `session`: it has no session to count, so it is remembered for a while. */
+  sawModernClient(session: ClientSession, facts: ModernRequestFacts): void;
   /** A client's roots appeared or changed: downstream servers ask again. */
   rootsChanged(): void;
   /** The mode a 2026-07-28 client's principal switched to on this endpoint, if it did. */

@@ -3,7 +3,9 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   type ListToolsResult,
+  PROTOCOL_VERSION_META_KEY,
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
@@ -55,6 +57,9 @@ function upstreamFor(backend: SessionBackend, server: string | undefined, what: 
 function requestOptions(context: ServerContext) {
   return { signal: context.mcpReq.signal };
 }
+
+/** The revision a 2026-07-28 request is of when its `_meta` does not name one. */
+const MODERN_REVISION = '2026-07-28';
 
 /** Whether a request is of the 2026-07-28 era: it carries the per-request envelope in `_meta`. */
 const isModern = (context: ServerContext) => context.mcpReq.envelope !== undefined;
@@ -143,14 +148,20 @@ export function createSessionServer(
       stateId,
     );
     modern.transport = transport;
-    const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
-      CLIENT_CAPABILITIES_META_KEY
-    ] as { elicitation?: unknown } | undefined;
+    const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
     modern.roundTrip = {
       requestState: context.mcpReq.requestState(),
       inputResponses: context.mcpReq.inputResponses,
       canElicit: capabilities?.elicitation !== undefined,
     };
+    const client = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
+    backend.sawModernClient(modern, {
+      revision: String(envelope?.[PROTOCOL_VERSION_META_KEY] ?? MODERN_REVISION),
+      ...(typeof client?.name === 'string' && {
+        client: `${client.name} ${String(client.version ?? '')}`.trim(),
+      }),
+    });
     return modern;
   };
 

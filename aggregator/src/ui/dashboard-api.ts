@@ -1,4 +1,3 @@
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { SessionRefusal } from '@toolmesh/core/http';
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
@@ -7,9 +6,10 @@ import { renderArguments } from '../approvals/render-arguments.js';
 import type { AuditQuery } from '../audit/audit-record.js';
 import { mayDecide } from '../session-server/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
-import { howToFix } from '../upstream/how-to-fix.js';
 import { approverOf, viewerOfRequest } from './browser-guard.js';
+import type { FleetServers } from './fleet-servers.js';
 import type { ServerHistory } from './server-history.js';
+import { serverRows } from './server-rows.js';
 
 export const AUDIT_PAGE_SIZE = 50;
 /** The most records one export holds; narrow the filters for older ones. */
@@ -71,27 +71,21 @@ function shownApproval(approval: ApprovalRecord) {
 }
 
 /** The dashboard's reads, each from the same place the CLI reads it: the aggregator's live view and the shared state. */
-export function dashboardApi(router: Router, aggregator: Aggregator, history: ServerHistory): void {
-  router.get('/servers', (_req, res) => {
-    const now = Date.now();
-    const servers = aggregator.upstreams.list().map((upstream) => {
-      const seen = history.of(upstream.name);
-      return {
-        name: upstream.name,
-        state: upstream.state,
-        tools: upstream.catalog.tools.length,
-        ...(upstream.protocolVersion && { protocolVersion: upstream.protocolVersion }),
-        restarts: seen.restarts,
-        ...(seen.readySince !== undefined && { uptimeMs: now - seen.readySince }),
-        ...(upstream.state === 'restarting' && { retryInSeconds: upstream.secondsUntilRetry() }),
-        ...(upstream.lastError && { lastError: upstream.lastError }),
-        // What toolmesh doctor would say to do about it.
-        ...(upstream.state !== 'ready' &&
-          upstream.lastError && { fix: howToFix(upstream.config, upstream.lastError) }),
-        ...(upstream.sandboxWarning && { sandboxWarning: upstream.sandboxWarning }),
-      };
-    });
-    res.json({ servers });
+export function dashboardApi(
+  router: Router,
+  aggregator: Aggregator,
+  history: ServerHistory,
+  fleet: FleetServers | undefined,
+): void {
+  router.get('/servers', async (_req, res) => {
+    // One process: its servers. A fleet: each live replica's, as published in Redis.
+    const view = fleet
+      ? { fleet: true, ...(await fleet.view()) }
+      : {
+          fleet: false,
+          replicas: [{ self: true, draining: false, servers: serverRows(aggregator, history) }],
+        };
+    res.json({ now: Date.now(), ...view });
   });
 
   router.get('/tools', (req, res) => {
@@ -177,20 +171,23 @@ export function dashboardApi(router: Router, aggregator: Aggregator, history: Se
     res.end();
   });
 
-  router.get('/sessions', async (_req, res) => {
-    const live = aggregator.liveSessions();
-    const saved = await Promise.all(live.map((session) => aggregator.state.session(session.id)));
-    const sessions = live.map((session, i) => ({
-      id: session.id,
-      identity: session.identity,
-      transport: saved[i]?.transport ?? 'unknown',
-      // The SDK does not say which revision a client negotiated; this is the one the front speaks.
-      revision: LATEST_PROTOCOL_VERSION,
-      mode: session.mode,
-      ...(session.workspace && { workspace: session.workspace }),
-      exposure: session.exposure,
-      lastActive: session.lastActive,
-    }));
-    res.json({ now: Date.now(), sessions });
+  router.get('/sessions', (_req, res) => {
+    const sessions = aggregator.liveSessions().map((session) => {
+      const client = session.server.getClientVersion();
+      return {
+        id: session.id,
+        identity: session.identity,
+        ...(client && { client: `${client.name} ${client.version}` }),
+        transport: session.transport,
+        // What the client and toolmesh agreed on at initialize (deprecated in the SDK for
+        // per-request reads, but a 2025 session's revision is fixed at initialize).
+        revision: session.server.getNegotiatedProtocolVersion() ?? 'initializing',
+        mode: session.mode,
+        ...(session.workspace && { workspace: session.workspace }),
+        exposure: session.exposure,
+        lastActive: session.lastActive,
+      };
+    });
+    res.json({ now: Date.now(), sessions, modernClients: aggregator.modernClients.active() });
   });
 }

@@ -2,14 +2,17 @@ import { SessionRefusal } from '@toolmesh/core/http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Aggregator } from '../aggregator.js';
 import { type Authenticator, AuthRefusal } from '../auth/authenticator.js';
+import type { Fleet } from '../fleet/fleet.js';
 import { approvalsApi } from '../session-server/approvals-api.js';
 import { approverOf, requireViewer, viewerOfRequest, viewerResolver } from './browser-guard.js';
 import { BrowserSessions } from './browser-sessions.js';
 import { dashboardApi } from './dashboard-api.js';
+import { FleetServers } from './fleet-servers.js';
 import { liveEvents } from './live-events.js';
 import { PendingWatch } from './pending-watch.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerHistory } from './server-history.js';
+import { serverRows } from './server-rows.js';
 import { signInRoutes } from './sign-in.js';
 import { StaticAssets } from './static-assets.js';
 
@@ -22,6 +25,8 @@ export interface DashboardOptions {
   authenticator: Authenticator | undefined;
   /** The token of the person at this machine: the sign-in link printed at start signs in with it. */
   localToken: string | undefined;
+  /** The fleet this process is a replica of, if any: the Servers page then shows every replica's servers. */
+  fleet?: Fleet | undefined;
 }
 
 export interface Dashboard {
@@ -37,12 +42,29 @@ export interface Dashboard {
  * read goes through the same aggregator and state as the CLI, every change is a POST with the
  * session's CSRF secret and this server's Origin, and decisions go through the approvals API.
  */
-export function createDashboard({ aggregator, authenticator, localToken }: DashboardOptions): Dashboard {
+export function createDashboard({
+  aggregator,
+  authenticator,
+  localToken,
+  fleet,
+}: DashboardOptions): Dashboard {
   const sessions = new BrowserSessions();
   const resolver = viewerResolver(sessions, authenticator);
   const assets = new StaticAssets();
   const history = new ServerHistory(aggregator.upstreams);
   const watch = new PendingWatch(aggregator.state);
+  const fleetServers =
+    fleet &&
+    new FleetServers(
+      fleet,
+      aggregator.config.fleet.keyPrefix,
+      () => serverRows(aggregator, history),
+      aggregator.log,
+    );
+  if (fleetServers) {
+    fleetServers.start();
+    history.on('changed', () => fleetServers.publish());
+  }
 
   const signedIn = (req: Request) => {
     try {
@@ -63,7 +85,7 @@ export function createDashboard({ aggregator, authenticator, localToken }: Dashb
   api.get('/me', (req, res) => {
     res.json({ ...viewerOfRequest(req), csrf: resolver.csrfOf(req) });
   });
-  dashboardApi(api, aggregator, history);
+  dashboardApi(api, aggregator, history, fleetServers);
   api.get('/events', liveEvents(aggregator, watch, history, signedIn));
   approvalsApi(aggregator.state, {
     approver: (request) => {

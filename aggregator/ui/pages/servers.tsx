@@ -1,92 +1,152 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { getJson, type Me } from '../api';
-import { span } from '../format';
+import { count, span } from '../format';
 import { useLive } from '../live';
 
 interface ServerRow {
   name: string;
-  state: 'starting' | 'ready' | 'restarting' | 'stopped';
+  state: 'starting' | 'ready' | 'restarting' | 'stopped' | 'dormant';
   tools: number;
   /** The MCP revision toolmesh speaks with it, once connected. */
   protocolVersion?: string;
   restarts: number;
-  uptimeMs?: number;
-  retryInSeconds?: number;
+  readySince?: number;
+  retryAt?: number;
   lastError?: string;
   /** What toolmesh doctor would say to do about it. */
   fix?: string;
   sandboxWarning?: string;
 }
 
-function stateText(server: ServerRow): string {
-  if (server.state === 'restarting' && server.retryInSeconds !== undefined)
-    return `restarting (next try in ${server.retryInSeconds} s)`;
+interface ReplicaServers {
+  replica?: string;
+  url?: string;
+  self: boolean;
+  draining: boolean;
+  servers: ServerRow[];
+}
+
+interface ServersAnswer {
+  now: number;
+  fleet: boolean;
+  replicas: ReplicaServers[];
+  problem?: string;
+}
+
+/** Other replicas' states reach this one through Redis, not its event stream: read again this often. */
+const FLEET_REREAD_MS = 2000;
+
+function stateText(server: ServerRow, now: number): string {
+  if (server.state === 'restarting' && server.retryAt !== undefined)
+    return `restarting (next try in ${Math.max(1, Math.ceil((server.retryAt - now) / 1000))} s)`;
   return server.state;
 }
 
+function ServerTable({ servers, now, caption }: { servers: ServerRow[]; now: number; caption?: string }) {
+  if (servers.length === 0)
+    return <p>No server is configured: run toolmesh init, or install @toolmesh/server-* packages.</p>;
+  return (
+    <div class="overflow-auto">
+      <table class="striped">
+        {caption ? <caption class="visually-hidden">{caption}</caption> : null}
+        <thead>
+          <tr>
+            <th scope="col">Server</th>
+            <th scope="col">State</th>
+            <th scope="col">Tools</th>
+            <th scope="col">Revision</th>
+            <th scope="col">Restarts</th>
+            <th scope="col">Up for</th>
+            <th scope="col">Last error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {servers.map((server) => (
+            <tr key={server.name} data-server={server.name}>
+              <th scope="row">{server.name}</th>
+              <td>
+                <span class={`badge state-${server.state}`} data-state={server.state}>
+                  {stateText(server, now)}
+                </span>
+              </td>
+              <td>{server.tools}</td>
+              <td class="revision">{server.protocolVersion ?? '—'}</td>
+              <td class="restarts">{server.restarts}</td>
+              <td>{server.readySince !== undefined ? span(now - server.readySince) : '—'}</td>
+              <td class="wrap">
+                {server.lastError ?? '—'}
+                {server.fix ? <small class="block fix">To fix: {server.fix}</small> : null}
+                {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function summary(answer: ServersAnswer | undefined): string {
+  if (!answer) return 'The downstream MCP servers toolmesh runs.';
+  const all = answer.replicas.flatMap((replica) => replica.servers);
+  const ready = all.filter((server) => server.state === 'ready').length;
+  if (!answer.fleet) return `${ready} of ${all.length} ready. States change here as they happen.`;
+  return `${ready} of ${all.length} ready on ${count(answer.replicas.length, 'replica')}: each runs its own servers.`;
+}
+
 export function ServersPage(_props: { me: Me }) {
-  const [servers, setServers] = useState<ServerRow[]>();
+  const [answer, setAnswer] = useState<ServersAnswer>();
   const [error, setError] = useState<string>();
-  useLive(['servers'], () => {
-    getJson<{ servers: ServerRow[] }>('/servers')
-      .then((answer) => {
-        setServers(answer.servers);
+  const reload = () => {
+    getJson<ServersAnswer>('/servers')
+      .then((found) => {
+        setAnswer(found);
         setError(undefined);
       })
       .catch((failure: Error) => setError(failure.message));
-  });
+  };
+  useLive(['servers'], reload);
+  const fleet = answer?.fleet ?? false;
+  useEffect(() => {
+    if (!fleet) return;
+    const timer = setInterval(reload, FLEET_REREAD_MS);
+    return () => clearInterval(timer);
+  }, [fleet]);
   return (
     <section aria-labelledby="servers-title">
       <hgroup>
         <h1 id="servers-title">Servers</h1>
-        <p>
-          {servers
-            ? `${servers.filter((server) => server.state === 'ready').length} of ${servers.length} ready. States change here as they happen.`
-            : 'The downstream MCP servers toolmesh runs.'}
-        </p>
+        <p>{summary(answer)}</p>
       </hgroup>
       {error ? <p role="alert">{error}</p> : null}
-      {!servers ? (
+      {answer?.problem ? <p role="alert">{answer.problem}</p> : null}
+      {!answer ? (
         <p aria-busy="true">Loading…</p>
-      ) : servers.length === 0 ? (
-        <p>No server is configured: run toolmesh init, or install @toolmesh/server-* packages.</p>
+      ) : !answer.fleet ? (
+        <ServerTable servers={answer.replicas[0]?.servers ?? []} now={answer.now} />
       ) : (
-        <div class="overflow-auto">
-          <table class="striped">
-            <thead>
-              <tr>
-                <th scope="col">Server</th>
-                <th scope="col">State</th>
-                <th scope="col">Tools</th>
-                <th scope="col">Revision</th>
-                <th scope="col">Restarts</th>
-                <th scope="col">Up for</th>
-                <th scope="col">Last error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {servers.map((server) => (
-                <tr key={server.name} data-server={server.name}>
-                  <th scope="row">{server.name}</th>
-                  <td>
-                    <span class={`badge state-${server.state}`} data-state={server.state}>
-                      {stateText(server)}
-                    </span>
-                  </td>
-                  <td>{server.tools}</td>
-                  <td class="revision">{server.protocolVersion ?? '—'}</td>
-                  <td class="restarts">{server.restarts}</td>
-                  <td>{server.uptimeMs !== undefined ? span(server.uptimeMs) : '—'}</td>
-                  <td class="wrap">
-                    {server.lastError ?? '—'}
-                    {server.fix ? <small class="block fix">To fix: {server.fix}</small> : null}
-                    {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        answer.replicas.map((replica) => (
+          <section
+            key={replica.replica}
+            class="replica"
+            data-replica={replica.replica}
+            aria-labelledby={`replica-${replica.replica}`}
+          >
+            <h2 class="part-title" id={`replica-${replica.replica}`}>
+              Replica <code>{replica.replica}</code>
+              <small>
+                {replica.self ? ' · this one' : ''}
+                {replica.url ? ` · ${replica.url}` : ''}
+                {replica.draining ? ' · draining' : ''}
+              </small>
+            </h2>
+            <ServerTable
+              servers={replica.servers}
+              now={answer.now}
+              caption={`Servers of replica ${replica.replica}`}
+            />
+          </section>
+        ))
       )}
     </section>
   );

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, type Me } from '../api';
-import { ago } from '../format';
+import { ago, count } from '../format';
 
 interface SessionRow {
   id: string;
   identity: string;
+  client?: string;
   transport: string;
+  /** The revision the client and toolmesh agreed on at initialize. */
   revision: string;
   mode: string;
   workspace?: string;
@@ -13,11 +15,114 @@ interface SessionRow {
   lastActive: number;
 }
 
+/** A 2026-07-28 client: no session, so it is its token on one endpoint, while it is active. */
+interface ModernClientRow {
+  identity: string;
+  client?: string;
+  transport: string;
+  revision: string;
+  mode: string;
+  workspace?: string;
+  exposure: string;
+  firstSeen: number;
+  lastActive: number;
+  requests: number;
+}
+
+interface SessionsAnswer {
+  now: number;
+  sessions: SessionRow[];
+  modernClients: ModernClientRow[];
+}
+
+const offered = (exposure: string) => (exposure === 'discovery' ? 'discovery only' : 'all');
+
+function LegacySessions({ answer }: { answer: SessionsAnswer }) {
+  if (answer.sessions.length === 0) return <p>No session is open.</p>;
+  return (
+    <div class="overflow-auto">
+      <table class="striped sessions">
+        <thead>
+          <tr>
+            <th scope="col">Who</th>
+            <th scope="col">Client</th>
+            <th scope="col">Session</th>
+            <th scope="col">Transport</th>
+            <th scope="col">Revision</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Tools offered</th>
+            <th scope="col">Last activity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {answer.sessions.map((session) => (
+            <tr key={session.id} data-session={session.id}>
+              <th scope="row">{session.identity}</th>
+              <td>{session.client ?? '—'}</td>
+              <td>
+                <code title={session.id}>{session.id.slice(0, 8)}</code>
+              </td>
+              <td>{session.transport}</td>
+              <td class="revision">{session.revision}</td>
+              <td class="mode">{session.mode}</td>
+              <td>{session.workspace ?? '—'}</td>
+              <td>{offered(session.exposure)}</td>
+              <td>{ago(session.lastActive, answer.now)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ModernClients({ answer }: { answer: SessionsAnswer }) {
+  if (answer.modernClients.length === 0) return <p>No 2026-07-28 client called in the last 30 minutes.</p>;
+  return (
+    <div class="overflow-auto">
+      <table class="striped modern-clients">
+        <thead>
+          <tr>
+            <th scope="col">Who</th>
+            <th scope="col">Client</th>
+            <th scope="col">Transport</th>
+            <th scope="col">Revision</th>
+            <th scope="col">Mode</th>
+            <th scope="col">Workspace</th>
+            <th scope="col">Tools offered</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Last activity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {answer.modernClients.map((client) => (
+            <tr
+              key={`${client.identity} ${client.workspace ?? ''} ${client.exposure} ${client.firstSeen}`}
+              data-identity={client.identity}
+            >
+              <th scope="row">{client.identity}</th>
+              <td>{client.client ?? '—'}</td>
+              <td>{client.transport}</td>
+              <td class="revision">{client.revision}</td>
+              <td class="mode">{client.mode}</td>
+              <td>{client.workspace ?? '—'}</td>
+              <td>{offered(client.exposure)}</td>
+              <td>{client.requests}</td>
+              <td>{ago(client.lastActive, answer.now)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function SessionsPage(_props: { me: Me }) {
-  const [answer, setAnswer] = useState<{ now: number; sessions: SessionRow[] }>();
+  const [answer, setAnswer] = useState<SessionsAnswer>();
   const [error, setError] = useState<string>();
   const reload = () =>
-    getJson<{ now: number; sessions: SessionRow[] }>('/sessions')
+    getJson<SessionsAnswer>('/sessions')
       .then((found) => {
         setAnswer(found);
         setError(undefined);
@@ -33,7 +138,13 @@ export function SessionsPage(_props: { me: Me }) {
       <div class="toolbar">
         <hgroup>
           <h1 id="sessions-title">Sessions</h1>
-          <p>The MCP clients connected to this toolmesh now{answer ? `: ${answer.sessions.length}` : ''}.</p>
+          <p>
+            The MCP clients of this toolmesh
+            {answer
+              ? `: ${count(answer.sessions.length, 'session')} open, ${count(answer.modernClients.length, 'stateless client')} active`
+              : ''}
+            .
+          </p>
         </hgroup>
         <button type="button" class="secondary compact" onClick={reload}>
           Refresh
@@ -42,41 +153,28 @@ export function SessionsPage(_props: { me: Me }) {
       {error ? <p role="alert">{error}</p> : null}
       {!answer ? (
         <p aria-busy="true">Loading…</p>
-      ) : answer.sessions.length === 0 ? (
-        <p>No client is connected.</p>
       ) : (
-        <div class="overflow-auto">
-          <table class="striped">
-            <thead>
-              <tr>
-                <th scope="col">Who</th>
-                <th scope="col">Session</th>
-                <th scope="col">Transport</th>
-                <th scope="col">Revision</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Workspace</th>
-                <th scope="col">Tools offered</th>
-                <th scope="col">Last activity</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.sessions.map((session) => (
-                <tr key={session.id}>
-                  <th scope="row">{session.identity}</th>
-                  <td>
-                    <code title={session.id}>{session.id.slice(0, 8)}</code>
-                  </td>
-                  <td>{session.transport}</td>
-                  <td>{session.revision}</td>
-                  <td>{session.mode}</td>
-                  <td>{session.workspace ?? '—'}</td>
-                  <td>{session.exposure === 'discovery' ? 'discovery only' : 'all'}</td>
-                  <td>{ago(session.lastActive, answer.now)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <section aria-labelledby="legacy-title">
+            <h2 class="part-title" id="legacy-title">
+              Open sessions (2025 revisions)
+            </h2>
+            <p class="part-note">
+              Clients that initialized a session; each keeps the revision it agreed on then.
+            </p>
+            <LegacySessions answer={answer} />
+          </section>
+          <section aria-labelledby="modern-title">
+            <h2 class="part-title" id="modern-title">
+              Stateless clients (2026-07-28)
+            </h2>
+            <p class="part-note">
+              These open no session: each request carries what it needs. Listed by token and endpoint while
+              active in the last 30 minutes; the mode is the one their next call runs in.
+            </p>
+            <ModernClients answer={answer} />
+          </section>
+        </>
       )}
     </section>
   );

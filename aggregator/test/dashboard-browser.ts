@@ -1,0 +1,92 @@
+// What the dashboard's browser tests share: Debian's Chromium through playwright-core, signing
+// in as a person does, axe-core, and finding the fixture servers a toolmesh started.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+export const SCREENSHOTS = fileURLToPath(new URL('../../docs/dashboard/', import.meta.url));
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Browsers a test opened, each with its own user-data-dir, closed together after it. */
+export class Browsers {
+  #closers: (() => Promise<void>)[] = [];
+
+  /** A fresh browser at 1280×800. */
+  async open(): Promise<BrowserContext> {
+    const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-ui-chromium-'));
+    const context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 800 },
+    });
+    this.#closers.push(async () => {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    });
+    return context;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.#closers.splice(0).map((close) => close()));
+  }
+}
+
+export async function signInWithForm(context: BrowserContext, base: string, token: string): Promise<Page> {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(`${base}/ui/login`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/ui/`);
+  return page;
+}
+
+export async function openPage(page: Page, name: string): Promise<void> {
+  await page.getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string; nodes: unknown[] }[]> {
+  // Evaluated by the DevTools protocol, which the page's CSP does not govern: the page itself runs no inline script.
+  await page.evaluate(AXE_SOURCE);
+  const results = (await page.evaluate(() =>
+    (globalThis as unknown as { axe: { run: (options: object) => Promise<unknown> } }).axe.run({
+      resultTypes: ['violations'],
+    }),
+  )) as { violations: { id: string; impact: string; nodes: unknown[] }[] };
+  return results.violations.filter((violation) => ['serious', 'critical'].includes(violation.impact));
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** The pid of the fixture server that the toolmesh `toolmesh` started as `name` (its FIXTURE_NAME). */
+export function pidOfFixture(toolmesh: number, name: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environment = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (!environment.includes(`FIXTURE_NAME=${name}`)) continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('fixture-server.mjs')) continue;
+      for (let pid = Number(entry); pid > 1; pid = parentOf(pid)) if (pid === toolmesh) return Number(entry);
+    } catch {
+      // A process that ended meanwhile, or one of another user.
+    }
+  }
+  throw new Error(`no fixture server named ${name} runs under this toolmesh`);
+}
