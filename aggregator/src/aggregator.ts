@@ -14,7 +14,7 @@ import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
 import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { Policy } from './policy/policy.js';
-import { Registry, type ToolEntry } from './registry/registry.js';
+import { Registry, type RegistryChange, type ToolEntry } from './registry/registry.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
@@ -52,6 +52,12 @@ export interface AggregatorOptions {
    */
   catalogueCache?: CatalogueCache;
   fromCache?: boolean;
+  /**
+   * With `catalogueCache`: servers found there under an unchanged config start at once, as
+   * always, but are listed from it until they list their own; when every server is found there,
+   * lists are answered at once instead of after the start-up wait (`toolmesh serve`).
+   */
+  listFromCache?: boolean;
   /**
    * The key that seals approval round trips with 2026-07-28 clients, read when first needed;
    * default: TOOLMESH_REQUEST_STATE_KEY (hex), else a key kept in the data directory (0600).
@@ -125,6 +131,7 @@ export class Aggregator implements SessionBackend {
    * the registry wait for it, so names that collide are given by the documented rule.
    */
   readonly started: Promise<void>;
+  readonly listed: Promise<void>;
   /** When the oldest catalogue listed from the cache was saved; undefined when none was. */
   readonly cachedSince: number | undefined;
   readonly #catalogueCache: CatalogueCache | undefined;
@@ -173,30 +180,39 @@ export class Aggregator implements SessionBackend {
       if (this.#startupWaitOver) this.refresh();
     });
     this.#auditRetention.start();
+    const dormant = options.fromCache === true;
     const cached =
-      options.fromCache && options.catalogueCache
+      (dormant || options.listFromCache) && options.catalogueCache
         ? options.catalogueCache.read(options.servers)
         : new Map<string, CachedCatalogue>();
     this.cachedSince =
-      cached.size > 0 ? Math.min(...[...cached.values()].map((entry) => entry.savedAt)) : undefined;
+      dormant && cached.size > 0
+        ? Math.min(...[...cached.values()].map((entry) => entry.savedAt))
+        : undefined;
     const catalogs = new Map([...cached].map(([name, entry]) => [name, entry.catalog]));
     // Launching servers (finding bwrap, spawning them) holds the event loop a while, and the
     // children then compete for the CPU: what is already waiting (a client's initialize) is read
     // and answered first. That takes a poll of the event loop; one immediate is not enough, as
     // this may itself run in a poll callback (the command's modules loaded by an fs read), and
     // that turn's immediates come before the next poll.
-    this.started = afterOnePoll()
-      .then(() => {
-        this.upstreams.start(options.servers, catalogs);
-        return Promise.all([
+    const launched = afterOnePoll().then(() => {
+      this.upstreams.start(options.servers, catalogs, { dormant });
+      // Every server's catalogue is known: the registry is built from them now, names given by
+      // the same rule as at the end of the wait; a server that lists otherwise joins as it would.
+      if (!dormant && cached.size === options.servers.size) this.#rebuild();
+    });
+    this.started = launched
+      .then(() =>
+        Promise.all([
           this.learning.load(),
           this.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs),
-        ]);
-      })
+        ]),
+      )
       .then(() => {
         this.#startupWaitOver = true;
         this.refresh();
       });
+    this.listed = !dormant && cached.size === options.servers.size ? launched : this.started;
   }
 
   /**
@@ -400,7 +416,7 @@ export class Aggregator implements SessionBackend {
     return [...this.sessions];
   }
 
-  /** The configured servers on their first start: their tools are not in the registry yet. */
+  /** The configured servers on their first start: their tools are listed only from the cache, if at all. */
   startingServers(): string[] {
     const starting = this.upstreams
       .list()
@@ -445,14 +461,7 @@ export class Aggregator implements SessionBackend {
    * server went down or came back (what is callable changed, and a client may want to list again).
    */
   private refresh(): void {
-    const change = this.registry.rebuild(this.upstreams.list());
-    this.#saveCatalogues();
-    for (const name of change.removed) this.index.remove(name);
-    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
-    this.embeddings.follow(
-      () => this.registry.tools().map(entryDocument),
-      change.added.length + change.removed.length + change.updated.length > 0,
-    );
+    const change = this.#rebuild();
     const ready = this.upstreams
       .list()
       .filter((upstream) => upstream.state === 'ready')
@@ -467,6 +476,19 @@ export class Aggregator implements SessionBackend {
       if (change.promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
       if (change.resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
     }
+  }
+
+  /** The registry and the search index rebuilt from the catalogues the servers have now. */
+  #rebuild(): RegistryChange {
+    const change = this.registry.rebuild(this.upstreams.list());
+    this.#saveCatalogues();
+    for (const name of change.removed) this.index.remove(name);
+    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    this.embeddings.follow(
+      () => this.registry.tools().map(entryDocument),
+      change.added.length + change.removed.length + change.updated.length > 0,
+    );
+    return change;
   }
 
   /** The catalogues of the servers that are up, for the next one-shot command; a failure costs only the cache. */

@@ -32,6 +32,11 @@ export interface SessionBackend {
   readonly log: Logger;
   /** Settles when the first registry is built; what reads the registry waits for it. */
   readonly started: Promise<void>;
+  /**
+   * Settles when the registry first lists every configured server: at once when each one's
+   * catalogue is cached, otherwise with `started`. Lists wait for it; calls wait for `started`.
+   */
+  readonly listed: Promise<void>;
   /** The limits a forwarded call runs under, as the config says now. */
   readonly config: Pick<AggregatorConfig, 'callTimeoutMs' | 'resultMaxBytes'>;
   readonly registry: Pick<
@@ -77,6 +82,6 @@ export interface SessionBackend {
   callability(session: ClientSession, entry: ToolEntry): Callability;
   /** Whether a server's tools can be called now, and if not, why. */
   availability(server: string): { callable: boolean; reason?: string };
-  /** The configured servers on their first start: their tools are not in the registry yet. */
+  /** The configured servers on their first start: their tools are listed only from the cache, if at all. */
   startingServers(): string[];
 }

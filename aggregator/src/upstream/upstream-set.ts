@@ -27,17 +27,19 @@ export class UpstreamSet extends EventEmitter {
 
   /**
    * Starts every server in parallel, without waiting for any: each joins once it is ready (see
-   * settled). A server with a `cached` catalogue is not started: it is dormant until its first call.
+   * settled). A server with a `cached` catalogue is listed from it: with `dormant`, it is not
+   * started until its first call; otherwise it starts now, and lists its own once ready.
    */
   start(
     servers: ReadonlyMap<string, ServerConfig>,
     cached: ReadonlyMap<string, UpstreamCatalog> = new Map(),
+    { dormant = true } = {},
   ): void {
-    for (const [name, config] of servers) this.add(name, config, cached.get(name));
+    for (const [name, config] of servers) this.add(name, config, cached.get(name), dormant);
   }
 
   /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
-  add(name: string, config: ServerConfig, cached?: UpstreamCatalog): void {
+  add(name: string, config: ServerConfig, cached?: UpstreamCatalog, dormant = true): void {
     if (this.stopped) return;
     const upstream = new Upstream(name, config, {
       ...this.options,
@@ -46,8 +48,9 @@ export class UpstreamSet extends EventEmitter {
     });
     upstream.on('changed', () => this.emit('changed'));
     this.byName.set(name, upstream);
-    if (cached) upstream.rest(cached);
-    else void upstream.start();
+    if (!cached) void upstream.start();
+    else if (dormant) upstream.rest(cached);
+    else void upstream.startListing(cached);
   }
 
   /** Starts every dormant server, and waits for their first attempts. */
