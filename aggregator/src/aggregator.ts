@@ -59,6 +59,12 @@ export interface AggregatorOptions {
    */
   listFromCache?: boolean;
   /**
+   * With `listFromCache` and every server's catalogue cached: the servers are spawned once a
+   * session has answered its first tools/list (or FIRST_LIST_HOLD_MS have passed), so that answer
+   * does not compete with seven starting processes for the CPU (`toolmesh serve` over stdio).
+   */
+  startServersAfterFirstList?: boolean;
+  /**
    * The key that seals approval round trips with 2026-07-28 clients, read when first needed;
    * default: TOOLMESH_REQUEST_STATE_KEY (hex), else a key kept in the data directory (0600).
    */
@@ -90,6 +96,9 @@ function entryDocument(entry: ToolEntry) {
     ...(entry.tool.annotations && { annotations: entry.tool.annotations }),
   };
 }
+
+/** How long the servers wait for a session's first tools/list, at most (startServersAfterFirstList). */
+const FIRST_LIST_HOLD_MS = 1000;
 
 /** Resolves after the event loop has polled for I/O at least once from now. */
 function afterOnePoll(): Promise<void> {
@@ -143,6 +152,8 @@ export class Aggregator implements SessionBackend {
   /** The sessions of 2026-07-28 requests whose calls run now. */
   readonly #modernCalls = new Set<ClientSession>();
   private lastReady = '';
+  /** Lets held servers start: set while they wait for the first tools/list. */
+  #releaseServers: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
 
   private constructor(options: AggregatorOptions) {
@@ -195,13 +206,16 @@ export class Aggregator implements SessionBackend {
     // and answered first. That takes a poll of the event loop; one immediate is not enough, as
     // this may itself run in a poll callback (the command's modules loaded by an fs read), and
     // that turn's immediates come before the next poll.
+    const everyServerCached = !dormant && cached.size === options.servers.size;
+    const held = everyServerCached && options.startServersAfterFirstList ? this.#holdServers() : undefined;
     const launched = afterOnePoll().then(() => {
-      this.upstreams.start(options.servers, catalogs, { dormant });
+      this.upstreams.start(options.servers, catalogs, { dormant, ...(held && { after: held }) });
       // Every server's catalogue is known: the registry is built from them now, names given by
       // the same rule as at the end of the wait; a server that lists otherwise joins as it would.
-      if (!dormant && cached.size === options.servers.size) this.#rebuild();
+      if (everyServerCached) this.#rebuild();
     });
     this.started = launched
+      .then(() => held)
       .then(() =>
         Promise.all([
           this.learning.load(),
@@ -212,7 +226,25 @@ export class Aggregator implements SessionBackend {
         this.#startupWaitOver = true;
         this.refresh();
       });
-    this.listed = !dormant && cached.size === options.servers.size ? launched : this.started;
+    this.listed = everyServerCached ? launched : this.started;
+  }
+
+  /** Settles once a session answered tools/list (see toolsListed), or after FIRST_LIST_HOLD_MS. */
+  #holdServers(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, FIRST_LIST_HOLD_MS);
+      timer.unref();
+      // After this turn, in which the answer is written.
+      this.#releaseServers = () => {
+        clearTimeout(timer);
+        setImmediate(resolve);
+      };
+    });
+  }
+
+  toolsListed(): void {
+    this.#releaseServers?.();
+    this.#releaseServers = undefined;
   }
 
   /**

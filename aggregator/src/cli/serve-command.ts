@@ -65,6 +65,7 @@ export const serveCommand: Command = {
       log,
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
       listFromCache: true,
+      startServersAfterFirstList: transport === 'stdio',
     });
     started = aggregator;
     checkSession(aggregator, values);

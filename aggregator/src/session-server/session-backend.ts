@@ -67,6 +67,8 @@ export interface SessionBackend {
    * the function that ends it.
    */
   whileCalling(session: ClientSession): () => void;
+  /** A session answered tools/list: the first one lets servers held for it start. */
+  toolsListed(): void;
   /** A client's roots appeared or changed: downstream servers ask again. */
   rootsChanged(): void;
   /** The mode a 2026-07-28 client's principal switched to on this endpoint, if it did. */

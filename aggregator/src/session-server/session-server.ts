@@ -191,8 +191,12 @@ export function createSessionServer(
           ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || backend.canExitMode(session.mode),
         )
         .map(({ listed }) => listed);
-      if (exposure === 'discovery') return { tools: own as ListToolsResult['tools'] };
+      if (exposure === 'discovery') {
+        backend.toolsListed();
+        return { tools: own as ListToolsResult['tools'] };
+      }
       const registered = backend.registry.tools().filter(offered);
+      backend.toolsListed();
       return {
         tools: [
           ...registered.map((entry) => backend.listedTool(session, entry)),

@@ -26,20 +26,30 @@ export class UpstreamSet extends EventEmitter {
   }
 
   /**
-   * Starts every server in parallel, without waiting for any: each joins once it is ready (see
-   * settled). A server with a `cached` catalogue is listed from it: with `dormant`, it is not
-   * started until its first call; otherwise it starts now, and lists its own once ready.
+   * Starts every server in parallel (once `after` settles, when given), without waiting for any:
+   * each joins once it is ready (see settled). A server with a `cached` catalogue is listed from
+   * it: with `dormant`, it is not started until its first call; otherwise it starts as the others
+   * do, and lists its own once ready.
    */
   start(
     servers: ReadonlyMap<string, ServerConfig>,
     cached: ReadonlyMap<string, UpstreamCatalog> = new Map(),
-    { dormant = true } = {},
+    { dormant = true, after }: { dormant?: boolean; after?: Promise<unknown> } = {},
   ): void {
-    for (const [name, config] of servers) this.add(name, config, cached.get(name), dormant);
+    for (const [name, config] of servers)
+      this.add(name, config, { cached: cached.get(name), dormant, after });
   }
 
   /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
-  add(name: string, config: ServerConfig, cached?: UpstreamCatalog, dormant = true): void {
+  add(
+    name: string,
+    config: ServerConfig,
+    {
+      cached,
+      dormant = true,
+      after,
+    }: { cached?: UpstreamCatalog | undefined; dormant?: boolean; after?: Promise<unknown> | undefined } = {},
+  ): void {
     if (this.stopped) return;
     const upstream = new Upstream(name, config, {
       ...this.options,
@@ -48,9 +58,14 @@ export class UpstreamSet extends EventEmitter {
     });
     upstream.on('changed', () => this.emit('changed'));
     this.byName.set(name, upstream);
-    if (!cached) void upstream.start();
-    else if (dormant) upstream.rest(cached);
-    else void upstream.startListing(cached);
+    if (cached && dormant) {
+      upstream.rest(cached);
+      return;
+    }
+    if (cached) upstream.listFromCache(cached);
+    if (!after) void upstream.start();
+    // Stopped meanwhile (toolmesh is ending): it is not started at all.
+    else void after.then(() => (this.stopped || upstream.state === 'stopped' ? undefined : upstream.start()));
   }
 
   /** Starts every dormant server, and waits for their first attempts. */

@@ -142,7 +142,7 @@ export class Upstream extends EventEmitter {
   /** A 2026-07-28 server's channel for list changes and resource updates. */
   private listening: McpSubscription | undefined;
   private attempting: Promise<void> = Promise.resolve();
-  /** Whether `catalog` is the cached one of a server started with startListing, not yet replaced. */
+  /** Whether `catalog` is the cached one given by listFromCache, not yet replaced by its own. */
   private listedFromCache = false;
   /** The first start of a dormant server, which every call that arrives meanwhile waits for. */
   private waking: Promise<void> | undefined;
@@ -191,13 +191,12 @@ export class Upstream extends EventEmitter {
   }
 
   /**
-   * Starts, listing the catalogue it had when it was cached until it lists its own; a first start
-   * that fails lists nothing, as a server never seen.
+   * Lists the catalogue it had when it was cached until it lists its own, once started; a first
+   * start that fails lists nothing, as a server never seen.
    */
-  startListing(catalog: UpstreamCatalog): Promise<void> {
+  listFromCache(catalog: UpstreamCatalog): void {
     this.catalog = catalog;
     this.listedFromCache = true;
-    return this.start();
   }
 
   /** A dormant server is started, and waited for (by every caller that woke it); any other is left as it is. */
