@@ -208,14 +208,19 @@ export class Aggregator implements SessionBackend {
     // that turn's immediates come before the next poll.
     const everyServerCached = !dormant && cached.size === options.servers.size;
     const held = everyServerCached && options.startServersAfterFirstList ? this.#holdServers() : undefined;
+    let indexed: Promise<void> | undefined;
     const launched = afterOnePoll().then(() => {
       this.upstreams.start(options.servers, catalogs, { dormant, ...(held && { after: held }) });
       // Every server's catalogue is known: the registry is built from them now, names given by
       // the same rule as at the end of the wait; a server that lists otherwise joins as it would.
-      if (everyServerCached) this.#rebuild();
+      // The search index follows a turn later: a list, answered meanwhile, does not need it.
+      if (everyServerCached) {
+        const change = this.#rebuildRegistry();
+        indexed = new Promise((resolve) => setImmediate(resolve)).then(() => this.#reindex(change));
+      }
     });
     this.started = launched
-      .then(() => held)
+      .then(() => Promise.all([held, indexed]))
       .then(() =>
         Promise.all([
           this.learning.load(),
@@ -512,15 +517,25 @@ export class Aggregator implements SessionBackend {
 
   /** The registry and the search index rebuilt from the catalogues the servers have now. */
   #rebuild(): RegistryChange {
+    const change = this.#rebuildRegistry();
+    this.#reindex(change);
+    return change;
+  }
+
+  #rebuildRegistry(): RegistryChange {
     const change = this.registry.rebuild(this.upstreams.list());
     this.#saveCatalogues();
+    return change;
+  }
+
+  /** The search index (and its embeddings) brought in line with a change of the registry. */
+  #reindex(change: RegistryChange): void {
     for (const name of change.removed) this.index.remove(name);
     for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
     this.embeddings.follow(
       () => this.registry.tools().map(entryDocument),
       change.added.length + change.removed.length + change.updated.length > 0,
     );
-    return change;
   }
 
   /** The catalogues of the servers that are up, for the next one-shot command; a failure costs only the cache. */

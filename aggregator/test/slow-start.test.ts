@@ -169,6 +169,10 @@ describe('toolmesh serve with a server slow to start', () => {
       slow.open();
       expect(resultText(await second.call('slow__echo', { text: 'late' }))).toBe('slow: late');
       await until(() => joined);
+      // The search index, built from the cache after that first list, finds both servers' tools.
+      const search = await second.call('search_tool_bm25', { query: 'echo text', limit: 25 });
+      const hits = (search.structuredContent as { results: { server: string }[] }).results;
+      expect(new Set(hits.map((hit) => hit.server))).toEqual(new Set(['ok', 'slow']));
     } finally {
       await second.close();
       reapTagged(tag);
