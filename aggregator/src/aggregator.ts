@@ -14,7 +14,7 @@ import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
 import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { Policy } from './policy/policy.js';
-import { Registry, type ToolEntry } from './registry/registry.js';
+import { Registry, type RegistryChange, type ToolEntry } from './registry/registry.js';
 import { type ModernRequestFacts, RecentModernClients } from './session-server/modern-clients.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
@@ -54,6 +54,18 @@ export interface AggregatorOptions {
   catalogueCache?: CatalogueCache;
   fromCache?: boolean;
   /**
+   * With `catalogueCache`: servers found there under an unchanged config start at once, as
+   * always, but are listed from it until they list their own; when every server is found there,
+   * lists are answered at once instead of after the start-up wait (`toolmesh serve`).
+   */
+  listFromCache?: boolean;
+  /**
+   * With `listFromCache` and every server's catalogue cached: the servers are spawned once a
+   * session has answered its first tools/list (or FIRST_LIST_HOLD_MS have passed), so that answer
+   * does not compete with seven starting processes for the CPU (`toolmesh serve` over stdio).
+   */
+  startServersAfterFirstList?: boolean;
+  /**
    * The key that seals approval round trips with 2026-07-28 clients, read when first needed;
    * default: TOOLMESH_REQUEST_STATE_KEY (hex), else a key kept in the data directory (0600).
    */
@@ -85,6 +97,9 @@ function entryDocument(entry: ToolEntry) {
     ...(entry.tool.annotations && { annotations: entry.tool.annotations }),
   };
 }
+
+/** How long the servers wait for a session's first tools/list, at most (startServersAfterFirstList). */
+const FIRST_LIST_HOLD_MS = 1000;
 
 /** Resolves after the event loop has polled for I/O at least once from now. */
 function afterOnePoll(): Promise<void> {
@@ -126,6 +141,7 @@ export class Aggregator implements SessionBackend {
    * the registry wait for it, so names that collide are given by the documented rule.
    */
   readonly started: Promise<void>;
+  readonly listed: Promise<void>;
   /** When the oldest catalogue listed from the cache was saved; undefined when none was. */
   readonly cachedSince: number | undefined;
   readonly #catalogueCache: CatalogueCache | undefined;
@@ -139,6 +155,8 @@ export class Aggregator implements SessionBackend {
   /** The 2026-07-28 clients served lately, for the dashboard: they have no session to list. */
   readonly modernClients = new RecentModernClients();
   private lastReady = '';
+  /** Lets held servers start: set while they wait for the first tools/list. */
+  #releaseServers: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
 
   private constructor(options: AggregatorOptions) {
@@ -176,30 +194,65 @@ export class Aggregator implements SessionBackend {
       if (this.#startupWaitOver) this.refresh();
     });
     this.#auditRetention.start();
+    const dormant = options.fromCache === true;
     const cached =
-      options.fromCache && options.catalogueCache
+      (dormant || options.listFromCache) && options.catalogueCache
         ? options.catalogueCache.read(options.servers)
         : new Map<string, CachedCatalogue>();
     this.cachedSince =
-      cached.size > 0 ? Math.min(...[...cached.values()].map((entry) => entry.savedAt)) : undefined;
+      dormant && cached.size > 0
+        ? Math.min(...[...cached.values()].map((entry) => entry.savedAt))
+        : undefined;
     const catalogs = new Map([...cached].map(([name, entry]) => [name, entry.catalog]));
     // Launching servers (finding bwrap, spawning them) holds the event loop a while, and the
     // children then compete for the CPU: what is already waiting (a client's initialize) is read
     // and answered first. That takes a poll of the event loop; one immediate is not enough, as
     // this may itself run in a poll callback (the command's modules loaded by an fs read), and
     // that turn's immediates come before the next poll.
-    this.started = afterOnePoll()
-      .then(() => {
-        this.upstreams.start(options.servers, catalogs);
-        return Promise.all([
+    const everyServerCached = !dormant && cached.size === options.servers.size;
+    const held = everyServerCached && options.startServersAfterFirstList ? this.#holdServers() : undefined;
+    let indexed: Promise<void> | undefined;
+    const launched = afterOnePoll().then(() => {
+      this.upstreams.start(options.servers, catalogs, { dormant, ...(held && { after: held }) });
+      // Every server's catalogue is known: the registry is built from them now, names given by
+      // the same rule as at the end of the wait; a server that lists otherwise joins as it would.
+      // The search index follows a turn later: a list, answered meanwhile, does not need it.
+      if (everyServerCached) {
+        const change = this.#rebuildRegistry();
+        indexed = new Promise((resolve) => setImmediate(resolve)).then(() => this.#reindex(change));
+      }
+    });
+    this.started = launched
+      .then(() => Promise.all([held, indexed]))
+      .then(() =>
+        Promise.all([
           this.learning.load(),
           this.upstreams.settled(options.startupWaitMs ?? options.config.startupWaitMs),
-        ]);
-      })
+        ]),
+      )
       .then(() => {
         this.#startupWaitOver = true;
         this.refresh();
       });
+    this.listed = everyServerCached ? launched : this.started;
+  }
+
+  /** Settles once a session answered tools/list (see toolsListed), or after FIRST_LIST_HOLD_MS. */
+  #holdServers(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, FIRST_LIST_HOLD_MS);
+      timer.unref();
+      // After this turn, in which the answer is written.
+      this.#releaseServers = () => {
+        clearTimeout(timer);
+        setImmediate(resolve);
+      };
+    });
+  }
+
+  toolsListed(): void {
+    this.#releaseServers?.();
+    this.#releaseServers = undefined;
   }
 
   /**
@@ -408,7 +461,7 @@ export class Aggregator implements SessionBackend {
     return [...this.sessions];
   }
 
-  /** The configured servers on their first start: their tools are not in the registry yet. */
+  /** The configured servers on their first start: their tools are listed only from the cache, if at all. */
   startingServers(): string[] {
     const starting = this.upstreams
       .list()
@@ -453,14 +506,7 @@ export class Aggregator implements SessionBackend {
    * server went down or came back (what is callable changed, and a client may want to list again).
    */
   private refresh(): void {
-    const change = this.registry.rebuild(this.upstreams.list());
-    this.#saveCatalogues();
-    for (const name of change.removed) this.index.remove(name);
-    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
-    this.embeddings.follow(
-      () => this.registry.tools().map(entryDocument),
-      change.added.length + change.removed.length + change.updated.length > 0,
-    );
+    const change = this.#rebuild();
     const ready = this.upstreams
       .list()
       .filter((upstream) => upstream.state === 'ready')
@@ -475,6 +521,29 @@ export class Aggregator implements SessionBackend {
       if (change.promptsChanged) void session.server.sendPromptListChanged().catch(() => undefined);
       if (change.resourcesChanged) void session.server.sendResourceListChanged().catch(() => undefined);
     }
+  }
+
+  /** The registry and the search index rebuilt from the catalogues the servers have now. */
+  #rebuild(): RegistryChange {
+    const change = this.#rebuildRegistry();
+    this.#reindex(change);
+    return change;
+  }
+
+  #rebuildRegistry(): RegistryChange {
+    const change = this.registry.rebuild(this.upstreams.list());
+    this.#saveCatalogues();
+    return change;
+  }
+
+  /** The search index (and its embeddings) brought in line with a change of the registry. */
+  #reindex(change: RegistryChange): void {
+    for (const name of change.removed) this.index.remove(name);
+    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    this.embeddings.follow(
+      () => this.registry.tools().map(entryDocument),
+      change.added.length + change.removed.length + change.updated.length > 0,
+    );
   }
 
   /** The catalogues of the servers that are up, for the next one-shot command; a failure costs only the cache. */

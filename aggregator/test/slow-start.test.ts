@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -128,6 +128,53 @@ describe('toolmesh serve with a server slow to start', () => {
       expect(names).toEqual(expect.arrayContaining(['ok__echo', 'slow__echo']));
     } finally {
       await client.close();
+      reapTagged(tag);
+    }
+  });
+
+  it('answers its first tools/list from the cached catalogue while a server starts, then says it joined', async () => {
+    const tag = `tag-${randomUUID()}`;
+    const slow = gated('slow', tag);
+    const file = writeConfig('slow-cached.json', {
+      mcpServers: { ok: fixture('ok'), slow: slow.server },
+      startupWaitMs: 600_000,
+    });
+    const dataDir = path.join(scratch.folder, `data-${tag}`);
+    const serve = () =>
+      spawnStdioClient(process.execPath, [TOOLMESH_BIN, 'serve', '--config', file], {
+        cwd: scratch.folder,
+        env: { TOOLMESH_DATA_DIR: dataDir },
+      });
+    // A first serve with every server up keeps their catalogues.
+    slow.open();
+    const first = await serve();
+    try {
+      expect((await first.client.listTools()).tools.map((tool) => tool.name)).toContain('slow__echo');
+    } finally {
+      await first.close();
+      reapTagged(tag);
+    }
+    // The next one lists them from the cache at once, though slow does not answer and the wait is long.
+    rmSync(path.join(scratch.folder, `gate-${tag}`));
+    const second = await serve();
+    try {
+      let joined = false;
+      second.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        joined = true;
+      });
+      const names = (await second.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['ok__echo', 'slow__echo']));
+      expect(joined).toBe(false);
+      // Calls wait for the start-up wait as before: once slow answers, it joins and is called.
+      slow.open();
+      expect(resultText(await second.call('slow__echo', { text: 'late' }))).toBe('slow: late');
+      await until(() => joined);
+      // The search index, built from the cache after that first list, finds both servers' tools.
+      const search = await second.call('search_tool_bm25', { query: 'echo text', limit: 25 });
+      const hits = (search.structuredContent as { results: { server: string }[] }).results;
+      expect(new Set(hits.map((hit) => hit.server))).toEqual(new Set(['ok', 'slow']));
+    } finally {
+      await second.close();
       reapTagged(tag);
     }
   });

@@ -51,6 +51,20 @@ export function benchmarkAggregatorAudit({ folder, log }) {
   });
 }
 
+/** `toolmesh serve`'s start-up alone, for `run.mjs --only startup`. */
+export async function benchmarkAggregatorStartup({ folder, log }) {
+  const dataDir = path.join(folder, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  return { startup: await benchmarkStartup({ folder, dataDir, runs: AGGREGATOR_RUNS.startups, log }) };
+}
+
+/** The one-shot CLI timings alone, for `run.mjs --only cli-timings`. */
+export async function benchmarkAggregatorCli({ folder, log }) {
+  const dataDir = path.join(folder, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  return { cli: await benchmarkCliTimings({ folder, dataDir, runs: AGGREGATOR_RUNS.cliRuns, log }) };
+}
+
 export async function benchmarkAggregator({ base, log }) {
   const began = performance.now();
   const folder = path.join(base, 'aggregator');

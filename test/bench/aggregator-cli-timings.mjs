@@ -5,6 +5,7 @@
 // cached by an earlier run (what a user has after any serve, doctor or call).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { check } from './check.mjs';
@@ -91,6 +92,8 @@ export async function benchmarkCliTimings({ folder, dataDir, runs, log }) {
   const root = mkdtempSync(path.join(folder, 'cli-'));
   writeFileSync(path.join(root, 'hello.txt'), 'hello\n');
   log(`bench: toolmesh CLI timings with no config, ${runs} runs each`);
+  const load = () => os.loadavg()[0].toFixed(1);
+  const loadAtStart = load();
   try {
     // Unmeasured: fills the OS file cache and the catalogue cache.
     const first = await runToolmesh(['search', 'read a text file'], { cwd: root, dataDir });
@@ -123,6 +126,7 @@ export async function benchmarkCliTimings({ folder, dataDir, runs, log }) {
       callCpu.push(called.cpuMs);
     }
     return {
+      load: { start: loadAtStart, end: load(), cores: os.cpus().length },
       initialize: summarize(initialize),
       initializeCpu: summarize(initializeCpu),
       exitOnStdin: summarize(exitOnStdin),

@@ -3,7 +3,8 @@
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, code-graph-self, git, tickets, memory, feeds, rigs) does the same for that
 // server's section, `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the
-// install sizes, and `--only memory-at-rest` the servers' idle memory.
+// install sizes, `--only memory-at-rest` the servers' idle memory, and `--only startup` / `--only cli-timings`
+// the aggregator's start-up and one-shot CLI sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +13,11 @@ import { fileURLToPath } from 'node:url';
 import {
   benchmarkAggregator,
   benchmarkAggregatorAudit,
+  benchmarkAggregatorCli,
   benchmarkAggregatorSharedState,
+  benchmarkAggregatorStartup,
 } from './aggregator-bench.mjs';
-import { renderAuditSection } from './aggregator-report.mjs';
+import { renderAuditSection, renderCliSection, renderStartupSection } from './aggregator-report.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
@@ -99,10 +102,25 @@ function sectionOnly(name, { run, render }) {
   };
 }
 
+/** Subsections of the aggregator's part that `--only` runs alone (the full run has them in its own part). */
+const AGGREGATOR_SUBSECTIONS = {
+  startup: {
+    run: (base) => benchmarkAggregatorStartup({ folder: path.join(base, 'startup'), log }),
+    render: (figures) => renderStartupSection(figures),
+  },
+  'cli-timings': {
+    run: (base) => benchmarkAggregatorCli({ folder: path.join(base, 'cli-timings'), log }),
+    render: renderCliSection,
+  },
+};
+
 /** The parts `--only` can run alone. */
 const ONLY = {
   audit: auditOnly,
   'shared-state': sharedStateOnly,
+  ...Object.fromEntries(
+    Object.entries(AGGREGATOR_SUBSECTIONS).map(([name, part]) => [name, sectionOnly(name, part)]),
+  ),
   ...Object.fromEntries(
     Object.entries(SERVER_SECTIONS).map(([name, part]) => [name, sectionOnly(name, part)]),
   ),

@@ -1,4 +1,3 @@
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import {
   type InputRequiredResult,
   inputRequired,
@@ -9,6 +8,7 @@ import type { Logger } from '@toolmesh/core';
 import { redactArguments } from '../audit/redaction.js';
 import type { AggregatorState, ApprovalRecord, ApprovalStatus, NewApproval } from '../state/state.js';
 import { waitForDecision } from '../state/wait-for-decision.js';
+import { ErrorCode } from '../upstream/legacy-error.js';
 import { renderArguments } from './render-arguments.js';
 import type { RequestStateSeal } from './request-state.js';
 

@@ -1,4 +1,5 @@
-import { findSecrets, shannonEntropy } from '@toolmesh/core';
+import { shannonEntropy } from '@toolmesh/core';
+import { findSecrets } from '@toolmesh/core/secrets';
 
 const REDACTED = '[redacted]';
 

@@ -55,7 +55,8 @@ export const serveCommand: Command = {
     const access =
       transport === 'http' ? await httpAccess(loaded, host, settings.redis, () => started) : undefined;
     const state = await openState(settings);
-    // Served at once: servers join as they get ready (see Aggregator.started).
+    // Served at once: servers join as they get ready (see Aggregator.started), and are listed
+    // from the catalogue cache meanwhile (Aggregator.listed).
     const aggregator = Aggregator.launch({
       config: loaded.config,
       servers: loaded.servers,
@@ -63,6 +64,8 @@ export const serveCommand: Command = {
       state,
       log,
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
+      listFromCache: true,
+      startServersAfterFirstList: transport === 'stdio',
     });
     started = aggregator;
     checkSession(aggregator, values);

@@ -1,8 +1,9 @@
-import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Notification, ServerContext } from '@modelcontextprotocol/server';
 import { META_KEYS } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
+import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
 import { auditedTool, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';

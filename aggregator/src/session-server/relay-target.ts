@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import type { RelayedMethod } from '../upstream/upstream.js';
 import type { ClientSession } from './session.js';
 

@@ -33,6 +33,11 @@ export interface SessionBackend {
   readonly log: Logger;
   /** Settles when the first registry is built; what reads the registry waits for it. */
   readonly started: Promise<void>;
+  /**
+   * Settles when the registry first lists every configured server: at once when each one's
+   * catalogue is cached, otherwise with `started`. Lists wait for it; calls wait for `started`.
+   */
+  readonly listed: Promise<void>;
   /** The limits a forwarded call runs under, as the config says now. */
   readonly config: Pick<AggregatorConfig, 'callTimeoutMs' | 'resultMaxBytes'>;
   readonly registry: Pick<
@@ -65,6 +70,8 @@ export interface SessionBackend {
   whileCalling(session: ClientSession): () => void;
   /** A 2026-07-28 request acts as `session`: it has no session to count, so it is remembered for a while. */
   sawModernClient(session: ClientSession, facts: ModernRequestFacts): void;
+  /** A session answered tools/list: the first one lets servers held for it start. */
+  toolsListed(): void;
   /** A client's roots appeared or changed: downstream servers ask again. */
   rootsChanged(): void;
   /** The mode a 2026-07-28 client's principal switched to on this endpoint, if it did. */
@@ -80,6 +87,6 @@ export interface SessionBackend {
   callability(session: ClientSession, entry: ToolEntry): Callability;
   /** Whether a server's tools can be called now, and if not, why. */
   availability(server: string): { callable: boolean; reason?: string };
-  /** The configured servers on their first start: their tools are not in the registry yet. */
+  /** The configured servers on their first start: their tools are listed only from the cache, if at all. */
   startingServers(): string[];
 }

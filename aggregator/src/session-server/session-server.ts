@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -12,6 +12,7 @@ import {
 import { packageVersion, runTool, toolListEntry } from '@toolmesh/core';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
+import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import { type Extra, forwardToolCall } from './forward.js';
@@ -173,19 +174,24 @@ export function createSessionServer(
   });
 
   // A session may begin while the servers start; what it asks of the registry waits for the
-  // first one, built at the end of the start-up wait.
+  // first one, built at the end of the start-up wait (or, for lists, from the cache at once).
   // (Typed as the handler it wraps, so each keeps its schema's inferred types; the SDK awaits
   // whatever a handler returns.)
-  const afterStart = <H extends (...args: never[]) => unknown>(handler: H): H =>
-    (async (...args: Parameters<H>) => {
-      await backend.started;
-      return handler(...args);
-    }) as H;
+  const after =
+    (ready: Promise<void>) =>
+    <H extends (...args: never[]) => unknown>(handler: H): H =>
+      (async (...args: Parameters<H>) => {
+        await ready;
+        return handler(...args);
+      }) as H;
+  const afterStart = after(backend.started);
+  // A list can be answered from the cached catalogues while the servers start (see `listed`).
+  const afterListed = after(backend.listed);
 
   // The mode decides what is listed as well as what may run: what it denies is not offered.
   server.setRequestHandler(
     'tools/list',
-    afterStart(async (_request, context) => {
+    afterListed(async (_request, context) => {
       const session = await sessionOf(context);
       session.lastActive = Date.now();
       const offered = (named: { exposed: string; tool: Tool }) =>
@@ -196,8 +202,12 @@ export function createSessionServer(
           ({ listed }) => listed.name !== OWN_TOOL_NAMES.exitPlanMode || backend.canExitMode(session.mode),
         )
         .map(({ listed }) => listed);
-      if (exposure === 'discovery') return { tools: own as ListToolsResult['tools'] };
+      if (exposure === 'discovery') {
+        backend.toolsListed();
+        return { tools: own as ListToolsResult['tools'] };
+      }
       const registered = backend.registry.tools().filter(offered);
+      backend.toolsListed();
       return {
         tools: [
           ...registered.map((entry) => backend.listedTool(session, entry)),
@@ -256,7 +266,7 @@ export function createSessionServer(
 
   server.setRequestHandler(
     'prompts/list',
-    afterStart(() => ({
+    afterListed(() => ({
       prompts: backend.registry.listedPrompts(),
     })),
   );
@@ -275,13 +285,13 @@ export function createSessionServer(
 
   server.setRequestHandler(
     'resources/list',
-    afterStart(() => ({
+    afterListed(() => ({
       resources: backend.registry.resources(),
     })),
   );
   server.setRequestHandler(
     'resources/templates/list',
-    afterStart(() => ({
+    afterListed(() => ({
       resourceTemplates: backend.registry.resourceTemplates(),
     })),
   );

@@ -26,18 +26,30 @@ export class UpstreamSet extends EventEmitter {
   }
 
   /**
-   * Starts every server in parallel, without waiting for any: each joins once it is ready (see
-   * settled). A server with a `cached` catalogue is not started: it is dormant until its first call.
+   * Starts every server in parallel (once `after` settles, when given), without waiting for any:
+   * each joins once it is ready (see settled). A server with a `cached` catalogue is listed from
+   * it: with `dormant`, it is not started until its first call; otherwise it starts as the others
+   * do, and lists its own once ready.
    */
   start(
     servers: ReadonlyMap<string, ServerConfig>,
     cached: ReadonlyMap<string, UpstreamCatalog> = new Map(),
+    { dormant = true, after }: { dormant?: boolean; after?: Promise<unknown> } = {},
   ): void {
-    for (const [name, config] of servers) this.add(name, config, cached.get(name));
+    for (const [name, config] of servers)
+      this.add(name, config, { cached: cached.get(name), dormant, after });
   }
 
   /** Starts a server; it emits `changed` when it is ready, or when its first attempt fails. */
-  add(name: string, config: ServerConfig, cached?: UpstreamCatalog): void {
+  add(
+    name: string,
+    config: ServerConfig,
+    {
+      cached,
+      dormant = true,
+      after,
+    }: { cached?: UpstreamCatalog | undefined; dormant?: boolean; after?: Promise<unknown> | undefined } = {},
+  ): void {
     if (this.stopped) return;
     const upstream = new Upstream(name, config, {
       ...this.options,
@@ -46,8 +58,14 @@ export class UpstreamSet extends EventEmitter {
     });
     upstream.on('changed', () => this.emit('changed'));
     this.byName.set(name, upstream);
-    if (cached) upstream.rest(cached);
-    else void upstream.start();
+    if (cached && dormant) {
+      upstream.rest(cached);
+      return;
+    }
+    if (cached) upstream.listFromCache(cached);
+    if (!after) void upstream.start();
+    // Stopped meanwhile (toolmesh is ending): it is not started at all.
+    else void after.then(() => (this.stopped || upstream.state === 'stopped' ? undefined : upstream.start()));
   }
 
   /** Starts every dormant server, and waits for their first attempts. */

@@ -1,34 +1,31 @@
 import { EventEmitter } from 'node:events';
-import {
+import type {
   Client,
-  type McpSubscription,
-  type RequestOptions,
-  SdkError,
-  SdkErrorCode,
-  type SubscriptionFilter,
-  type Transport,
+  McpSubscription,
+  RequestOptions,
+  SubscriptionFilter,
+  Transport,
 } from '@modelcontextprotocol/client';
-import {
-  type CallToolResult,
-  ErrorCode,
-  type LoggingMessageNotification,
-  McpError,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ResourceUpdatedNotification,
-  type ServerCapabilities,
-  type Tool,
+import type {
+  CallToolResult,
+  LoggingMessageNotification,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ResourceUpdatedNotification,
+  ServerCapabilities,
+  Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Logger, packageVersion } from '@toolmesh/core';
 import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
 import { type Clock, systemClock } from './clock.js';
-import { inLegacyTerms } from './legacy-error.js';
+import { type ConnectionKit, connectionKit } from './connection-kit-loader.js';
+import { ErrorCode, inLegacyTerms, McpError } from './legacy-error.js';
 import { deliverInOrder } from './ordered-transport.js';
 import { StderrTail } from './stderr-tail.js';
-import { type Dial, transportsFor } from './transport.js';
+import type { Dial } from './transport.js';
 
 /** `dormant`: not started, its catalogue known from the cache; the first call starts it. */
 export type UpstreamState = 'dormant' | 'starting' | 'ready' | 'restarting' | 'stopped';
@@ -145,6 +142,8 @@ export class Upstream extends EventEmitter {
   /** A 2026-07-28 server's channel for list changes and resource updates. */
   private listening: McpSubscription | undefined;
   private attempting: Promise<void> = Promise.resolve();
+  /** Whether `catalog` is the cached one given by listFromCache, not yet replaced by its own. */
+  private listedFromCache = false;
   /** The first start of a dormant server, which every call that arrives meanwhile waits for. */
   private waking: Promise<void> | undefined;
   private attempt = 0;
@@ -191,6 +190,15 @@ export class Upstream extends EventEmitter {
     this.catalog = catalog;
   }
 
+  /**
+   * Lists the catalogue it had when it was cached until it lists its own, once started; a first
+   * start that fails lists nothing, as a server never seen.
+   */
+  listFromCache(catalog: UpstreamCatalog): void {
+    this.catalog = catalog;
+    this.listedFromCache = true;
+  }
+
   /** A dormant server is started, and waited for (by every caller that woke it); any other is left as it is. */
   async wake(): Promise<void> {
     if (this.state === 'dormant') this.waking = this.start();
@@ -206,7 +214,10 @@ export class Upstream extends EventEmitter {
     this.state = this.attempt === 0 ? 'starting' : 'restarting';
     const errors: string[] = [];
     const stderr = new StderrTail();
-    const transports = transportsFor(
+    const kit = await connectionKit();
+    // stop() ran while the kit loaded: nothing was started.
+    if (this.stopped()) return;
+    const transports = kit.transportsFor(
       this.config,
       (line) => {
         this.log.info(line);
@@ -217,7 +228,7 @@ export class Upstream extends EventEmitter {
     for (const dial of transports) {
       let client: Client;
       try {
-        client = await this.connectInNewestEra(dial);
+        client = await this.connectInNewestEra(kit, dial);
       } catch (error) {
         if (this.stopped()) return;
         // What the server wrote as it died is still on its way through the stderr pipe.
@@ -246,19 +257,22 @@ export class Upstream extends EventEmitter {
    * (some SDKs end a session at any request before `initialize`) is started again for the 2025
    * handshake, and from then on started for it alone.
    */
-  private async connectInNewestEra(dial: Dial): Promise<Client> {
+  private async connectInNewestEra(kit: ConnectionKit, dial: Dial): Promise<Client> {
     if (!dial.probe || this.endsAtProbe || this.config.protocol === '2025')
-      return this.connectOver(dial, 'legacy');
+      return this.connectOver(kit, dial, 'legacy');
     try {
-      return await this.connectOver(dial, 'auto');
+      return await this.connectOver(kit, dial, 'auto');
     } catch (error) {
-      if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || this.stopped())
+      if (
+        !(error instanceof kit.SdkError && error.code === kit.SdkErrorCode.EraNegotiationFailed) ||
+        this.stopped()
+      )
         throw error;
       this.log.info(
         `ended at its server/discover probe (${error.message}); starting it for the 2025 handshake`,
       );
       this.endsAtProbe = true;
-      return this.connectOver(dial, 'legacy');
+      return this.connectOver(kit, dial, 'legacy');
     }
   }
 
@@ -266,9 +280,9 @@ export class Upstream extends EventEmitter {
    * One try over one transport, from launch to a listed catalogue, within the server's connect
    * timeout. The client is held from the start, so stop() closes a server still connecting.
    */
-  private async connectOver(dial: Dial, negotiation: 'auto' | 'legacy'): Promise<Client> {
+  private async connectOver(kit: ConnectionKit, dial: Dial, negotiation: 'auto' | 'legacy'): Promise<Client> {
     const timeoutMs = this.config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-    const client = this.newClient(negotiation, timeoutMs);
+    const client = this.newClient(kit, negotiation, timeoutMs);
     this.client = client;
     this.transport = undefined;
     let timedOut: Promise<void> | undefined;
@@ -339,12 +353,12 @@ export class Upstream extends EventEmitter {
    * requests, a 2026-07-28 one as the `input_required` result of its call, which the client
    * answers through the same handlers and retries with the answers and the server's `requestState`.
    */
-  private newClient(negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
+  private newClient(kit: ConnectionKit, negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
     // On HTTP a silent probe is an outage, left to the connect timeout; on stdio it is a 2025 server.
     const probeTimeoutMs = isStdioServer(this.config)
       ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
       : undefined;
-    const client = new Client(
+    const client = new kit.Client(
       { name: 'toolmesh', version: packageVersion(import.meta.url) },
       {
         capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
@@ -417,6 +431,7 @@ export class Upstream extends EventEmitter {
     ]);
     const disabled = new Set(this.config.disabledTools);
     const instructions = client.getInstructions();
+    this.listedFromCache = false;
     this.catalog = {
       tools: tools.filter((tool) => !disabled.has(tool.name)),
       prompts,
@@ -441,7 +456,8 @@ export class Upstream extends EventEmitter {
     this.lastError = reason;
     this.state = 'restarting';
     this.retryAt = this.clock.now() + delay;
-    this.catalog = { ...this.catalog };
+    this.catalog = this.listedFromCache ? EMPTY_CATALOG : { ...this.catalog };
+    this.listedFromCache = false;
     this.log.warning(`unavailable (${reason}); restarting in ${Math.round(delay / 100) / 10} s`);
     this.emit('changed');
     this.cancelRestart();

@@ -75,7 +75,6 @@ export {
   type ResolvedPath,
 } from './path-guard.js';
 export { SECRET_FILE_GLOBS, secretFileKind } from './secret-files.js';
-export { findSecrets, type SecretFinding } from './secret-formats.js';
 export {
   httpClientSnippets,
   type RunningServer,

@@ -56,12 +56,14 @@ export const SECRET_FILE_GLOBS: readonly string[] = [
   ...NOT_SECRET_GLOBS.map((glob) => `!${glob}`),
 ];
 
-const matchers = SECRET_FILE_KINDS.map(({ kind, globs }) => ({
-  kind,
-  test: picomatch([...globs], { dot: true, ignore: [...NOT_SECRET_GLOBS] }),
-}));
+let matchers: { kind: string; test: (file: string) => boolean }[] | undefined;
 
 /** What kind of secret a file is by its name (a path relative to a root, forward slashes); undefined when none. */
 export function secretFileKind(file: string): string | undefined {
+  // Compiled on the first question, not when core loads: most servers never ask it.
+  matchers ??= SECRET_FILE_KINDS.map(({ kind, globs }) => ({
+    kind,
+    test: picomatch([...globs], { dot: true, ignore: [...NOT_SECRET_GLOBS] }),
+  }));
   return matchers.find((matcher) => matcher.test(file))?.kind;
 }

@@ -51,20 +51,27 @@ function embeddingsOf([cidr, reason]: readonly [string, string]): [string, strin
   ];
 }
 
-const LISTS = [...REFUSED, ...REFUSED.flatMap(embeddingsOf)].map(([cidr, reason]) => {
-  const [network, prefix] = cidr.split('/') as [string, string];
-  const family = isIP(network) === 6 ? 'ipv6' : 'ipv4';
-  const list = new BlockList();
-  list.addSubnet(network, Number(prefix), family);
-  return { family, list, reason };
-});
+type RefusedRange = { family: 'ipv4' | 'ipv6'; list: BlockList; reason: string };
+let refusedRanges: RefusedRange[] | undefined;
+
+/** The refused ranges as block lists, made on the first check: every server imports this, few reach out. */
+function blockLists(): RefusedRange[] {
+  refusedRanges ??= [...REFUSED, ...REFUSED.flatMap(embeddingsOf)].map(([cidr, reason]) => {
+    const [network, prefix] = cidr.split('/') as [string, string];
+    const family = isIP(network) === 6 ? 'ipv6' : 'ipv4';
+    const list = new BlockList();
+    list.addSubnet(network, Number(prefix), family);
+    return { family, list, reason };
+  });
+  return refusedRanges;
+}
 
 /** Why an outside request may not reach this address, or undefined when it is a public one. */
 export function refusalReason(address: string): string | undefined {
   const version = isIP(address);
   if (version === 0) return 'not an IP address';
   const family = version === 6 ? 'ipv6' : 'ipv4';
-  return LISTS.find((entry) => entry.family === family && entry.list.check(address, family))?.reason;
+  return blockLists().find((entry) => entry.family === family && entry.list.check(address, family))?.reason;
 }
 
 /** A fetch the guard refused; the message says which address and why, and how to allow it. */

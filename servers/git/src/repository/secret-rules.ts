@@ -1,4 +1,5 @@
-import { findSecrets, shannonEntropy } from '@toolmesh/core';
+import { shannonEntropy } from '@toolmesh/core';
+import { findSecrets } from '@toolmesh/core/secrets';
 
 /** A name with one of these words ending a word of it: `API_KEY`, `apiKey`, `db.password`; not `keyboard`. */
 const SECRET_NAME = /(key|secret|passw(?:or)?d|pwd|token|credential)s?(?![a-z])/i;
