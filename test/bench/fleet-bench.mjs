@@ -95,8 +95,7 @@ export async function benchmarkFleet({ base, log }) {
     JSON.stringify({
       mcpServers: { echo: ECHO_STDIO },
       auth: { required: false },
-      state: { redis: REDIS_URL },
-      fleet: { keyPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
+      state: { redis: REDIS_URL, redisPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
     }),
   );
   const replicas = [];
