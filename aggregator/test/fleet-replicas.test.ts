@@ -9,6 +9,7 @@ import {
   connectModernHttpClient,
   resultText,
 } from '@toolmesh/core/testing';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ECHO_SERVER,
@@ -117,6 +118,23 @@ describe('sessions across three replicas', () => {
       expect(resultText(result as Parameters<typeof resultText>[0])).toBe('counted to 3');
       expect(progress).toEqual([1, 2, 3]);
     });
+  });
+});
+
+describe('the fleet in Redis', () => {
+  it('keeps its keys under the one prefix of state.redisPrefix, beside the tokens', async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      for (const replica of replicas) {
+        const id = (await rig.health(replica)).replica as string;
+        expect(await redis.exists(`${rig.prefix}fleet:replica:${id}`)).toBe(1);
+        expect(await redis.exists(`toolmesh:fleet:replica:${id}`)).toBe(0);
+      }
+      expect(await redis.exists(`${rig.prefix}fleet:secret`)).toBe(1);
+      expect(await redis.exists(`${rig.prefix}tokens`)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
