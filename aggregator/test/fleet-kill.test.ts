@@ -7,7 +7,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { type ConnectedClient, connectHttpClient, resultText } from '@toolmesh/core/testing';
+import {
+  type ConnectedClient,
+  connectHttpClient,
+  connectModernHttpClient,
+  resultText,
+} from '@toolmesh/core/testing';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { PostgresRecords } from '../src/state/postgres-records.js';
@@ -172,6 +178,42 @@ describe('a replica killed with SIGKILL', () => {
       });
     } finally {
       await close();
+    }
+  });
+
+  it('a modern client mid-call (no session to take over): recorded as cut off once the heartbeat expires', {
+    timeout: 180_000,
+  }, async () => {
+    const doomed = await rig.start();
+    const id = (await rig.health(doomed)).replica as string;
+    const redis = new Redis(rig.redisUrl);
+    const modern = await connectModernHttpClient(`${doomed.origin}/mcp`, { token: rig.token });
+    try {
+      const pending = failureOf(modern.call('fx__count_slowly', { n: 100_000 }));
+      // The call is marked in Redis while it runs: that mark is what outlives the replica.
+      await waitFor(
+        async () => (await redis.hlen(`${rig.prefix}fleet:inflight:${id}`)) === 1,
+        WITHIN,
+        'the call to be marked in flight',
+      );
+      const killedAt = await killed(doomed);
+      await pending;
+      const [record] = await eventually(async () => {
+        const found = await cutOffRecords('fx__count_slowly');
+        if (found.length === 0) throw new Error('no cut-off record yet');
+        return found;
+      }, WITHIN);
+      const recordedAfter = performance.now() - killedAt;
+      expect(record).toMatchObject({
+        server: 'fx',
+        outcome: 'cutOff',
+        argumentsDigest: { redacted: '{"n":100000}' },
+      });
+      expect(await redis.exists(`${rig.prefix}fleet:inflight:${id}`)).toBe(0);
+      report('a modern call, no adoption', { 'recorded as cut off after': recordedAfter });
+    } finally {
+      await modern.close().catch(() => undefined);
+      redis.disconnect();
     }
   });
 
