@@ -95,25 +95,31 @@ export class AuditedCall {
   }
 
   /** The arguments' digest, taken once: the mark and the record both show it. */
-  #digest(): ArgumentsDigest {
-    const decided = this.#decided as Decided;
+  #digest(decided: Decided): ArgumentsDigest {
     decided.digest ??= digestArguments(decided.tool.arguments);
     return decided.digest;
   }
 
-  #mark(pendingApproval?: string): void {
-    if (!this.#inFlight || !this.#decided) return;
-    const { tool, decision, rule } = this.#decided;
-    this.#inFlight.marked = true;
-    this.#inFlight.calls.mark(this.#inFlight.id, {
+  /** What is known of the call once policy decided on it: all of its record but how it ended. */
+  #asDecided(decided: Decided): InFlightCall {
+    const { tool, decision, rule } = decided;
+    return {
       time: this.#time,
       ...this.#subject,
       ...(tool.workspace !== undefined && { workspace: tool.workspace }),
       tool: tool.tool,
       server: tool.server,
-      argumentsDigest: this.#digest(),
+      argumentsDigest: this.#digest(decided),
       decision,
       rule,
+    };
+  }
+
+  #mark(pendingApproval?: string): void {
+    if (!this.#inFlight || !this.#decided) return;
+    this.#inFlight.marked = true;
+    this.#inFlight.calls.mark(this.#inFlight.id, {
+      ...this.#asDecided(this.#decided),
       ...(pendingApproval !== undefined && { pendingApproval }),
     });
   }
@@ -147,16 +153,8 @@ export class AuditedCall {
       throw new Error(
         `the audit record of ${this.#decided.tool.tool} was closed before its outcome was known`,
       );
-    const { tool, decision, rule } = this.#decided;
     return {
-      time: this.#time,
-      ...this.#subject,
-      ...(tool.workspace !== undefined && { workspace: tool.workspace }),
-      tool: tool.tool,
-      server: tool.server,
-      argumentsDigest: this.#digest(),
-      decision,
-      rule,
+      ...this.#asDecided(this.#decided),
       ...(this.#approval && { approval: this.#approval }),
       ...ended,
       durationMs: Math.round((performance.now() - this.#started) * 100) / 100,
