@@ -22,6 +22,11 @@ export class Balancer {
     this.#backends = backends.map((backend) => new URL(backend));
     this.policy = policy;
     this.#server = http.createServer((req, res) => void this.#serve(req, res));
+    // As a real balancer does, it keeps an idle client connection longer than a client keeps it
+    // (undici: about 4 s): else a client may send a request on a connection the balancer is
+    // closing that very moment, and a POST is not retried, so the call fails for no fault of the
+    // fleet.
+    this.#server.keepAliveTimeout = 65_000;
   }
 
   async listen(): Promise<string> {

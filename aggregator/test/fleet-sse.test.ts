@@ -2,109 +2,59 @@
 // (GET /sse) stays on one replica, while a balancer with no stickiness spreads its posts
 // (POST /messages) over both; the replica a post reaches passes it on to the stream's.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultText } from '@toolmesh/core/testing';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Balancer } from './fleet-balancer.js';
-import { serveToolmesh } from './harness.js';
+import { ECHO_SERVER, FleetRig, type Replica } from './fleet-rig.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ECHO_SERVER = fileURLToPath(new URL('../../test/bench/echo-server.mjs', import.meta.url));
 const CALLS = 40;
 
-let folder: string;
-let prefix: string;
-let token: string;
-const replicas: Array<ReturnType<typeof serveToolmesh> & { origin: string }> = [];
+let rig: FleetRig;
+let replicas: Replica[];
 
-async function startReplica(config: string) {
-  const served = serveToolmesh(['--config', config, '--transport', 'http', '--port', '0'], folder, {
-    TOOLMESH_DATA_DIR: path.join(folder, 'data'),
-    TOOLMESH_REDIS_PREFIX: prefix,
-  });
-  const origin = new URL(await served.url).origin;
-  token = await served.token;
-  replicas.push({ ...served, origin });
-}
-
-async function forwards(): Promise<number> {
-  let total = 0;
-  for (const replica of replicas) {
-    const text = await (
-      await fetch(`${replica.origin}/metrics`, { headers: { authorization: `Bearer ${token}` } })
-    ).text();
-    for (const line of text.split('\n'))
-      if (line.startsWith('toolmesh_fleet_forwards_total{outcome="ok"'))
-        total += Number(line.split(' ').at(-1));
-  }
-  return total;
+/** A 2025 client over /sse, `url` being the balancer's /mcp; each call answers echo's text. */
+async function connectSse(url: string, token: string) {
+  const client = new Client({ name: 'fleet-sse-test', version: '0.0.0' });
+  await client.connect(
+    new SSEClientTransport(new URL(url.replace(/\/mcp$/, '/sse')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return {
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    listTools: () => client.listTools(),
+    close: () => client.close(),
+  };
 }
 
 beforeAll(async () => {
-  folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-fleet-sse-'));
-  mkdirSync(path.join(folder, 'data'));
-  prefix = `toolmesh-test-${randomBytes(4).toString('hex')}:`;
-  const config = path.join(folder, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
+  rig = new FleetRig({
+    config: {
       mcpServers: { echo: { command: process.execPath, args: [ECHO_SERVER] } },
       auth: { requestsPerMinute: 10_000_000 },
-      state: { redis: REDIS_URL },
-      fleet: { keyPrefix: prefix },
-    }),
-  );
-  // The first start makes the local token the second then reads.
-  await startReplica(config);
-  await startReplica(config);
+    },
+  });
+  replicas = await rig.startMany(2);
 }, 120_000);
 
-afterAll(async () => {
-  for (const replica of replicas) replica.child.kill('SIGKILL');
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-  rmSync(folder, { recursive: true, force: true });
-});
+afterAll(() => rig.dispose());
 
 describe('legacy /sse sessions across two replicas', () => {
   it('answers every call when the posts of one stream reach either replica', async () => {
-    const balancer = new Balancer(
-      replicas.map((replica) => replica.origin),
-      'round-robin',
-    );
-    const sseUrl = (await balancer.listen()).replace(/\/mcp$/, '/sse');
-    const client = new Client({ name: 'fleet-sse-test', version: '0.0.0' });
-    await client.connect(
-      new SSEClientTransport(new URL(sseUrl), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    try {
-      const forwardsBefore = await forwards();
+    await rig.withBalancedClients('round-robin', replicas, 1, connectSse, async ([client]) => {
+      if (!client) throw new Error('no client connected');
+      const forwardsBefore = await rig.total('toolmesh_fleet_forwards_total{outcome="ok"');
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toContain('echo__echo');
-      for (let n = 0; n < CALLS; n++) {
-        const result = (await client.callTool({
-          name: 'echo__echo',
-          arguments: { text: `sse ${n}` },
-        })) as CallToolResult;
-        expect(resultText(result)).toBe(`sse ${n}`);
-      }
+      for (let n = 0; n < CALLS; n++)
+        expect(resultText(await client.call('echo__echo', { text: `sse ${n}` }))).toBe(`sse ${n}`);
       // Round-robin sends every other post to the replica without the stream: each was passed on.
-      expect((await forwards()) - forwardsBefore).toBeGreaterThanOrEqual(CALLS / 2);
-    } finally {
-      await client.close();
-      await balancer.close();
-    }
+      const forwarded = (await rig.total('toolmesh_fleet_forwards_total{outcome="ok"')) - forwardsBefore;
+      expect(forwarded).toBeGreaterThanOrEqual(CALLS / 2);
+    });
   });
 
   it('says to open /sse again for a stream no replica holds', async () => {
@@ -112,7 +62,7 @@ describe('legacy /sse sessions across two replicas', () => {
       `${replicas[0]?.origin}/messages?sessionId=${randomBytes(8).toString('hex')}`,
       {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${rig.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
       },
     );

@@ -39,7 +39,7 @@ function storeOf(store: Store) {
     // A Redis makes toolmesh a fleet (of one replica here): its keys go under this run's prefix too.
     config: {
       state: { redis: REDIS_URL, postgres: POSTGRES_URL },
-      fleet: { keyPrefix: prefix, drainTimeoutMs: 1000 },
+      fleet: { drainTimeoutMs: 1000 },
     },
     env: { TOOLMESH_REDIS_PREFIX: prefix, TOOLMESH_POSTGRES_SCHEMA: schema },
     dispose: async () => {

@@ -46,7 +46,7 @@ beforeAll(async () => {
     JSON.stringify({
       mcpServers: { fixture: fixture('fixture'), victim: fixture('victim') },
       state: { redis: REDIS_URL },
-      fleet: { keyPrefix: prefix, drainTimeoutMs: 1000 },
+      fleet: { drainTimeoutMs: 1000 },
     }),
   );
   // The first start makes the local token in Redis; the second reads it.

@@ -1,6 +1,7 @@
 // A fleet of `toolmesh serve --transport http` replicas on one Redis (a key prefix of its own):
 // what a call of a legacy session costs when it lands on a replica that does not own the session
-// and is forwarded, against the same call on the owner; and the throughput of 1, 2 and 3 replicas.
+// and is forwarded, against the same call on the owner; the throughput of 1, 2 and 3 replicas;
+// and how soon a session is served again by another replica once its owner is killed (SIGKILL).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LATENCY_CALLS = 400;
 const SESSIONS = 20;
 const CALLS_PER_SESSION = 100;
+const TAKEOVERS = 3;
 
 function startReplica(config, folder) {
   return startProcess({
@@ -85,6 +87,44 @@ async function throughput(urls) {
   }
 }
 
+/**
+ * From SIGKILL to a session's owner until another replica answers the session's next call (it
+ * takes the session over), in ms; each round on a replica started for it.
+ */
+async function takeover(config, folder, survivorUrl) {
+  const doomed = await startReplica(config, folder);
+  const owner = await connectHttpClient(doomed.url);
+  const sessionId = owner.client.transport.sessionId;
+  await owner.call('echo__echo', { text: 'warm' });
+  const call = callerOf(survivorUrl, sessionId);
+  await call();
+  const exited = new Promise((resolve) => {
+    const poll = setInterval(() => {
+      try {
+        process.kill(doomed.pid, 0);
+      } catch {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 5);
+  });
+  process.kill(doomed.pid, 'SIGKILL');
+  await exited;
+  const killedAt = performance.now();
+  for (;;) {
+    try {
+      await call();
+      break;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  const servedAfter = performance.now() - killedAt;
+  await owner.close().catch(() => undefined);
+  await doomed.stop();
+  return servedAfter;
+}
+
 /** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
 export async function benchmarkFleet({ base, log }) {
   const folder = path.join(base, 'fleet');
@@ -95,8 +135,7 @@ export async function benchmarkFleet({ base, log }) {
     JSON.stringify({
       mcpServers: { echo: ECHO_STDIO },
       auth: { required: false },
-      state: { redis: REDIS_URL },
-      fleet: { keyPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
+      state: { redis: REDIS_URL, redisPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
     }),
   );
   const replicas = [];
@@ -116,10 +155,26 @@ export async function benchmarkFleet({ base, log }) {
       log(`bench fleet: throughput of ${count} replica(s), ${SESSIONS} sessions`);
       perReplicas.push({ replicas: count, callsPerSecond: await throughput(urls.slice(0, count)) });
     }
-    return { local: local.stats, forwarded: forwarded.stats, perReplicas, load: os.loadavg()[0] };
+    log(`bench fleet: a session's owner killed (SIGKILL), ${TAKEOVERS} times`);
+    const takeovers = [];
+    for (let i = 0; i < TAKEOVERS; i++) takeovers.push(await takeover(config, folder, urls[0]));
+    return { local: local.stats, forwarded: forwarded.stats, perReplicas, takeovers, load: os.loadavg()[0] };
   } finally {
     for (const replica of replicas) await replica.stop();
   }
+}
+
+function takeoverSection(run) {
+  if (!run.takeovers) return '';
+  const sorted = [...run.takeovers].sort((a, b) => a - b);
+  return `A session whose owner is killed with SIGKILL, its next call sent to another replica (the
+client retrying at once on each failure): served again after **${ms(sorted[Math.floor(sorted.length / 2)])}**
+(median of ${sorted.length}; slowest ${ms(sorted.at(-1))}; target: within 10 s). The dead replica's address
+refuses connections, so the first replica to try forwarding declares it gone and takes the session
+over at once; a replica whose host vanished without refusing (no RST) is taken over only once its
+heartbeat expires (9 s), and requests forwarded to it meanwhile wait for their client's timeout.
+
+`;
 }
 
 export function renderFleetSection(run) {
@@ -151,7 +206,7 @@ replicas as a sticky balancer places them (each client straight to its replica):
 |---|---|---|
 ${rows}
 
-On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
+${takeoverSection(run)}On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
 throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one). Scaling has to be
 measured on a machine with more cores than replicas.
 

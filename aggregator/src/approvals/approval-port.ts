@@ -28,6 +28,8 @@ export interface ApprovalAsk {
   arguments: Record<string, unknown>;
   reason: string;
   signal: AbortSignal;
+  /** Told the approval's id once it is open, before anyone can decide it. */
+  onOpened?: (id: string) => void;
 }
 
 /**
@@ -232,9 +234,9 @@ export class ApprovalPort {
     return closed ?? ((await state.approval(id)) as ApprovalRecord);
   }
 
-  #open(ask: Omit<ApprovalAsk, 'client'>, channel: NewApproval['channel']): Promise<ApprovalRecord> {
+  async #open(ask: Omit<ApprovalAsk, 'client'>, channel: NewApproval['channel']): Promise<ApprovalRecord> {
     const { state, now, timeoutMs } = this.#options;
-    return state.openApproval({
+    const record = await state.openApproval({
       session: ask.session,
       identity: ask.identity,
       ...(ask.workspace !== undefined && { workspace: ask.workspace }),
@@ -246,6 +248,8 @@ export class ApprovalPort {
       channel,
       expiresAt: now() + timeoutMs,
     });
+    ask.onOpened?.(record.id);
+    return record;
   }
 
   #outcome(record: ApprovalRecord, ask: Omit<ApprovalAsk, 'client'>): ApprovalOutcome {

@@ -1,7 +1,7 @@
 import type { Logger } from '@toolmesh/core';
 import type { AggregatorState } from '../state/state.js';
 import type { AuditQuery, AuditRecord } from './audit-record.js';
-import { AuditedCall, type AuditSubject } from './audited-call.js';
+import { AuditedCall, type AuditSubject, type InFlightCalls } from './audited-call.js';
 
 export interface AuditSettings {
   /** false: nothing is recorded (to measure the audit's cost, or where another layer keeps the log). */
@@ -37,6 +37,8 @@ export class AuditLog {
   #held: AuditRecord[] = [];
   #lastCause = '';
   #draining: Promise<string | undefined> | undefined;
+  /** Where calls are marked while they run, when another process must learn of those this one leaves unfinished (a fleet). */
+  inFlight: InFlightCalls | undefined;
 
   constructor(options: AuditLogOptions) {
     this.#options = { now: Date.now, ...options };
@@ -53,7 +55,7 @@ export class AuditLog {
 
   /** The record of a call that arrives now. */
   open(subject: AuditSubject): AuditedCall {
-    return new AuditedCall(subject, this.#options.now());
+    return new AuditedCall(subject, this.#options.now(), this.inFlight);
   }
 
   /**

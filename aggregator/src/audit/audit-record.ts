@@ -6,17 +6,23 @@ export type AuditApproval = 'approved' | 'declined' | 'denied' | 'timedOut' | 'r
 
 /**
  * How the call ended: `ok` and `isError` are the tool's own answers; `refused` means it never
- * ran (denied by the mode, not approved, a wrong workspace); the rest are failures on the way.
+ * ran (denied by the mode, not approved, a wrong workspace); `cutOff` means the replica that ran
+ * it died first (another replica recorded it: it may or may not have run); the rest are
+ * failures on the way.
  */
-export type AuditOutcome =
-  | 'ok'
-  | 'isError'
-  | 'refused'
-  | 'timeout'
-  | 'crash'
-  | 'cancelled'
-  | 'unavailable'
-  | 'protocolError';
+export const AUDIT_OUTCOMES = [
+  'ok',
+  'isError',
+  'refused',
+  'timeout',
+  'crash',
+  'cancelled',
+  'unavailable',
+  'protocolError',
+  'cutOff',
+] as const;
+
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 /** The arguments as the audit keeps them: readable without their secrets, and matchable. */
 export interface ArgumentsDigest {

@@ -1,6 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { digestArguments } from './arguments-digest.js';
-import type { AuditApproval, AuditDecision, AuditOutcome, AuditRecord } from './audit-record.js';
+import type {
+  ArgumentsDigest,
+  AuditApproval,
+  AuditDecision,
+  AuditOutcome,
+  AuditRecord,
+} from './audit-record.js';
 import { redactSecretText } from './redaction.js';
 
 /** Who makes a call, fixed when it arrives. */
@@ -18,6 +24,33 @@ export interface DecidedTool {
   arguments: Record<string, unknown>;
 }
 
+/**
+ * A call as it stands while it runs, marked where another process can see it: if this one dies
+ * mid-call, whoever notices records it as cut off. `pendingApproval` names the approval it waits
+ * on, which is then closed, so nobody approves a call that can no longer run.
+ */
+export type InFlightCall = Omit<AuditRecord, 'approval' | 'outcome' | 'error' | 'durationMs'> & {
+  pendingApproval?: string;
+};
+
+/** Where calls are marked while they run (a fleet's replica marks them in Redis). */
+export interface InFlightCalls {
+  /** Marks the call `id` (again, as it now stands). */
+  mark(id: string, call: InFlightCall): void;
+  /** The call ended and its record was written (or held): the mark goes. */
+  unmark(id: string): void;
+}
+
+let lastCallId = 0;
+
+/** Policy's decision on a call, and the digest of its arguments once taken. */
+interface Decided {
+  tool: DecidedTool;
+  decision: AuditDecision;
+  rule: string;
+  digest?: ArgumentsDigest;
+}
+
 /** Long enough for any message toolmesh writes, short enough that a chatty server cannot bloat the log. */
 const MAX_ERROR_CHARACTERS = 1000;
 
@@ -30,13 +63,15 @@ export class AuditedCall {
   readonly #subject: AuditSubject;
   readonly #time: number;
   readonly #started = performance.now();
-  #decided?: { tool: DecidedTool; decision: AuditDecision; rule: string };
+  #decided?: Decided;
   #approval?: AuditApproval;
   #ended?: { outcome: AuditOutcome; error?: string };
+  readonly #inFlight: { calls: InFlightCalls; id: string; marked: boolean } | undefined;
 
-  constructor(subject: AuditSubject, time: number) {
+  constructor(subject: AuditSubject, time: number, inFlight?: InFlightCalls) {
     this.#subject = subject;
     this.#time = time;
+    this.#inFlight = inFlight && { calls: inFlight, id: String(++lastCallId), marked: false };
   }
 
   /** Policy decided on `tool`; what was learned about an earlier decision no longer applies. */
@@ -44,6 +79,49 @@ export class AuditedCall {
     this.#decided = { tool, decision, rule };
     this.#approval = undefined;
     this.#ended = undefined;
+    this.#mark();
+  }
+
+  /** The call waits on approval `id`: should this process die meanwhile, it is closed unanswered. */
+  awaitingApproval(id: string): void {
+    this.#mark(id);
+  }
+
+  /** The call is over and its record written or held: it is no longer in flight. */
+  settled(): void {
+    if (!this.#inFlight?.marked) return;
+    this.#inFlight.marked = false;
+    this.#inFlight.calls.unmark(this.#inFlight.id);
+  }
+
+  /** The arguments' digest, taken once: the mark and the record both show it. */
+  #digest(decided: Decided): ArgumentsDigest {
+    decided.digest ??= digestArguments(decided.tool.arguments);
+    return decided.digest;
+  }
+
+  /** What is known of the call once policy decided on it: all of its record but how it ended. */
+  #asDecided(decided: Decided): InFlightCall {
+    const { tool, decision, rule } = decided;
+    return {
+      time: this.#time,
+      ...this.#subject,
+      ...(tool.workspace !== undefined && { workspace: tool.workspace }),
+      tool: tool.tool,
+      server: tool.server,
+      argumentsDigest: this.#digest(decided),
+      decision,
+      rule,
+    };
+  }
+
+  #mark(pendingApproval?: string): void {
+    if (!this.#inFlight || !this.#decided) return;
+    this.#inFlight.marked = true;
+    this.#inFlight.calls.mark(this.#inFlight.id, {
+      ...this.#asDecided(this.#decided),
+      ...(pendingApproval !== undefined && { pendingApproval }),
+    });
   }
 
   approved(status: AuditApproval): void {
@@ -75,16 +153,8 @@ export class AuditedCall {
       throw new Error(
         `the audit record of ${this.#decided.tool.tool} was closed before its outcome was known`,
       );
-    const { tool, decision, rule } = this.#decided;
     return {
-      time: this.#time,
-      ...this.#subject,
-      ...(tool.workspace !== undefined && { workspace: tool.workspace }),
-      tool: tool.tool,
-      server: tool.server,
-      argumentsDigest: digestArguments(tool.arguments),
-      decision,
-      rule,
+      ...this.#asDecided(this.#decided),
       ...(this.#approval && { approval: this.#approval }),
       ...ended,
       durationMs: Math.round((performance.now() - this.#started) * 100) / 100,

@@ -1,7 +1,7 @@
 import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
 import type { RequestHandler } from 'express';
 import type { AggregatorConfig } from '../config/schema.js';
-import { sharedNamesFromEnvironment } from '../state/shared-names.js';
+import { redisKeyPrefix } from '../state/shared-names.js';
 import { Authenticator } from './authenticator.js';
 import { localToken, localTokenFile } from './local-token.js';
 import { openTokenRegistry } from './open-token-registry.js';
@@ -27,10 +27,9 @@ export function checkTokenNames(auth: AggregatorConfig['auth'], store: TokenRegi
     );
 }
 
-async function fleetRateLimit(redis: string, requestsPerMinute: () => number) {
+async function fleetRateLimit(redis: string, keyPrefix: string, requestsPerMinute: () => number) {
   const { RedisRateLimiter } = await import('./redis-rate-limiter.js');
-  const keyPrefix = sharedNamesFromEnvironment().redisKeyPrefix;
-  return RedisRateLimiter.open(redis, requestsPerMinute, { ...(keyPrefix && { keyPrefix }) });
+  return RedisRateLimiter.open(redis, requestsPerMinute, { keyPrefix });
 }
 
 export interface HttpAccess {
@@ -53,6 +52,8 @@ export async function prepareHttpAccess(options: {
   dataDir: string;
   /** With Redis, the tokens are the fleet's, in Redis; else the data directory's file. */
   redis?: string;
+  /** `state.redisPrefix`, when the config sets it. */
+  redisKeyPrefix?: string;
   /** The auth settings in effect now: a reload changes the config's tokens and the rate limit. */
   current: () => AggregatorConfig['auth'];
 }): Promise<HttpAccess> {
@@ -66,6 +67,7 @@ export async function prepareHttpAccess(options: {
   const store = await openTokenRegistry({
     dataDir: options.dataDir,
     ...(options.redis && { redis: options.redis }),
+    ...(options.redisKeyPrefix && { redisKeyPrefix: options.redisKeyPrefix }),
   });
   try {
     checkTokenNames(options.auth, store);
@@ -74,7 +76,9 @@ export async function prepareHttpAccess(options: {
     throw error;
   }
   const requestsPerMinute = () => options.current().requestsPerMinute;
-  const shared = options.redis ? await fleetRateLimit(options.redis, requestsPerMinute) : undefined;
+  const shared = options.redis
+    ? await fleetRateLimit(options.redis, redisKeyPrefix(options.redisKeyPrefix), requestsPerMinute)
+    : undefined;
   // With the fleet's limit in Redis, nothing more is taken here: one budget, counted once.
   const authenticator = new Authenticator(
     store,

@@ -1,4 +1,4 @@
-import { sharedNamesFromEnvironment } from '../state/shared-names.js';
+import { redisKeyPrefix } from '../state/shared-names.js';
 import { type TokenRegistry, TokenStore, tokenStoreFile } from './token-store.js';
 
 /**
@@ -11,7 +11,6 @@ export async function openTokenRegistry(options: {
   redisKeyPrefix?: string;
 }): Promise<TokenRegistry> {
   if (!options.redis) return new TokenStore(tokenStoreFile(options.dataDir));
-  const keyPrefix = options.redisKeyPrefix ?? sharedNamesFromEnvironment().redisKeyPrefix;
   const { RedisTokenStore } = await import('./redis-token-store.js');
-  return RedisTokenStore.open(options.redis, { ...(keyPrefix && { keyPrefix }) });
+  return RedisTokenStore.open(options.redis, { keyPrefix: redisKeyPrefix(options.redisKeyPrefix) });
 }

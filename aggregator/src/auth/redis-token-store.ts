@@ -39,6 +39,7 @@ export class RedisTokenStore implements TokenRegistry {
   #records: TokenRecord[] = [];
   #readAt = 0;
   #closed = false;
+  #reading: Promise<void> | undefined;
 
   private constructor(url: string, client: Redis, subscriber: Redis, prefix: string) {
     this.location = withoutCredentials(url);
@@ -76,6 +77,18 @@ export class RedisTokenStore implements TokenRegistry {
     const fields = await redisCall(this.location, () => this.#client.hgetall(this.#key));
     this.#records = Object.values(fields).map((json) => JSON.parse(json) as TokenRecord);
     this.#readAt = Math.max(this.#readAt, startedAt);
+  }
+
+  async freshen(): Promise<void> {
+    // Older than two refreshes: the timer was held up (a busy machine) or Redis is away. One read
+    // for every request waiting; when it fails, list() refuses as before.
+    if (Date.now() - this.#readAt <= 2 * REFRESH_MS) return;
+    this.#reading ??= this.#refresh()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#reading = undefined;
+      });
+    await this.#reading;
   }
 
   list(): TokenRecord[] {

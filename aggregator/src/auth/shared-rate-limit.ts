@@ -17,6 +17,9 @@ export function sharedRateLimit(authenticator: Authenticator, limiter: RedisRate
   return async (req: Request, res: Response, next: NextFunction) => {
     let key: string;
     let identity: string;
+    // After a stall of this process the token copy may have aged past trust though Redis answers:
+    // it is read again first, rather than the request refused for it.
+    await authenticator.store.freshen?.();
     try {
       ({ key, identity } = authenticator.authenticate(req.headers.authorization));
     } catch {

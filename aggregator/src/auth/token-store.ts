@@ -32,6 +32,11 @@ export interface TokenRegistry {
   /** Where they are kept, for messages: the file, or the Redis server without credentials. */
   readonly location: string;
   list(): TokenRecord[];
+  /**
+   * A store that answers from a copy (Redis) reads it again now if it has aged, so a request is
+   * judged on a fresh copy, not refused because this process was starved of CPU for a moment.
+   */
+  freshen?(): Promise<void>;
   /** Makes a token and returns it; only its hash is kept, so this is the one time it is shown. */
   create(token: NewToken, secret?: string): Promise<{ secret: string; record: TokenRecord }>;
   /** Removes a token; false when none has that name. */

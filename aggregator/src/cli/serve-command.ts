@@ -3,7 +3,7 @@ import { dataDirectory, type Logger } from '@toolmesh/core';
 import { Aggregator } from '../aggregator.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ConfigError, type LoadedConfig, loadConfigFile } from '../config/load.js';
-import { openState, stateNotice } from '../state/open-state.js';
+import { openState, type StateSettings, stateNotice } from '../state/open-state.js';
 import { CatalogueCache } from '../upstream/catalogue-cache.js';
 import { type Command, flagsOnly, parseFlags } from './command.js';
 import {
@@ -52,8 +52,7 @@ export const serveCommand: Command = {
     const settings = stateSettingsOf(values, loaded);
     const notice = stateNotice(settings);
     if (notice) log.warning(notice);
-    const access =
-      transport === 'http' ? await httpAccess(loaded, host, settings.redis, () => started) : undefined;
+    const access = transport === 'http' ? await httpAccess(loaded, host, settings, () => started) : undefined;
     const state = await openState(settings);
     // Served at once: servers join as they get ready (see Aggregator.started), and are listed
     // from the catalogue cache meanwhile (Aggregator.listed).
@@ -75,7 +74,7 @@ export const serveCommand: Command = {
       port,
       ...sessionOf(values),
       ...(access && { access }),
-      ...fleetRedis(settings.redis, transport),
+      ...fleetRedis(settings, transport),
       log,
     });
     if (loaded.file) {
@@ -87,8 +86,10 @@ export const serveCommand: Command = {
 };
 
 /** The fleet's Redis: only HTTP replicas form a fleet; a stdio session has one client. */
-function fleetRedis(redis: string | undefined, transport: 'stdio' | 'http') {
-  return transport === 'http' && redis !== undefined ? { redis } : {};
+function fleetRedis({ redis, redisKeyPrefix }: StateSettings, transport: 'stdio' | 'http') {
+  return transport === 'http' && redis !== undefined
+    ? { redis, ...(redisKeyPrefix && { redisKeyPrefix }) }
+    : {};
 }
 
 /** Applies each edit of the config file (and SIGHUP); a broken edit keeps the running config, and the log says what to fix. */
@@ -142,7 +143,7 @@ async function checkReloadedTokens(next: LoadedConfig, authenticator: Authentica
 async function httpAccess(
   loaded: LoadedConfig,
   host: string,
-  redis: string | undefined,
+  { redis, redisKeyPrefix }: StateSettings,
   running: () => Aggregator | undefined,
 ) {
   const { HttpAccessError, prepareHttpAccess } = await import('../auth/http-access.js');
@@ -152,6 +153,7 @@ async function httpAccess(
       host,
       dataDir: dataDirectory(),
       ...(redis && { redis }),
+      ...(redisKeyPrefix && { redisKeyPrefix }),
       // After a reload, the new file's tokens and rate limit apply.
       current: () => (running()?.config ?? loaded.config).auth,
     });

@@ -87,6 +87,8 @@ export interface ServeOptions {
   access?: HttpAccess;
   /** HTTP only: the Redis of a fleet of replicas (state.redis or --redis); without it, one process. */
   redis?: string;
+  /** `state.redisPrefix`, when the config sets it. */
+  redisKeyPrefix?: string;
   log: Logger;
 }
 
@@ -181,7 +183,9 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     };
     const { FleetMetrics } = await import('../fleet/fleet-metrics.js');
     const metrics = new FleetMetrics(aggregator);
-    fleet = options.redis ? await joinFleet(aggregator, options.redis, metrics, options.log) : undefined;
+    fleet = options.redis
+      ? await joinFleet(aggregator, { ...options, redis: options.redis }, metrics)
+      : undefined;
     const dashboard = createDashboard({ aggregator, authenticator, localToken: access.localToken, fleet });
     const approvals = approvalsApi(aggregator.state, {
       approver: (request) => {
@@ -278,12 +282,13 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
     });
     // The banner waits for the start-up wait, so that it can say which servers failed.
     await aggregator.started;
+    // A replica holds its lease before it says it listens: until then it serves no session.
+    await fleet?.start(front, front.url);
     const { ready, problems } = serverReport(aggregator);
     process.stderr.write(
       `${clientSnippets(front.url, aggregator.policy.table.names(), access)}${[ready, ...problems].join('\n')}\n${dashboard.banner(front.url)}\n\n`,
     );
     options.log.info(`listening on ${front.url}`);
-    await fleet?.start(front, front.url);
     close = () => front.close();
   }
 
@@ -311,11 +316,19 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
 }
 
 /** Joins the fleet on `redisUrl`; toolmesh does not start when Redis does not answer, rather than serve alone. */
-async function joinFleet(aggregator: Aggregator, redisUrl: string, metrics: FleetMetrics, log: Logger) {
-  const { Fleet } = await import('../fleet/fleet.js');
+async function joinFleet(
+  aggregator: Aggregator,
+  { redis: redisUrl, redisKeyPrefix: configured, log }: ServeOptions & { redis: string },
+  metrics: FleetMetrics,
+) {
+  const [{ Fleet }, { redisKeyPrefix }] = await Promise.all([
+    import('../fleet/fleet.js'),
+    import('../state/shared-names.js'),
+  ]);
   try {
     return await Fleet.connect({
       redisUrl,
+      keyPrefix: redisKeyPrefix(configured),
       settings: aggregator.config.fleet,
       aggregator,
       metrics,

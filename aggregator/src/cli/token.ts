@@ -138,6 +138,7 @@ export const token: Command = {
     const store = await openTokenRegistry({
       dataDir: dataDirectory(),
       ...(settings.redis && { redis: settings.redis }),
+      ...(settings.redisKeyPrefix && { redisKeyPrefix: settings.redisKeyPrefix }),
     });
     try {
       return await tokenCommand(rest, { store, config: resolveConfig, print });

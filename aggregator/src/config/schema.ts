@@ -220,6 +220,13 @@ const stateSchema = z.strictObject({
     .describe(
       `PostgreSQL URL (postgres://[user:password@]host:5432/db) for the durable audit and approvals history of the whole fleet. \${env:VAR} is allowed.`,
     ),
+  redisPrefix: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Before every Redis key and channel toolmesh uses (sessions, approvals, tokens, rate limits, the fleet), so two fleets share one Redis; default: $TOOLMESH_REDIS_PREFIX, else toolmesh:.',
+    ),
 });
 
 const toolFactsSchema = z.strictObject({
@@ -336,10 +343,6 @@ export const configSchema = z.looseObject({
         .describe(
           'Shared secret of the requests replicas forward to each other; default: one generated into Redis.',
         ),
-      keyPrefix: z
-        .string()
-        .default('toolmesh:')
-        .describe('Prefix of the Redis keys of the fleet, so two fleets can share one Redis.'),
       drainTimeoutMs: z
         .number()
         .int()
@@ -348,7 +351,7 @@ export const configSchema = z.looseObject({
         .describe('On SIGTERM, how long calls in flight may take to finish before the replica exits.'),
     })
     .strict()
-    .default({ keyPrefix: 'toolmesh:', drainTimeoutMs: 30_000 })
+    .default({ drainTimeoutMs: 30_000 })
     .describe('Several `toolmesh serve` replicas on one Redis (state.redis): see docs/deployment.md.'),
   audit: auditSchema
     .default({ enabled: true, retentionDays: 30 })

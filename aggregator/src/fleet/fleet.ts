@@ -7,10 +7,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Aggregator } from '../aggregator.js';
 import type { ClientSession } from '../session-server/session.js';
+import { recordCutOffCalls } from './cut-off-calls.js';
 import type { FleetMetrics } from './fleet-metrics.js';
 import { forwardRequest } from './forward-request.js';
+import { InFlightMarks } from './in-flight-marks.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
-import { SessionDirectory, type SessionRecord } from './session-directory.js';
+import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './session-directory.js';
 
 /**
  * The replicas a request was forwarded by, in order. Once is the rule; more when the session
@@ -25,7 +27,6 @@ const LAST_FORWARDS_MS = 5000;
 export const FLEET_SECRET = 'x-toolmesh-fleet-secret';
 
 export interface FleetSettings {
-  keyPrefix: string;
   drainTimeoutMs: number;
   url?: string;
   secret?: string;
@@ -33,6 +34,8 @@ export interface FleetSettings {
 
 export interface FleetOptions {
   redisUrl: string;
+  /** Before the fleet's keys (`state.redisPrefix`): the fleet's are `<prefix>fleet:…`. */
+  keyPrefix: string;
   settings: FleetSettings;
   aggregator: Aggregator;
   metrics: FleetMetrics;
@@ -50,6 +53,8 @@ function jsonRpcError(res: Response, status: number, message: string, headers: R
     .set(headers)
     .json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
 }
+
+const secretKey = (keyPrefix: string) => `${keyPrefix}fleet:secret`;
 
 /** The fleet's forwarding secret: the first replica makes it, the others read it. */
 async function sharedSecret(redis: Redis, key: string): Promise<string> {
@@ -94,23 +99,27 @@ export class Fleet implements SharedSessions<Server> {
   readonly lease: ReplicaLease;
   readonly metrics: FleetMetrics;
   readonly #directory: SessionDirectory;
-  readonly #local = new Map<string, ClientSession>();
+  /** The sessions this replica serves, with what another would need to carry each on. */
+  readonly #local = new Map<string, { session: ClientSession; record: SessionRecord }>();
   readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
   readonly #streams = new Set<Response>();
   /** The legacy `/sse` sessions open here, whose posts other replicas pass on to this one. */
   readonly #sseSessions = new Set<string>();
+  readonly #marks: InFlightMarks;
   #front: HttpFront | undefined;
   #draining = false;
   #refresher: NodeJS.Timeout | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
 
   private constructor(
     readonly redis: Redis,
     private readonly secret: string,
     private readonly options: FleetOptions,
   ) {
-    const prefix = `${options.settings.keyPrefix}fleet:`;
+    const prefix = `${options.keyPrefix}fleet:`;
     this.lease = new ReplicaLease(
       redis,
       prefix,
@@ -121,8 +130,11 @@ export class Fleet implements SharedSessions<Server> {
       },
     );
     this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs);
+    this.#marks = new InFlightMarks(redis, prefix, this.lease.id, options.log);
     this.metrics = options.metrics;
     this.metrics.replica(this.lease.id);
+    // ioredis is ready again after each reconnection: Redis may have restarted with nothing.
+    redis.on('ready', () => void this.#restoreInRedis());
   }
 
   /** Connects to Redis and settles the shared secret; rejects with what is wrong when Redis does not answer. */
@@ -139,8 +151,7 @@ export class Fleet implements SharedSessions<Server> {
     redis.on('error', (error) => options.log.debug(`fleet Redis: ${error.message}`));
     try {
       await redis.connect();
-      const secret =
-        options.settings.secret ?? (await sharedSecret(redis, `${options.settings.keyPrefix}fleet:secret`));
+      const secret = options.settings.secret ?? (await sharedSecret(redis, secretKey(options.keyPrefix)));
       return new Fleet(redis, secret, options);
     } catch (error) {
       redis.disconnect();
@@ -154,12 +165,20 @@ export class Fleet implements SharedSessions<Server> {
   async start(front: HttpFront, listeningUrl: string): Promise<void> {
     this.#front = front;
     await this.lease.start(this.options.settings.url ?? new URL(listeningUrl).origin);
+    this.options.aggregator.audit.inFlight = this.#marks;
     const every = Math.min(60_000, Math.max(1000, this.options.sessionIdleMs / 4));
     this.#refresher = setInterval(() => void this.#refresh(), every);
     this.#refresher.unref();
-    this.options.log.info(
-      `fleet: replica ${this.lease.id} joined (Redis prefix ${this.options.settings.keyPrefix})`,
-    );
+    // A dead replica's heartbeat expires after its TTL; its unfinished calls are recorded soon after.
+    const timing = this.options.timing ?? DEFAULT_LEASE_TIMING;
+    this.#sweeper = setInterval(() => void this.#sweepDeadReplicas(), timing.renewMs * 2);
+    this.#sweeper.unref();
+    this.options.log.info(`fleet: replica ${this.lease.id} joined (Redis prefix ${this.options.keyPrefix})`);
+  }
+
+  /** The prefix of every key this fleet keeps in Redis. */
+  get keyPrefix(): string {
+    return this.options.keyPrefix;
   }
 
   get draining(): boolean {
@@ -223,7 +242,7 @@ export class Fleet implements SharedSessions<Server> {
       ...(caller !== undefined && { caller }),
       initialize,
     };
-    this.#local.set(sessionId, session);
+    this.#local.set(sessionId, { session, record });
     await this.#directory.add(sessionId, this.lease.id, session.mode, record);
   }
 
@@ -303,23 +322,24 @@ export class Fleet implements SharedSessions<Server> {
       await this.#toAnotherReplica(req, res, { sessionId, owner: entry.owner });
       return 'answered';
     }
-    return this.#adopt(sessionId, req, res, entry.mode, entry.record);
+    return this.#adopt(sessionId, req, res, entry);
   }
 
   async #adopt(
     sessionId: string,
     req: Request,
     res: Response,
-    mode: string,
-    record: SessionRecord,
+    { owner: previous, mode, record }: DirectoryEntry,
   ): Promise<'answered' | ResumedSession<Server> | undefined> {
     let adopting = this.#adopting.get(sessionId);
     if (!adopting) {
       adopting = (async () => {
         const owner = await this.#directory.claim(sessionId, this.lease.id, this.lease.heartbeatPrefix);
         if (owner !== this.lease.id) return undefined;
+        // What the dead owner left unfinished is on record before the session goes on here.
+        if (previous !== '' && previous !== this.lease.id) await this.#recordCutOff(previous);
         const server = this.options.rebuild(mode, record);
-        this.#local.set(sessionId, this.#sessionOf(server));
+        this.#local.set(sessionId, { session: this.#sessionOf(server), record });
         this.metrics.adoptions.inc();
         this.options.log.info(`fleet: took session ${sessionId} over`);
         return { server, owner: record.caller, initialize: record.initialize };
@@ -374,6 +394,39 @@ export class Fleet implements SharedSessions<Server> {
     return true;
   }
 
+  /** Records as cut off the calls `replica` left unfinished, once it has no heartbeat; whoever comes first does it. */
+  async #recordCutOff(replica: string): Promise<void> {
+    try {
+      const calls = await this.#marks.takeFromDead(replica, this.lease.keyOf(replica));
+      if (calls.length === 0) return;
+      this.options.log.warning(
+        `fleet: replica ${replica} stopped with ${calls.length} calls unfinished: recording them as cut off`,
+      );
+      const { audit, state } = this.options.aggregator;
+      await recordCutOffCalls(replica, calls, audit, state);
+    } catch (error) {
+      this.options.log.warning(
+        `fleet: the calls replica ${replica} left unfinished were not all recorded: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Looks for replicas that died with calls marked (nobody took a session of theirs over yet). */
+  #sweepDeadReplicas(): Promise<void> {
+    this.#sweeping ??= (async () => {
+      if (!this.lease.valid) return;
+      const marked = await this.#marks.markedReplicas().catch(() => []);
+      for (const replica of marked) if (replica !== this.lease.id) await this.#recordCutOff(replica);
+    })().finally(() => {
+      this.#sweeping = undefined;
+    });
+    return this.#sweeping;
+  }
+
+  get #secretKey(): string {
+    return secretKey(this.options.keyPrefix);
+  }
+
   #sessionOf(server: Server): ClientSession {
     const session = this.options.aggregator.liveSessions().find((candidate) => candidate.server === server);
     if (!session) throw new Error('the session server of a new session is not attached to the aggregator');
@@ -382,13 +435,39 @@ export class Fleet implements SharedSessions<Server> {
 
   async #refresh(): Promise<void> {
     if (!this.lease.valid) return;
-    const sessions = [...this.#local].map(([id, session]) => ({ id, mode: session.mode }));
+    const sessions = [...this.#local].map(([id, { session }]) => ({ id, mode: session.mode }));
     await Promise.all([
       this.#directory.refresh(sessions),
       this.#directory.refreshStreams(this.#sseSessions),
     ]).catch((error: Error) =>
       this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
     );
+  }
+
+  /**
+   * Puts what this replica knows back into a Redis that lost it (restarted empty): the fleet's
+   * secret, so a replica starting now does not make another; its heartbeat, then its sessions,
+   * so no other replica takes a session over for want of a heartbeat.
+   */
+  async #restoreInRedis(): Promise<void> {
+    if (!this.#front || this.#draining || !this.lease.valid) return;
+    try {
+      if (!this.options.settings.secret) await this.redis.set(this.#secretKey, this.secret, 'NX');
+      if (this.#local.size === 0) return;
+      await this.lease.renewNow();
+      const sessions = [...this.#local].map(([id, { session, record }]) => ({
+        id,
+        mode: session.mode,
+        record,
+      }));
+      const restored = await this.#directory.restore(this.lease.id, sessions);
+      if (restored > 0)
+        this.options.log.warning(
+          `fleet: Redis had lost ${restored} sessions of this replica: recorded them again`,
+        );
+    } catch (error) {
+      this.options.log.debug(`fleet: sessions not restored in Redis: ${(error as Error).message}`);
+    }
   }
 
   /** The lease lapsed: another replica may take these sessions over any moment, so they end here. */
@@ -453,6 +532,7 @@ export class Fleet implements SharedSessions<Server> {
 
   async close(): Promise<void> {
     clearInterval(this.#refresher);
+    clearInterval(this.#sweeper);
     await this.lease.stop();
     this.redis.disconnect();
   }

@@ -75,7 +75,7 @@ export function forwardRequest(
   if (body) passed['content-length'] = body.length;
   let eventStream = false;
   return new Promise((resolve) => {
-    const send = (firstTry: boolean) => {
+    const send = () => {
       const outgoing = http.request({
         agent,
         host: target.hostname,
@@ -105,8 +105,9 @@ export function forwardRequest(
           return resolve('answered');
         }
         // The replica closed an idle kept-alive connection as this request took it: nothing
-        // reached it, so it goes again on a new connection.
-        if (firstTry && outgoing.reusedSocket && error.code === 'ECONNRESET') return send(false);
+        // reached it, so it goes again. The next pooled connection may have been closed alike
+        // (several idle out together), so it goes again until one is fresh: never reused twice.
+        if (outgoing.reusedSocket && error.code === 'ECONNRESET') return send();
         if (error.code === 'ECONNREFUSED') return resolve('refused');
         cutOff(req, res, retryAdvice);
         resolve('answered');
@@ -117,6 +118,6 @@ export function forwardRequest(
       });
       outgoing.end(body);
     };
-    send(true);
+    send();
   });
 }

@@ -66,6 +66,11 @@ export class ReplicaLease {
     this.#timer.unref();
   }
 
+  /** Renews the heartbeat now, not at the next tick (Redis came back, and lost it). */
+  renewNow(): Promise<void> {
+    return this.#renew();
+  }
+
   set draining(draining: boolean) {
     this.#draining = draining;
     void this.#renew().catch(() => undefined);

@@ -29,6 +29,15 @@ if owner ~= '' and owner ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. owner) =
 redis.call('HSET', KEYS[1], 'owner', ARGV[1])
 return ARGV[1]`;
 
+// Records a session again (owner ARGV[1], mode ARGV[2], record ARGV[3], for ARGV[4] ms) unless
+// it is there: never over an entry another replica wrote meanwhile (a refresh may have left
+// only the mode, which does not count).
+const RESTORE = `
+if redis.call('HEXISTS', KEYS[1], 'record') == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'mode', ARGV[2], 'record', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
 // Gives each session ARGV[1] still owns to the replica named beside it (ARGV[i + 1]; '' for nobody).
 const HAND_OVER = `
 local count = 0
@@ -84,6 +93,19 @@ export class SessionDirectory {
       batch.pexpire(this.#key(id), this.idleMs);
     }
     await batch.exec();
+  }
+
+  /** Writes this replica's sessions back where Redis lost them (it restarted empty); resolves to how many. */
+  async restore(
+    owner: string,
+    sessions: ReadonlyArray<{ id: string; mode: string; record: SessionRecord }>,
+  ): Promise<number> {
+    if (sessions.length === 0) return 0;
+    const batch = this.redis.pipeline();
+    for (const { id, mode, record } of sessions)
+      batch.eval(RESTORE, 1, this.#key(id), owner, mode, JSON.stringify(record), this.idleMs);
+    const results = (await batch.exec()) ?? [];
+    return results.filter(([error, restored]) => !error && restored === 1).length;
   }
 
   /** Gives the sessions `replica` owns ('' for those nobody owns) to `heirs`, in turn; ownerless when there is none. */

@@ -74,6 +74,7 @@ export async function auditedToolCall(
   const record = audit.record();
   if (record) for (const observe of backend.callObservers) observe(record);
   const failure = record && (await backend.audit.write(record));
+  audit.settled();
   if (failure) return errorResult(failure);
   if (!result) throw thrown;
   return result;

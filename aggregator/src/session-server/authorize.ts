@@ -49,6 +49,7 @@ export async function approvalRefusal(
     arguments: call.arguments,
     reason: decision.approvalReason ?? decision.rule,
     signal: call.signal,
+    onOpened: (id) => audit.awaitingApproval(id),
   });
   if ('asked' in outcome) return outcome;
   audit.approved(outcome.status);

@@ -9,14 +9,14 @@ import type { AggregatorState, DurableRecords, LiveState } from './state.js';
 export interface StateSettings {
   redis?: string;
   postgres?: string;
+  /** Before every Redis key and channel (`state.redisPrefix`; default: $TOOLMESH_REDIS_PREFIX, else `toolmesh:`); tests use one per run. */
+  redisKeyPrefix?: string;
 }
 
 export interface OpenStateOptions extends StateSettings {
   dataDir?: string;
   /** The SQLite file, instead of `<dataDir>/aggregator/state.sqlite`. */
   file?: string;
-  /** Before every Redis key and channel (default: $TOOLMESH_REDIS_PREFIX, else `toolmesh:`); tests use one per run. */
-  redisKeyPrefix?: string;
   /** The PostgreSQL schema of the tables (default: $TOOLMESH_POSTGRES_SCHEMA, else `toolmesh`); tests use one per run. */
   postgresSchema?: string;
   /** The clock that stamps an approval's `createdAt`; tests pass their own. */

@@ -3,7 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { Aggregator } from '../aggregator.js';
 import { renderArguments } from '../approvals/render-arguments.js';
-import type { AuditQuery } from '../audit/audit-record.js';
+import { AUDIT_OUTCOMES, type AuditQuery } from '../audit/audit-record.js';
 import { mayDecide } from '../session-server/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
 import { approverOf, viewerOfRequest } from './browser-guard.js';
@@ -17,16 +17,6 @@ export const AUDIT_EXPORT_MAX = 100_000;
 const HISTORY_SHOWN = 50;
 const SEARCH_HITS = 50;
 
-const OUTCOMES = [
-  'ok',
-  'isError',
-  'refused',
-  'timeout',
-  'crash',
-  'cancelled',
-  'unavailable',
-  'protocolError',
-] as const;
 const text = z.string().trim().min(1).max(200).optional();
 const time = z.coerce.number().int().nonnegative().optional();
 
@@ -37,7 +27,7 @@ const auditFilters = z.object({
   tool: text,
   server: text,
   identity: text,
-  outcome: z.enum(OUTCOMES).optional(),
+  outcome: z.enum(AUDIT_OUTCOMES).optional(),
   mode: text,
   workspace: text,
   page: z.coerce.number().int().min(0).max(100_000).default(0),
@@ -151,7 +141,7 @@ export function dashboardApi(
       hasMore: records.length > AUDIT_PAGE_SIZE,
       records: records.slice(0, AUDIT_PAGE_SIZE),
       choices: {
-        outcomes: OUTCOMES,
+        outcomes: AUDIT_OUTCOMES,
         modes: aggregator.policy.table.names(),
         servers: aggregator.upstreams.list().map((upstream) => upstream.name),
       },

@@ -54,13 +54,7 @@ export function createDashboard({
   const history = new ServerHistory(aggregator.upstreams);
   const watch = new PendingWatch(aggregator.state);
   const fleetServers =
-    fleet &&
-    new FleetServers(
-      fleet,
-      aggregator.config.fleet.keyPrefix,
-      () => serverRows(aggregator, history),
-      aggregator.log,
-    );
+    fleet && new FleetServers(fleet, fleet.keyPrefix, () => serverRows(aggregator, history), aggregator.log);
   if (fleetServers) {
     fleetServers.start();
     history.on('changed', () => fleetServers.publish());

@@ -26,7 +26,7 @@ export interface ReplicaServers {
 
 /**
  * The Servers page of a fleet: each replica runs its own downstream servers, so each publishes
- * their states in one Redis hash (`<fleet.keyPrefix>dashboard:servers`, a field per replica,
+ * their states in one Redis hash (`<state.redisPrefix>dashboard:servers`, a field per replica,
  * written at every change and every 5 s), and a page shows those of every replica whose
  * heartbeat is alive: a read costs two commands however many keys Redis holds.
  */
