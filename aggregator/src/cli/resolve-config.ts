@@ -9,9 +9,17 @@ export const DEFAULT_CONFIG_FILE = 'toolmesh.json';
  * The config to run: the file named by --config, else ./toolmesh.json, else every installed
  * first-party server. `root` is the folder of the one workspace of a config that names none.
  */
-export function resolveConfig(options: { config?: string; root: string }): LoadedConfig {
+export function resolveConfig(options: {
+  config?: string;
+  root: string;
+  shareProcesses?: boolean;
+}): LoadedConfig {
   const file = options.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
   const defaultRoot = path.resolve(options.root);
-  if (file) return loadConfigFile(path.resolve(file), { defaultRoot });
-  return parseConfig({ mcpServers: Object.fromEntries(installedFirstPartyServers()) }, { defaultRoot });
+  const shared = options.shareProcesses !== undefined ? { shareProcesses: options.shareProcesses } : {};
+  if (file) return loadConfigFile(path.resolve(file), { defaultRoot, ...shared });
+  return parseConfig(
+    { mcpServers: Object.fromEntries(installedFirstPartyServers()) },
+    { defaultRoot, ...shared },
+  );
 }
