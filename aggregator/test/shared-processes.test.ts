@@ -138,6 +138,14 @@ function hostsBelow(pid: number): number[] {
     .map((entry) => entry.pid);
 }
 
+/** Server processes of their own: Node running a first-party bin. */
+function serversBelow(pid: number): number[] {
+  return descendantsOf(pid)
+    .filter(({ argv }) => argv[0] === process.execPath || path.basename(argv[0] ?? '') === 'node')
+    .filter(({ argv }) => /\/servers\/[^/]+\/dist\/index\.js$/.test(argv[1] ?? ''))
+    .map((entry) => entry.pid);
+}
+
 /** Gone, or a zombie that init is about to reap. */
 function isGone(pid: number): boolean {
   try {
@@ -214,6 +222,7 @@ describe('servers in shared processes through `toolmesh serve`', () => {
       let expected: { tools: Tool[]; answers: CallResult[] };
       try {
         expect(hostsBelow(separate.pid as number)).toEqual([]);
+        expect(serversBelow(separate.pid as number)).toHaveLength(8);
         await indexed(separate);
         expected = { tools: await toolsOf(separate), answers: await answers(separate) };
         expect(separate.strayLines()).toEqual([]);
@@ -232,6 +241,7 @@ describe('servers in shared processes through `toolmesh serve`', () => {
       const shared = await serve('shared');
       try {
         expect(hostsBelow(shared.pid as number)).toHaveLength(3);
+        expect(serversBelow(shared.pid as number)).toEqual([]);
         await indexed(shared);
         expect(await toolsOf(shared)).toEqual(expected.tools);
         expect(await answers(shared)).toEqual(expected.answers);
