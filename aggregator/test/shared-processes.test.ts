@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type RawMessage, type RawStdioPeer, spawnRawStdio } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../src/cli/resolve-config.js';
 import { installedFirstPartyServers } from '../src/config/first-party.js';
 import { parseConfig } from '../src/config/load.js';
 import { isHosted } from '../src/config/shared-processes.js';
@@ -67,6 +68,21 @@ describe('which servers share a process', () => {
     // A shared sandbox is the union of its servers': code-graph's roots are writable with fs's.
     const codeGraph = servers.get('code-graph@alpha');
     expect(codeGraph && isHosted(codeGraph) && codeGraph.sharedProcess.writableRoots).toBe(true);
+  });
+
+  it('shares with no config file, the README start, unless `serve --processes separate` says otherwise', () => {
+    const hosted = (servers: Map<string, unknown>) =>
+      [...servers].filter(([, server]) => isHosted(server as never)).map(([name]) => name);
+    expect(hosted(resolveConfig({ root: folder }).servers)).toEqual([
+      'fs@default',
+      'git@default',
+      'code-graph@default',
+      'tickets',
+      'memory',
+      'feeds',
+      'rigs',
+    ]);
+    expect(hosted(resolveConfig({ root: folder, shareProcesses: false }).servers)).toEqual([]);
   });
 
   it('follows a server its own shareProcess, and `serve --processes` over both', () => {
