@@ -93,7 +93,8 @@ export function withSharedProcesses(
     const { sharedProcess: _fromFile, ...own } = config as Partial<HostedServerConfig> & StdioServerConfig;
     result.set(name, own);
     const asked = sharing.forced ? undefined : own.shareProcess;
-    if (!(asked ?? sharing.byDefault)) continue;
+    // A host is ended as a process group, which Windows does not have: there each runs alone.
+    if (!(asked ?? sharing.byDefault) || process.platform === 'win32') continue;
     const program = hostedProgramOf(own);
     if (!program) {
       if (asked)
