@@ -31,6 +31,7 @@ export default defineConfig({
   // a worker thread, off the main thread.
   entry: [
     'src/index.ts',
+    'src/program.ts',
     'src/server.ts',
     'src/graph/precise/checker-worker.ts',
     'src/graph/parse-worker.ts',

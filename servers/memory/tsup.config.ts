@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/server.ts', 'src/embeddings.ts'],
+  entry: ['src/index.ts', 'src/program.ts', 'src/server.ts', 'src/embeddings.ts'],
   format: ['esm'],
   dts: { entry: ['src/server.ts', 'src/embeddings.ts'] },
   sourcemap: true,

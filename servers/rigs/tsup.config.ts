@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/server.ts'],
+  entry: ['src/index.ts', 'src/program.ts', 'src/server.ts'],
   format: ['esm'],
   dts: { entry: 'src/server.ts' },
   sourcemap: true,

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts', 'src/http.ts', 'src/secrets.ts'],
+  entry: ['src/index.ts', 'src/testing.ts', 'src/http.ts', 'src/secrets.ts', 'src/host.ts'],
   format: ['esm'],
   dts: true,
   sourcemap: true,

@@ -1,9 +1,11 @@
 // Resident memory at rest (issue 26): each first-party server started alone over stdio and idle
 // after its first tools/list; and the README's main command (the aggregator with every server)
-// once code-graph has indexed this repository and gone idle. RSS is read from /proc, the way
-// `ps` and `top` show it to the person who runs toolmesh.
+// once code-graph has indexed this repository and gone idle, with the servers in a process each
+// and in shared processes (`--processes separate|shared`). RSS is read from /proc, the way `ps`
+// and `top` show it to the person who runs toolmesh.
 // `node test/bench/run.mjs --only memory-at-rest` rewrites this section alone.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +20,9 @@ import { memoryOf } from './server.mjs';
 import { AGGREGATOR_BIN } from './toolmesh.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The server host that runs first-party servers sharing a process. */
+const HOST_PROGRAM = createRequire(import.meta.url).resolve('@toolmesh/core/host');
 
 /** The targets of issue 26, in MiB of resident memory. */
 export const RESIDENT_TARGETS_MIB = { server: 60, mainCommand: 400 };
@@ -53,7 +58,7 @@ function childrenOf(pid) {
 /** Which first-party server a command line runs (and through what, when not node), or its program. */
 function processLabel(argv) {
   const script = argv.find((arg) => arg.endsWith('.js'));
-  const server = /servers\/([^/]+)\/dist\//.exec(script ?? '')?.[1];
+  const server = script === HOST_PROGRAM ? 'server host' : /servers\/([^/]+)\/dist\//.exec(script ?? '')?.[1];
   const program = path.basename(argv[0] ?? '?');
   if (!server) return path.basename(script ?? program);
   return program === 'node' || argv[0] === process.execPath ? server : `${server} (${program})`;
@@ -90,11 +95,11 @@ async function codeGraphSettled(spawned, log) {
   }
 }
 
-async function mainCommand({ dataDir, log }) {
+async function mainCommand({ dataDir, log, processes }) {
   // The README's `pnpm start` over stdio (no bearer token to pass): the same servers on the same root.
   const spawned = await spawnStdioClient(
     process.execPath,
-    [AGGREGATOR_BIN, 'serve', '--root', REPO, '--log-level', 'warning'],
+    [AGGREGATOR_BIN, 'serve', '--root', REPO, '--log-level', 'warning', '--processes', processes],
     { cwd: REPO, env: { TOOLMESH_DATA_DIR: dataDir } },
   );
   try {
@@ -121,6 +126,7 @@ async function mainCommand({ dataDir, log }) {
     const files = roots.reduce((sum, root) => sum + (root.files ?? 0), 0);
     return {
       processes,
+      nodeProcesses: processes.filter((entry) => !/\(|watchdog/.test(entry.label)).length,
       totalMiB: processes.reduce((sum, entry) => sum + entry.rssMiB, 0),
       files,
       indexMs,
@@ -140,28 +146,57 @@ export async function benchmarkIdleMemory({ base, log }) {
     log(`bench: ${name} idle over stdio`);
     servers.push(await idleServer(name, { root, dataDir: path.join(folder, 'data', name) }));
   }
-  log('bench: the aggregator with every server on this repository, until code-graph is idle');
-  const main = await mainCommand({ dataDir: path.join(folder, 'data', 'main'), log });
-  return { servers, main, load: os.loadavg()[0].toFixed(1), node: process.version };
+  const main = {};
+  for (const processes of ['separate', 'shared']) {
+    log(
+      `bench: the aggregator with every server (${processes}) on this repository, until code-graph is idle`,
+    );
+    main[processes] = await mainCommand({
+      dataDir: path.join(folder, 'data', `main-${processes}`),
+      log,
+      processes,
+    });
+    main[processes].load = os.loadavg()[0].toFixed(1);
+  }
+  return { servers, main, node: process.version };
 }
 
 const fixed = (mib) => mib.toFixed(1);
 const within = (mib, target) => `${mib <= target ? '' : '**over** '}${target}`;
 
+function mainTable(main, heading) {
+  return table(
+    [`${heading}, code-graph idle and indexed (precise: ${main.precise})`, 'RSS (MiB)', 'Peak (MiB)'],
+    [
+      ...main.processes.map((entry) => [entry.label, fixed(entry.rssMiB), fixed(entry.peakMiB)]),
+      [
+        `**all ${main.processes.length} processes** (target ${within(main.totalMiB, RESIDENT_TARGETS_MIB.mainCommand)})`,
+        `**${fixed(main.totalMiB)}**`,
+        '',
+      ],
+    ],
+  );
+}
+
 export function renderIdleMemorySection(run) {
-  const { main } = run;
+  const { separate, shared } = run.main;
   return `## Memory at rest
 
 Resident memory (VmRSS from \`/proc\`, MiB) with Node ${run.node}. Each first-party server is started
 alone from its built bin over stdio with \`--root\` an empty folder, asked for \`tools/list\` by the SDK
 client, and read ${SETTLE_MS / 1000} s later; "peak" is its VmHWM. The README's main command is measured
 over stdio (\`toolmesh serve --root .\` in this repository: the same servers and root as \`pnpm start\`,
-without the bearer token HTTP needs) once every server has listed its tools and code-graph's
-\`index_status\` reports the first index and its precise pass done (${main.files} files, ${fixed(main.indexMs / 1000)} s
-after the last server joined), then read ${(CHECKER_IDLE_MS + SETTLE_MS) / 1000} s later (past the ${CHECKER_IDLE_MS / 1000} s code-graph keeps its checker worker
-for the next edit), each process of the tree apart; the small processes are the wrappers each
-server is started through.
-Load average when the section ran: ${run.load} on ${os.cpus().length} cores shared with other work.
+without the bearer token HTTP needs) twice, with each server in a process of its own
+(\`--processes separate\`) and with the first-party servers in shared processes (\`--processes shared\`:
+one server host for each set of sandbox settings, see [aggregator.md](aggregator.md#shared-processes)),
+each from an empty data directory. Each is read once every server has listed its tools and
+code-graph's \`index_status\` reports the first index and its precise pass done (${separate.files} files,
+${fixed(separate.indexMs / 1000)} s and ${fixed(shared.indexMs / 1000)} s after the last server joined), then
+${(CHECKER_IDLE_MS + SETTLE_MS) / 1000} s later (past the ${CHECKER_IDLE_MS / 1000} s code-graph keeps its checker worker for the next edit),
+each process of the tree apart; the small processes are the bubblewrap wrappers each sandboxed
+process is started through, and the orphan watchdog.
+Load average when each run was read: ${separate.load} (separate) and ${shared.load} (shared) on ${os.cpus().length} cores
+shared with other work.
 \`node test/bench/run.mjs --only memory-at-rest\` (after \`pnpm build\`) runs this section alone and
 rewrites it.
 
@@ -176,17 +211,14 @@ ${table(
   ]),
 )}
 
-${table(
-  [`Main command, code-graph idle and indexed (precise: ${main.precise})`, 'RSS (MiB)', 'Peak (MiB)'],
-  [
-    ...main.processes.map((entry) => [entry.label, fixed(entry.rssMiB), fixed(entry.peakMiB)]),
-    [
-      `**all ${main.processes.length} processes** (target ${within(main.totalMiB, RESIDENT_TARGETS_MIB.mainCommand)})`,
-      `**${fixed(main.totalMiB)}**`,
-      '',
-    ],
-  ],
-)}
+| Main command | Node processes | All processes | RSS (MiB) | Target (MiB) |
+|---|---|---|---|---|
+| \`--processes separate\` | ${separate.nodeProcesses} | ${separate.processes.length} | **${fixed(separate.totalMiB)}** | ${within(separate.totalMiB, RESIDENT_TARGETS_MIB.mainCommand)} |
+| \`--processes shared\` | ${shared.nodeProcesses} | ${shared.processes.length} | **${fixed(shared.totalMiB)}** | ${within(shared.totalMiB, RESIDENT_TARGETS_MIB.mainCommand)} |
+
+${mainTable(separate, 'Separate processes')}
+
+${mainTable(shared, 'Shared processes')}
 `;
 }
 

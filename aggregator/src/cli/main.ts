@@ -12,7 +12,9 @@ const COMMANDS: Record<string, { usage: string; load: () => Promise<Command> }> 
   serve: {
     usage: `  toolmesh serve [--config FILE] [--transport stdio|http] [--host H] [--port N] [--root DIR]
                  [--mode MODE]          stdio: the session's mode (HTTP: the path, /mcp/<mode>)
-                 [--workspace ID]       stdio: bind the session to one workspace (HTTP: ?workspace=ID)`,
+                 [--workspace ID]       stdio: bind the session to one workspace (HTTP: ?workspace=ID)
+                 [--processes shared|separate]
+                                        first-party servers in shared processes or one each (config: shareProcesses)`,
     load: async () => (await import('./serve-command.js')).serveCommand,
   },
   tools: {

@@ -38,8 +38,13 @@ export function loggerFor(flags: RegistryFlags, fallback: LogLevel): Logger {
   return createLogger({ level: level as LogLevel });
 }
 
-export function configOf(flags: RegistryFlags): LoadedConfig {
-  return resolveConfig({ ...(flags.config && { config: flags.config }), root: flags.root });
+/** `shareProcesses`: what `serve --processes` asked, over the config. */
+export function configOf(flags: RegistryFlags, shareProcesses?: boolean): LoadedConfig {
+  return resolveConfig({
+    ...(flags.config && { config: flags.config }),
+    root: flags.root,
+    ...(shareProcesses !== undefined && { shareProcesses }),
+  });
 }
 
 /** The session's --mode and --workspace, checked against the config so a typo names the choices. */

@@ -28,6 +28,7 @@ export const serveCommand: Command = {
       transport: { type: 'string', default: 'stdio' },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '3000' },
+      processes: { type: 'string' },
     });
     flagsOnly('serve', positionals);
     const log = loggerFor(values, 'info');
@@ -35,7 +36,7 @@ export const serveCommand: Command = {
     if (transport !== 'stdio' && transport !== 'http')
       throw new UsageError('--transport must be stdio or http');
     const port = wholeNumberOption('--port', values.port, { min: 0, max: 65535 });
-    const loaded = configOf(values);
+    const loaded = configOf(values, sharedProcessesFlag(values.processes));
     for (const warning of loaded.warnings) log.warning(warning);
     const empty = nothingServed(loaded);
     if (empty) log.warning(empty);
@@ -161,4 +162,11 @@ async function httpAccess(
     if (error instanceof HttpAccessError) throw new ConfigError(error.message);
     throw error;
   }
+}
+
+/** `--processes shared|separate`: first-party servers in shared processes, or a process each. */
+function sharedProcessesFlag(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'shared' || value === 'separate') return value === 'shared';
+  throw new UsageError(`--processes must be shared or separate, not "${value}"`);
 }

@@ -7,6 +7,7 @@ import { defaultWorkspace, type Workspace } from '../workspaces/workspace.js';
 import { ConfigError } from './config-error.js';
 import { expandServerEntries } from './expand-env.js';
 import { type AggregatorConfig, configSchema, isStdioServer, type ServerConfig } from './schema.js';
+import { withSharedProcesses } from './shared-processes.js';
 import { unknownKeyWarnings } from './unknown-keys.js';
 
 export { ConfigError };
@@ -108,7 +109,14 @@ export interface LoadedConfig {
  */
 export function parseConfig(
   raw: unknown,
-  options: { file?: string; baseDir?: string; env?: NodeJS.ProcessEnv; defaultRoot?: string } = {},
+  options: {
+    file?: string;
+    baseDir?: string;
+    env?: NodeJS.ProcessEnv;
+    defaultRoot?: string;
+    /** `toolmesh serve --processes`: over the config's shareProcesses and every server's shareProcess. */
+    shareProcesses?: boolean;
+  } = {},
 ): LoadedConfig {
   const file = options.file ?? 'config';
   const expanded = expandServerEntries(raw, options.env ?? process.env, file);
@@ -144,7 +152,10 @@ export function parseConfig(
   const workspaces = workspacesOf(file, config, configured, options);
   return {
     config,
-    servers: upstreamConfigs(servers, workspaces),
+    servers: withSharedProcesses(upstreamConfigs(servers, workspaces), file, {
+      byDefault: options.shareProcesses ?? config.shareProcesses,
+      forced: options.shareProcesses !== undefined,
+    }),
     workspaces,
     warnings: unknownKeyWarnings(raw, Object.keys(configSchema.shape)).map(
       (warning) => `${file}: ${warning}`,
@@ -155,7 +166,7 @@ export function parseConfig(
 
 export function loadConfigFile(
   file: string,
-  options: { env?: NodeJS.ProcessEnv; defaultRoot?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; defaultRoot?: string; shareProcesses?: boolean } = {},
 ): LoadedConfig {
   let text: string;
   try {

@@ -71,6 +71,12 @@ export const stdioServerSchema = z.looseObject({
     .describe(
       'In a sandbox, whether the server may write to its roots (only for servers whose tools write).',
     ),
+  shareProcess: z
+    .boolean()
+    .optional()
+    .describe(
+      'Run this first-party server in a process shared with the other first-party servers that share one and have the same sandbox settings (roots, network, env, cwd), instead of a process of its own (default: shareProcesses). Saves the memory of a Node process per server; gives up the isolation between them (see docs/aggregator.md).',
+    ),
   perWorkspace: z
     .boolean()
     .default(false)
@@ -307,6 +313,12 @@ export const configSchema = z.looseObject({
     )
     .optional()
     .describe('Workspaces by id. Without it there is one, "default", rooted at the folder toolmesh runs in.'),
+  shareProcesses: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Run first-party servers in shared processes, one for each set of sandbox settings, instead of a process each; a server's shareProcess overrides it. `toolmesh serve --processes shared|separate` overrides both. See docs/aggregator.md for the isolation this gives up.",
+    ),
   startupWaitMs: z
     .number()
     .int()

@@ -4,7 +4,7 @@ import { dataDirectory, isInside } from '@toolmesh/core';
 import { bwrapArguments } from './bwrap-arguments.js';
 import { nodePaths, outermost, programFiles, programPaths, resolveCommand } from './program-folders.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
-import { AGGREGATOR_DATA_SUBFOLDER, serverDataFolder } from './server-data-folder.js';
+import { AGGREGATOR_DATA_SUBFOLDER, serverDataFolders } from './server-data-folder.js';
 import { SYSTEM_FOLDERS, systemBinds } from './system-folders.js';
 
 /** The home inside every sandbox: an empty tmpfs, gone when the sandbox ends. */
@@ -27,6 +27,8 @@ export interface SandboxRequest {
   inherited?: NodeJS.ProcessEnv;
   /** Variables the spawner will add to bwrap's environment on its own, to be removed inside. */
   ambientVariables?: readonly string[];
+  /** Modules the program loads beside its own files: a server host's hosted server programs. */
+  hostedPrograms?: readonly string[];
 }
 
 /** A command line to spawn as it is: bwrap, its arguments, and the environment to give it. */
@@ -122,7 +124,10 @@ export function sandboxedCommand(
   const searchPath = request.env.PATH ?? inherited.PATH;
   const roots = request.roots.map((root) => existingFolder(path.resolve(hostCwd, root)));
 
-  const files = programFiles(request.command, request.args, { searchPath, cwd: hostCwd });
+  const files = [
+    ...programFiles(request.command, request.args, { searchPath, cwd: hostCwd }),
+    ...(request.hostedPrograms ?? []),
+  ];
   const underSystem = (folder: string) => SYSTEM_FOLDERS.some((system) => isInside(system, folder));
   const program = outermost([...programPaths(files), ...nodePaths()]).filter(
     (folder) => !underSystem(folder),
@@ -130,13 +135,13 @@ export function sandboxedCommand(
 
   const data = dataDirectory({ ...inherited, ...request.env });
   const state = stateFolder(data);
-  const dataFolder = serverDataFolder(files, data);
-  if (dataFolder) mkdirSync(dataFolder, { recursive: true });
-  const writableFolders = dataFolder ? [realpathSync(dataFolder)] : [];
+  const dataFolders = serverDataFolders(files, data);
+  for (const folder of dataFolders) mkdirSync(folder, { recursive: true });
+  const writableFolders = dataFolders.map((folder) => realpathSync(folder));
 
   const env = sandboxEnvironment({ inherited, own: request.env, home: SANDBOX_HOME });
   // The server finds its data at <data>/<server>/, the only part of <data> it is shown.
-  if (dataFolder) env.TOOLMESH_DATA_DIR = data;
+  if (dataFolders.length > 0) env.TOOLMESH_DATA_DIR = data;
 
   const visible = [...program, ...roots, ...writableFolders];
   const hiddenFolders = stateFolderPlaces([...systemBinds(request.network), ...visible], state);

@@ -19,13 +19,15 @@ function packageName(file: string): string | undefined {
 
 /**
  * The one folder of the data directory a first-party server may write: `<data>/<server>/`,
- * where `@toolmesh/server-<server>` keeps its databases (fs: `<data>/fs/checkpoints.sqlite`).
- * Undefined for any other program, which gets no part of the data directory.
+ * where `@toolmesh/server-<server>` keeps its databases (fs: `<data>/fs/checkpoints.sqlite`);
+ * one for each server a server host runs. None for any other program, which gets no part of
+ * the data directory.
  */
-export function serverDataFolder(programFiles: readonly string[], dataDirectory: string): string | undefined {
+export function serverDataFolders(programFiles: readonly string[], dataDirectory: string): string[] {
+  const folders = new Set<string>();
   for (const file of programFiles) {
     const server = /^@toolmesh\/server-([a-z0-9-]+)$/.exec(packageName(file) ?? '')?.[1];
-    if (server && server !== AGGREGATOR_DATA_SUBFOLDER) return path.join(dataDirectory, server);
+    if (server && server !== AGGREGATOR_DATA_SUBFOLDER) folders.add(path.join(dataDirectory, server));
   }
-  return undefined;
+  return [...folders];
 }

@@ -18,9 +18,10 @@ export class SandboxRequiredError extends Error {}
 
 /**
  * The command line for a stdio server: as configured, or wrapped in a bubblewrap sandbox when
- * its `sandbox` setting asks for one and this machine can make one.
+ * its `sandbox` setting asks for one and this machine can make one. A server host names the
+ * `hostedPrograms` it will load, for the sandbox to show them.
  */
-export function stdioLaunch(config: StdioServerConfig): StdioLaunch {
+export function stdioLaunch(config: StdioServerConfig, hostedPrograms: readonly string[] = []): StdioLaunch {
   const plain: StdioLaunch = {
     command: config.command,
     args: config.args,
@@ -51,6 +52,7 @@ export function stdioLaunch(config: StdioServerConfig): StdioLaunch {
       ...(config.cwd && { cwd: config.cwd }),
       // The stdio transport merges these into whatever environment it is given.
       ambientVariables: Object.keys(getDefaultEnvironment()),
+      hostedPrograms,
     },
     bwrap,
   );

@@ -1,3 +1,4 @@
+import type { Stream } from 'node:stream';
 import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
@@ -5,8 +6,11 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
+import { isHosted } from '../config/shared-processes.js';
 import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
+import { HostedServerTransport } from './hosted-server-transport.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
+import { serverHostFor } from './server-host.js';
 import { stdioLaunch } from './stdio-launch.js';
 
 /**
@@ -25,6 +29,15 @@ export function transportsFor(
   onStderr: (line: string) => void,
   onSandboxWarning: (warning: string | undefined) => void = () => undefined,
 ): Dial[] {
+  if (isHosted(config)) {
+    const open = () => {
+      const { program, args } = config.sharedProcess;
+      const transport = new HostedServerTransport(serverHostFor(config), program, args, onSandboxWarning);
+      forwardLines(transport.stderr, onStderr);
+      return transport;
+    };
+    return [{ open, probe: true }];
+  }
   if (isStdioServer(config)) {
     const open = () => {
       // Throws when a required sandbox cannot be had: the start fails with that reason.
@@ -35,13 +48,7 @@ export function transportsFor(
         process.platform === 'win32'
           ? new StdioClientTransport({ ...launch, stderr: 'pipe' })
           : new ProcessGroupTransport(launch);
-      let pending = '';
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        pending += chunk.toString('utf8');
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) if (line.trim()) onStderr(line);
-      });
+      if (transport.stderr) forwardLines(transport.stderr, onStderr);
       return transport;
     };
     return [{ open, probe: true }];
@@ -66,6 +73,17 @@ export function transportsFor(
   if (remote.type === 'sse') return [sse];
   if (remote.type === 'streamable-http') return [streamable];
   return [streamable, sse];
+}
+
+/** Each non-blank line of a server's stderr, as it completes. */
+function forwardLines(stderr: Stream, onLine: (line: string) => void): void {
+  let pending = '';
+  stderr.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) onLine(line);
+  });
 }
 
 function withHeaders(headers: Record<string, string>, base: typeof fetch) {

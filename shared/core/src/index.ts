@@ -60,6 +60,14 @@ export {
   newestMatches,
   planFullText,
 } from './full-text.js';
+export {
+  HOST_METHODS,
+  type HostStartParams,
+  hostMessageParams,
+  hostNotice,
+  hostOutputParams,
+  hostServerParams,
+} from './host-protocol.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
@@ -77,11 +85,14 @@ export {
 export { SECRET_FILE_GLOBS, secretFileKind } from './secret-files.js';
 export {
   httpClientSnippets,
+  type ProgramOutput,
   type RunningServer,
   runServerProgram,
   type ServerProgram,
   type ServerSetup,
+  type StartedProgram,
   serve,
+  startServerProgram,
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { checkLiteralHost, guardedLookup, NetworkRefusal, refusalReason } from './ssrf-guard.js';

@@ -1,3 +1,4 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/server';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
 import { createLogger, type Logger } from './logger.js';
@@ -47,14 +48,20 @@ export function httpClientSnippets(name: string, url: string): string {
   ].join('\n');
 }
 
-export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger): Promise<RunningServer> {
+export async function serve(
+  setup: ServerSetup,
+  flags: ServerFlags,
+  log: Logger,
+  /** Over stdio, the link to serve on instead of this process's stdin and stdout (a server host's). */
+  link?: Transport,
+): Promise<RunningServer> {
   if (flags.transport === 'stdio') {
     // Loaded only for stdio, as the HTTP front is only for HTTP.
     const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
     // The SDK picks the era from the client's first message and serves both from one factory;
     // the line transport keeps toolmesh's answers to unreadable and over-long lines.
     const connection = serveStdio(() => setup.createServer(), {
-      transport: new StdioLineTransport(),
+      transport: link ?? new StdioLineTransport(),
       onerror: (error) => log.debug(`stdio: ${error.message}`),
     });
     return { close: () => connection.close() };
@@ -76,53 +83,104 @@ export async function serve(setup: ServerSetup, flags: ServerFlags, log: Logger)
   return { url: front.url, close: () => front.close() };
 }
 
+/** Where a program's output goes besides its MCP messages. */
+export interface ProgramOutput {
+  /** Error messages, help and log lines: this process's stderr, or a server host's link. */
+  write(text: string): void;
+  /** Over stdio, the link to serve on instead of stdin and stdout (see `serve`). */
+  link?: Transport;
+  /** Log this program's unhandled rejections: only where it has the process to itself. */
+  ownsProcess?: boolean;
+}
+
+/** A program set up and serving, until `stop` (once, whoever asks first). */
+export interface StartedProgram {
+  flags: ServerFlags;
+  log: Logger;
+  url?: string;
+  stop(): Promise<void>;
+}
+
+const STDERR_OUTPUT: ProgramOutput = { write: (text) => process.stderr.write(text), ownsProcess: true };
+
 /**
- * The whole life of a server bin: flags, setup, serving, and a clean exit on SIGINT, SIGTERM or
- * (over stdio) the client closing stdin — so no server outlives the client that started it.
+ * Flags, setup and serving, without anything that belongs to a whole process (signals, exit),
+ * so that a server host can run several programs side by side. `exitCode` when the program ended
+ * at once: help or version printed (0), bad flags (2), a failed setup (1), the reason written.
  */
-export async function runServerProgram(program: ServerProgram, argv = process.argv.slice(2)): Promise<void> {
+export async function startServerProgram(
+  program: ServerProgram,
+  argv: readonly string[],
+  output: ProgramOutput = STDERR_OUTPUT,
+): Promise<StartedProgram | { exitCode: number }> {
   let parsed: ReturnType<typeof parseServerFlags>;
   try {
     parsed = parseServerFlags(argv, program.flags);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${program.name}: ${error.message}\n`);
-    process.exitCode = 2;
-    return;
+    output.write(`${program.name}: ${error.message}\n`);
+    return { exitCode: 2 };
   }
   if (parsed.help) {
-    process.stderr.write(helpText(program.name, program.summary, program.flags));
-    return;
+    output.write(helpText(program.name, program.summary, program.flags));
+    return { exitCode: 0 };
   }
   if (parsed.version) {
-    process.stderr.write(`${program.version}\n`);
-    return;
+    output.write(`${program.version}\n`);
+    return { exitCode: 0 };
   }
   const { flags } = parsed;
-  const log = createLogger({ level: flags.logLevel, scope: program.name });
-  process.on('unhandledRejection', (reason) => log.error('unhandled rejection', { reason: String(reason) }));
+  if (output.link && flags.transport !== 'stdio') {
+    output.write(`${program.name}: a hosted server serves over its host's link; leave out --transport\n`);
+    return { exitCode: 2 };
+  }
+  const log = createLogger({
+    level: flags.logLevel,
+    scope: program.name,
+    sink: (line) => output.write(`${line}\n`),
+  });
+  if (output.ownsProcess)
+    process.on('unhandledRejection', (reason) =>
+      log.error('unhandled rejection', { reason: String(reason) }),
+    );
 
   let setup: ServerSetup | undefined;
   let running: RunningServer;
   try {
     setup = await program.setup(flags, parsed.extra, log);
-    running = await serve(setup, flags, log);
+    running = await serve(setup, flags, log, output.link);
   } catch (error) {
-    process.stderr.write(`${program.name}: ${(error as Error).message}\n`);
-    process.exitCode = 1;
+    output.write(`${program.name}: ${(error as Error).message}\n`);
     // What setup started (an index, a watcher) would otherwise keep the process alive.
     await setup?.close?.();
-    return;
+    return { exitCode: 1 };
   }
   const started = setup;
+  let stopping: Promise<void> | undefined;
+  const stopOnce = async () => {
+    await running.close().catch(() => undefined);
+    await started.close?.();
+  };
+  return { flags, log, ...(running.url && { url: running.url }), stop: () => (stopping ??= stopOnce()) };
+}
 
+/**
+ * The whole life of a server bin: flags, setup, serving, and a clean exit on SIGINT, SIGTERM or
+ * (over stdio) the client closing stdin — so no server outlives the client that started it.
+ */
+export async function runServerProgram(program: ServerProgram, argv = process.argv.slice(2)): Promise<void> {
+  const started = await startServerProgram(program, argv);
+  if ('exitCode' in started) {
+    if (started.exitCode !== 0) process.exitCode = started.exitCode;
+    return;
+  }
+  const { flags, log } = started;
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
     log.debug(`stopping: ${why}`);
-    await running.close().catch(() => undefined);
-    await started.close?.();
+    await started.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));
@@ -130,9 +188,9 @@ export async function runServerProgram(program: ServerProgram, argv = process.ar
   if (flags.transport === 'stdio') {
     process.stdin.once('end', () => void stop('stdin closed'));
     process.stdin.once('close', () => void stop('stdin closed'));
-  } else if (running.url) {
-    process.stderr.write(`${httpClientSnippets(program.name, running.url)}\n`);
+  } else if (started.url) {
+    process.stderr.write(`${httpClientSnippets(program.name, started.url)}\n`);
     // Last, so whoever waits for this line (a script, a test) has everything above it too.
-    log.info(`listening on ${running.url}`);
+    log.info(`listening on ${started.url}`);
   }
 }
