@@ -18,7 +18,8 @@ export interface StateFlags {
 export function stateSettingsOf(flags: StateFlags, loaded: Pick<LoadedConfig, 'config'>): StateSettings {
   const redis = flags.redis ?? loaded.config.state.redis;
   const postgres = flags.postgres ?? loaded.config.state.postgres;
-  return { ...(redis && { redis }), ...(postgres && { postgres }) };
+  const { auditCommit } = loaded.config.state;
+  return { ...(redis && { redis }), ...(postgres && { postgres, ...(auditCommit && { auditCommit }) }) };
 }
 
 const TAKEN = ['--redis', '--postgres', '--config'] as const;

@@ -118,7 +118,7 @@ export class Fleet implements SharedSessions<Server> {
         if (!held) this.#dropSessions();
       },
     );
-    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs);
+    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs, this.lease.heartbeatPrefix);
     this.metrics = options.metrics;
     this.metrics.replica(this.lease.id);
   }
@@ -259,7 +259,7 @@ export class Fleet implements SharedSessions<Server> {
     const entry = await this.#directory.lookup(sessionId);
     if (!entry) return undefined;
     if (entry.owner !== '' && entry.owner !== this.lease.id) {
-      const beat = await this.lease.beatOf(entry.owner);
+      const beat = entry.ownerBeat;
       if (beat) {
         if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
         if ((await this.#forward(req, res, entry.owner, beat)) === 'answered') return 'answered';
@@ -298,7 +298,7 @@ export class Fleet implements SharedSessions<Server> {
     if (adopted) return adopted;
     // Another replica claimed it first: it is that one's now.
     const entry = await this.#directory.lookup(sessionId);
-    const beat = entry && entry.owner !== '' ? await this.lease.beatOf(entry.owner) : undefined;
+    const beat = entry?.ownerBeat;
     if (!entry || !beat) return undefined;
     if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
     await this.#forward(req, res, entry.owner, beat);

@@ -3,12 +3,14 @@ import path from 'node:path';
 import { dataDirectory } from '@toolmesh/core';
 import { sharedNamesFromEnvironment } from './shared-names.js';
 import { SqliteState } from './sqlite-state.js';
-import type { AggregatorState, DurableRecords, LiveState } from './state.js';
+import type { AggregatorState, AuditCommit, DurableRecords, LiveState } from './state.js';
 
 /** The config's `state` section, or the --redis / --postgres flags. */
 export interface StateSettings {
   redis?: string;
   postgres?: string;
+  /** When PostgreSQL's acknowledgement of an audit record counts (default `buffered`). */
+  auditCommit?: AuditCommit;
 }
 
 export interface OpenStateOptions extends StateSettings {
@@ -48,6 +50,7 @@ export async function openState(given: OpenStateOptions = {}): Promise<Aggregato
   const records: DurableRecords = options.postgres
     ? await PostgresRecords.open(options.postgres, {
         ...(options.postgresSchema && { schema: options.postgresSchema }),
+        ...(options.auditCommit && { commit: options.auditCommit }),
       })
     : SqliteState.open(sqliteFile(options), { ...now });
   let live: LiveState;
