@@ -51,6 +51,21 @@ describe('the audit in PostgreSQL', () => {
     expect((await replicas[1]?.health())?.postgres).toMatchObject({ ok: true });
   });
 
+  it('keeps each record of calls that end together as it was written', async () => {
+    const records = await open();
+    const written = Array.from({ length: 40 }, (_, index) =>
+      auditRecord({
+        time: T0 + index,
+        ...(index % 2 === 0 && { workspace: `w${index}` }),
+        ...(index % 3 === 0 && { approval: 'approved', error: `it's "quoted", {braced} and \\ escaped` }),
+        durationMs: index / 7,
+      }),
+    );
+    // Written at once, so that most go in batches of several rows.
+    await Promise.all(written.map((record) => records.recordAudit(record)));
+    expect(await records.auditRecords({ limit: 100 })).toEqual([...written].reverse());
+  });
+
   it('never acknowledges a record PostgreSQL refused to commit', async () => {
     const records = await open();
     await records.recordAudit(auditRecord({ time: T0 }));

@@ -63,25 +63,61 @@ function callerOf(url, sessionId) {
   };
 }
 
-async function throughput(urls) {
-  // Each session on one replica, as a sticky balancer places them.
+const THROUGHPUT_ROUNDS = 4;
+const WARMUP_CALLS_PER_SESSION = 25;
+
+/** SESSIONS clients, each on one of `urls` as a sticky balancer places them, each warmed up alike. */
+async function openSessions(urls) {
   const clients = await Promise.all(
     Array.from({ length: SESSIONS }, (_, i) => connectHttpClient(urls[i % urls.length])),
   );
+  // Every replica's call path compiled and warm before anything is timed, whichever served the latency part.
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let i = 0; i < WARMUP_CALLS_PER_SESSION; i++) await client.call('echo__echo', { text: 'warm' });
+    }),
+  );
+  return clients;
+}
+
+/** Seconds for every client to make `calls` calls back to back. */
+async function timeCalls(clients, calls) {
+  const started = performance.now();
+  await Promise.all(
+    clients.map(async (client) => {
+      for (let i = 0; i < calls; i++) {
+        const result = await client.call('echo__echo', { text: 'ping' });
+        check(!result.isError, `a fleet call failed: ${JSON.stringify(result)}`);
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Calls per second of 1, 2 and 3 replicas, measured in alternating rounds (the order rotating)
+ * so that the machine's changing load falls on each alike.
+ */
+async function throughputs(urls, log) {
+  const counts = [1, 2, 3];
+  const sessions = [];
   try {
-    await Promise.all(clients.map((client) => client.call('echo__echo', { text: 'warm' })));
-    const started = performance.now();
-    await Promise.all(
-      clients.map(async (client) => {
-        for (let i = 0; i < CALLS_PER_SESSION; i++) {
-          const result = await client.call('echo__echo', { text: 'ping' });
-          check(!result.isError, `a fleet call failed: ${JSON.stringify(result)}`);
-        }
-      }),
-    );
-    return (SESSIONS * CALLS_PER_SESSION * 1000) / (performance.now() - started);
+    for (const count of counts) sessions.push(await openSessions(urls.slice(0, count)));
+    const seconds = counts.map(() => 0);
+    const perRound = CALLS_PER_SESSION / THROUGHPUT_ROUNDS;
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      log(`bench fleet: throughput round ${round + 1} of ${THROUGHPUT_ROUNDS}`);
+      for (let k = 0; k < counts.length; k++) {
+        const index = (round + k) % counts.length;
+        seconds[index] += await timeCalls(sessions[index], perRound);
+      }
+    }
+    return counts.map((count, index) => ({
+      replicas: count,
+      callsPerSecond: (SESSIONS * CALLS_PER_SESSION) / seconds[index],
+    }));
   } finally {
-    await Promise.allSettled(clients.map((client) => client.close()));
+    await Promise.allSettled(sessions.flat().map((client) => client.close()));
   }
 }
 
@@ -111,11 +147,7 @@ export async function benchmarkFleet({ base, log }) {
       { runs: LATENCY_CALLS, warmup: 20 },
     );
     await owner.close();
-    const perReplicas = [];
-    for (const count of [1, 2, 3]) {
-      log(`bench fleet: throughput of ${count} replica(s), ${SESSIONS} sessions`);
-      perReplicas.push({ replicas: count, callsPerSecond: await throughput(urls.slice(0, count)) });
-    }
+    const perReplicas = await throughputs(urls, log);
     return { local: local.stats, forwarded: forwarded.stats, perReplicas, load: os.loadavg()[0] };
   } finally {
     for (const replica of replicas) await replica.stop();
@@ -145,7 +177,10 @@ interleaved, one at a time):
 A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms).
 
 Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
-replicas as a sticky balancer places them (each client straight to its replica):
+replicas as a sticky balancer places them (each client straight to its replica). Every session first makes
+${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each replica is warm whatever it did before; the calls are timed
+in ${THROUGHPUT_ROUNDS} rounds that alternate between 1, 2 and 3 replicas (the order rotating), so that the
+machine's changing load falls on each alike:
 
 | replicas | calls/s | vs one |
 |---|---|---|

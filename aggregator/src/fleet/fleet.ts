@@ -7,10 +7,11 @@ import type { NextFunction, Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Aggregator } from '../aggregator.js';
 import type { ClientSession } from '../session-server/session.js';
+import { ShortCache } from '../state/short-cache.js';
 import type { FleetMetrics } from './fleet-metrics.js';
 import { forwardRequest } from './forward-request.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
-import { SessionDirectory, type SessionRecord } from './session-directory.js';
+import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './session-directory.js';
 
 /**
  * The replicas a request was forwarded by, in order. Once is the rule; more when the session
@@ -18,6 +19,13 @@ import { SessionDirectory, type SessionRecord } from './session-directory.js';
  */
 export const FORWARDED_BY = 'x-toolmesh-forwarded-by';
 const MAX_HOPS = 3;
+
+/**
+ * How long a replica forwards a session's requests to the owner it read without reading the
+ * directory again. A stale owner still answers: it reads the directory afresh and forwards on,
+ * or says the session is not found; a refusal or a 5xx from it drops what was read at once.
+ */
+const OWNER_TTL_MS = 1000;
 
 /** After a drain, how long the requests that arrived meanwhile (all forwarded) may still take. */
 const LAST_FORWARDS_MS = 5000;
@@ -95,6 +103,8 @@ export class Fleet implements SharedSessions<Server> {
   readonly metrics: FleetMetrics;
   readonly #directory: SessionDirectory;
   readonly #local = new Map<string, ClientSession>();
+  /** Directory entries of sessions other replicas serve, as last read (see OWNER_TTL_MS). */
+  readonly #owners = new ShortCache<DirectoryEntry | undefined>(OWNER_TTL_MS);
   readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
@@ -256,16 +266,26 @@ export class Fleet implements SharedSessions<Server> {
     req: Request,
     res: Response,
   ): Promise<'answered' | ResumedSession<Server> | undefined> {
-    const entry = await this.#directory.lookup(sessionId);
-    if (!entry) return undefined;
-    if (entry.owner !== '' && entry.owner !== this.lease.id) {
+    // A request another replica passed on was sent by what that one read: here the directory is read
+    // afresh, so two replicas that each read the other as owner cannot pass it back and forth.
+    const read = () => this.#directory.lookup(sessionId);
+    let entry = hopsOf(req).length === 0 ? await this.#owners.get(sessionId, read) : await read();
+    if (entry && entry.owner !== '' && entry.owner !== this.lease.id && entry.ownerBeat) {
       const beat = entry.ownerBeat;
-      if (beat) {
-        if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
-        if ((await this.#forward(req, res, entry.owner, beat)) === 'answered') return 'answered';
-        await this.lease.declareGone(entry.owner, beat);
+      if (!mayForward(req)) {
+        this.#owners.delete(sessionId);
+        return movedWhileTravelling(sessionId, req, res);
       }
-    }
+      const outcome = await this.#forward(req, res, entry.owner, beat);
+      // What was read stays only while the owner serves: a 5xx (fenced, leaving) or a refusal drops it.
+      if (outcome === 'answered' && res.statusCode < 500) return 'answered';
+      this.#owners.delete(sessionId);
+      if (outcome === 'answered') return 'answered';
+      await this.lease.declareGone(entry.owner, beat);
+      // Nothing listens where the owner was: what happens next goes by the directory as it is now.
+      entry = await this.#directory.lookup(sessionId);
+    } else this.#owners.delete(sessionId);
+    if (!entry) return undefined;
     // Nobody serves it, or this leaving replica still owns it unserved: it goes to one that stays.
     if (this.#draining) {
       await this.#toAnotherReplica(req, res, { sessionId, owner: entry.owner });

@@ -119,7 +119,7 @@ export interface PostgresRecordsOptions {
   commit?: AuditCommit;
 }
 
-/** The audit table's columns, in the order the batch INSERT's arrays give them, with their array types. */
+/** The audit table's columns, in the order auditValues gives them, with their types (for the arrays of a batch). */
 const AUDIT_COLUMNS = [
   ['time', 'bigint'],
   ['identity', 'text'],
@@ -163,7 +163,7 @@ function auditValues(record: AuditRecord): unknown[] {
  * once PostgreSQL committed it (buffered or flushed, as configured), so an acknowledged record
  * survives any replica or Redis dying; a write PostgreSQL did not commit rejects, and the call
  * that made it fails closed. Audit records of calls that end together are committed together,
- * by one prepared INSERT of arrays (group commit).
+ * by one prepared INSERT (group commit).
  */
 export class PostgresRecords implements DurableRecords {
   readonly location: string;
@@ -267,14 +267,28 @@ export class PostgresRecords implements DurableRecords {
     return this.#audit.add(record);
   }
 
-  /** One statement for any number of records, prepared once per connection: an INSERT of arrays. */
+  /**
+   * One prepared statement per batch, prepared once per connection: a record alone is one row of
+   * VALUES; several are an INSERT of arrays (unnest), one statement for any number of records,
+   * whose arrays cost PostgreSQL more to read than one row.
+   */
   async #insertAudit(records: AuditRecord[]): Promise<void> {
     const rows = records.map(auditValues);
+    const columns = AUDIT_COLUMNS.map(([column]) => column).join(', ');
+    if (rows.length === 1) {
+      await this.#query(
+        `INSERT INTO ${this.#table('audit')} (${columns})
+         VALUES (${AUDIT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`,
+        rows[0] as unknown[],
+        `toolmesh_audit_row_${this.#schema}`,
+      );
+      return;
+    }
     await this.#query(
-      `INSERT INTO ${this.#table('audit')} (${AUDIT_COLUMNS.map(([column]) => column).join(', ')})
+      `INSERT INTO ${this.#table('audit')} (${columns})
        SELECT * FROM unnest(${AUDIT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})`,
       AUDIT_COLUMNS.map((_, column) => rows.map((row) => row[column])),
-      `toolmesh_audit_${this.#schema}`,
+      `toolmesh_audit_rows_${this.#schema}`,
     );
   }
 

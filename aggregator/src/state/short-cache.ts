@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * Values read from the shared state, trusted for `ttlMs` from when their read began: what every
- * request of a 2026-07-28 client needs (its principal's bound mode) costs one round trip to Redis
- * per `ttlMs` instead of one per request, and a change another process made is seen here within
- * `ttlMs`. The oldest entries go first beyond `maxEntries`.
+ * Values read from the shared state, trusted for `ttlMs` from when their read began: what many
+ * requests need (a 2026-07-28 principal's bound mode, the replica that owns a 2025 session) costs
+ * one round trip to Redis per `ttlMs` instead of one per request, and a change another process
+ * made is seen here within `ttlMs`. The oldest entries go first beyond `maxEntries`.
  */
 export class ShortCache<V> {
   readonly #entries = new Map<string, { value: V; readAt: number }>();
@@ -22,6 +22,11 @@ export class ShortCache<V> {
     const value = await read();
     this.set(key, value, startedAt);
     return value;
+  }
+
+  /** Forgets what was read: the next get reads again. */
+  delete(key: string): void {
+    this.#entries.delete(key);
   }
 
   /** What this process itself just wrote, or read: seen here at once. */
