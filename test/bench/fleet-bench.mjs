@@ -18,7 +18,14 @@ const LATENCY_CALLS = 400;
 const SESSIONS = 20;
 const CALLS_PER_SESSION = 100;
 
-function startReplica(config, folder) {
+/**
+ * Replica `index`, with a data directory of its own as each pod or machine of a fleet has: replicas
+ * that share one would share its SQLite file, where the audit stays without state.postgres, and
+ * queue for its write lock (2 replicas gave 0.60× one that way against 0.99× in the same run).
+ */
+function startReplica(config, folder, index) {
+  const data = path.join(folder, `data-${index}`);
+  mkdirSync(data, { recursive: true });
   return startProcess({
     command: process.execPath,
     args: [
@@ -34,7 +41,7 @@ function startReplica(config, folder) {
       'warning',
     ],
     cwd: folder,
-    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data') },
+    env: { TOOLMESH_DATA_DIR: data },
     ready: /toolmesh is serving MCP at (http:\/\/\S+\/mcp)\b/,
   });
 }
@@ -124,7 +131,7 @@ async function throughputs(urls, log) {
 /** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
 export async function benchmarkFleet({ base, log }) {
   const folder = path.join(base, 'fleet');
-  mkdirSync(path.join(folder, 'data'), { recursive: true });
+  mkdirSync(folder, { recursive: true });
   const config = path.join(folder, 'fleet.json');
   writeFileSync(
     config,
@@ -137,7 +144,7 @@ export async function benchmarkFleet({ base, log }) {
   );
   const replicas = [];
   try {
-    for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder));
+    for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder, i));
     const urls = replicas.map((replica) => replica.url);
     log('bench fleet: a call on the owner vs the same call forwarded by another replica');
     const owner = await connectHttpClient(urls[0]);
@@ -165,7 +172,8 @@ export function renderFleetSection(run) {
   return `## fleet: replicas on one Redis
 
 Three \`toolmesh serve --transport http\` replicas on one config and the machine's Redis (a key
-prefix per run), echo over stdio behind each. A legacy session's \`tools/call\` sent to the replica
+prefix per run), echo over stdio behind each, each with a data directory of its own, as each pod of a
+fleet has (the audit stays in each replica's SQLite file: no \`state.postgres\` here). A legacy session's \`tools/call\` sent to the replica
 that owns it, and the same call sent to another replica, which forwards it (${LATENCY_CALLS} of each,
 interleaved, one at a time):
 
@@ -174,7 +182,9 @@ interleaved, one at a time):
 | on the owner | **${ms(run.local.median)}** | ${ms(run.local.p95)} |
 | forwarded by another replica | **${ms(run.forwarded.median)}** | ${ms(run.forwarded.p95)} |
 
-A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms).
+A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms). The forwarding replica
+reads where a session lives once a second at most (docs/deployment.md), so what a forward costs here is the
+extra hop: one more process to wake and one more loopback HTTP exchange, which a busy machine makes slow.
 
 Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
 replicas as a sticky balancer places them (each client straight to its replica). Every session first makes
@@ -185,6 +195,11 @@ machine's changing load falls on each alike:
 | replicas | calls/s | vs one |
 |---|---|---|
 ${rows}
+
+Replicas that share one data directory share its SQLite file, and without \`state.postgres\` every call's
+audit record queues for that file's write lock across processes (SQLite's busy wait sleeps a millisecond
+and more): measured in one run at a load of 26, two replicas so gave 0.60× one, against 0.99× with a data
+directory each. Give each replica its own (docs/deployment.md), or put the audit in PostgreSQL.
 
 On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
 throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one). Scaling has to be
