@@ -21,6 +21,7 @@ import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
 import { createSessionServer, type SessionEra } from './session-server/session-server.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
+import { ShortCache } from './state/short-cache.js';
 import type { AggregatorState } from './state/state.js';
 import type { CachedCatalogue, CatalogueCache } from './upstream/catalogue-cache.js';
 import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
@@ -85,6 +86,12 @@ function requestStateKey(): Buffer {
 }
 
 const PASSTHROUGH = z.looseObject({});
+
+/**
+ * How long a 2026-07-28 principal's bound mode, once read, is used without reading it again: a
+ * mode switch made through another process reaches this one within it (docs/protocol.md).
+ */
+const BOUND_MODE_TTL_MS = 500;
 
 function entryDocument(entry: ToolEntry) {
   return {
@@ -154,6 +161,8 @@ export class Aggregator implements SessionBackend {
   readonly #modernCalls = new Set<ClientSession>();
   /** The 2026-07-28 clients served lately, for the dashboard: they have no session to list. */
   readonly modernClients = new RecentModernClients();
+  /** 2026-07-28 principals' bound modes, as read from the state (see BOUND_MODE_TTL_MS). */
+  readonly #boundModes = new ShortCache<string | undefined>(BOUND_MODE_TTL_MS);
   private lastReady = '';
   /** Lets held servers start: set while they wait for the first tools/list. */
   #releaseServers: (() => void) | undefined;
@@ -399,6 +408,7 @@ export class Aggregator implements SessionBackend {
         startedAt: now,
         endedAt: now,
       });
+      this.#boundModes.set(session.id, mode);
       return;
     }
     await this.state.setSessionMode(session.id, mode);
@@ -406,7 +416,7 @@ export class Aggregator implements SessionBackend {
   }
 
   async boundMode(stateId: string): Promise<string | undefined> {
-    const mode = (await this.state.session(stateId))?.mode;
+    const mode = await this.#boundModes.get(stateId, async () => (await this.state.session(stateId))?.mode);
     // A mode the config no longer has binds nothing: the endpoint's own mode applies.
     return mode !== undefined && this.policy.table.has(mode) ? mode : undefined;
   }

@@ -50,11 +50,19 @@ function writeConfig(state: Record<string, string>): string {
 
 describe('the state from the command line', () => {
   it('doctor checks Redis and PostgreSQL named in the config through env references', async () => {
-    writeConfig({ redis: `\${env:TM_TEST_REDIS}`, postgres: `\${env:TM_TEST_POSTGRES}` });
+    writeConfig({
+      redis: `\${env:TM_TEST_REDIS}`,
+      postgres: `\${env:TM_TEST_POSTGRES}`,
+      auditCommit: 'flushed',
+    });
     const doctor = await toolmesh(['doctor'], { TM_TEST_REDIS: REDIS_URL, TM_TEST_POSTGRES: POSTGRES_URL });
     expect(doctor.stdout).toMatch(/^ok\s+redis: PONG from redis:\/\/127\.0\.0\.1:6379\/? in [\d.]+ ms$/m);
+    // The commit policy as PostgreSQL reports it for toolmesh's own connections.
     expect(doctor.stdout).toMatch(
-      new RegExp(`^ok\\s+postgres: select 1 on .* schema ${schema} at version 1$`, 'm'),
+      new RegExp(
+        `^ok\\s+postgres: select 1 on .* schema ${schema} at version 1; audit records acknowledged once flushed \\(synchronous_commit on\\)$`,
+        'm',
+      ),
     );
     expect(doctor).toMatchObject({ code: 0 });
   });

@@ -3,11 +3,9 @@
 // proxied call with the audit on against the same call with `audit.enabled: false`.
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Aggregator, parseConfig, SqliteState } from '@toolmesh/aggregator';
-import { createLogger } from '@toolmesh/core';
-import { connectInMemory } from '@toolmesh/core/testing';
-import { ECHO_STDIO } from './aggregator-overhead.mjs';
+import { SqliteState } from '@toolmesh/aggregator';
 import { check } from './check.mjs';
+import { echoCall, startInProcess } from './in-process-aggregator.mjs';
 import { interleaved, summarize } from './stats.mjs';
 
 /** A typical record: a file read by a local user, allowed, ok. */
@@ -23,30 +21,10 @@ async function timeInto(times, fn) {
   times.push(performance.now() - start);
 }
 
-async function startOver(folder, name, enabled) {
-  const { config, servers } = parseConfig({
-    mcpServers: { echo: ECHO_STDIO },
+function startOver(folder, name, enabled) {
+  return startInProcess(SqliteState.open(path.join(folder, `audit-${name}.sqlite`)), {
     audit: { enabled, retentionDays: 30 },
   });
-  const state = SqliteState.open(path.join(folder, `audit-${name}.sqlite`));
-  const aggregator = await Aggregator.start({
-    config,
-    servers,
-    state,
-    log: createLogger({ level: 'error' }),
-    upstream: { pingIntervalMs: 0 },
-  });
-  const connected = await connectInMemory(aggregator.createSessionServer());
-  return {
-    aggregator,
-    state,
-    connected,
-    async stop() {
-      await connected.close();
-      await aggregator.stop();
-      await state.close();
-    },
-  };
 }
 
 export async function benchmarkAudit({ folder, records: count, calls, warmup, log }) {
@@ -80,14 +58,7 @@ export async function benchmarkAudit({ folder, records: count, calls, warmup, lo
       );
 
     const rowsBefore = (await on.state.auditRecords({ limit: 1_000_000 })).length;
-    const call = (connected) => async () => {
-      const result = await connected.call('echo__echo', { text: 'ping' });
-      check(!result.isError && result.content[0]?.text === 'ping', 'the echo call did not answer ping');
-    };
-    const timed = await interleaved(
-      { on: call(on.connected), off: call(off.connected) },
-      { runs: calls, warmup },
-    );
+    const timed = await interleaved({ on: echoCall(on), off: echoCall(off) }, { runs: calls, warmup });
     const rowsAfter = (await on.state.auditRecords({ limit: 1_000_000 })).length;
     check(
       rowsAfter - rowsBefore === calls + warmup,

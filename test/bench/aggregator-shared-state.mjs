@@ -1,108 +1,68 @@
 // What the shared state costs a call, in process, with the built @toolmesh/aggregator: the same
 // proxied call through aggregators whose state is SQLite (the default), Redis with the audit in
-// SQLite, and Redis with the audit in PostgreSQL, the machine's own servers (REDIS_URL,
-// POSTGRES_URL), under a key prefix and a schema of the run's own, removed afterwards.
+// SQLite, and Redis with the audit in PostgreSQL (acknowledged buffered, the default, and
+// flushed), the machine's own servers (REDIS_URL, POSTGRES_URL), under a key prefix and schemas
+// of the run's own, removed afterwards.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { Aggregator, openState, parseConfig } from '@toolmesh/aggregator';
-import { createLogger } from '@toolmesh/core';
-import { connectInMemory } from '@toolmesh/core/testing';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { ECHO_STDIO } from './aggregator-overhead.mjs';
+import { openState } from '@toolmesh/aggregator';
+import { removeRunState, runStateSettings } from '@toolmesh/aggregator/testing';
 import { check } from './check.mjs';
+import { echoCall, startInProcess } from './in-process-aggregator.mjs';
 import { count, table } from './markdown.mjs';
 import { interleaved, micros } from './stats.mjs';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function startOn(settings) {
-  const { config, servers } = parseConfig({ mcpServers: { echo: ECHO_STDIO } });
-  const state = await openState(settings);
-  const aggregator = await Aggregator.start({
-    config,
-    servers,
-    state,
-    log: createLogger({ level: 'error' }),
-    upstream: { pingIntervalMs: 0 },
-  });
-  const connected = await connectInMemory(aggregator.createSessionServer());
-  return {
-    state,
-    connected,
-    async stop() {
-      await connected.close();
-      await aggregator.stop();
-      await state.close();
-    },
-  };
-}
-
-async function removeRunData(prefix, schema) {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  } finally {
-    await client.end();
-  }
-}
+/** The states compared, by name: how runStateSettings makes each, and the audit's commit policy. */
+const STATES = {
+  sqlite: { kind: 'sqlite' },
+  redis: { kind: 'redis' },
+  postgres: { kind: 'redis+postgres', auditCommit: 'buffered' },
+  postgresFlushed: { kind: 'redis+postgres', auditCommit: 'flushed' },
+};
 
 export async function benchmarkSharedState({ folder, calls, warmup, log }) {
-  log(`bench: shared state, ${calls} proxied calls each on SQLite, Redis, Redis + PostgreSQL`);
+  log(
+    `bench: shared state, ${calls} proxied calls each on SQLite, Redis, Redis + PostgreSQL (buffered, flushed)`,
+  );
   const tag = `${process.pid}_${randomBytes(4).toString('hex')}`;
-  const prefix = `toolmesh-bench:${tag}:`;
-  const schema = `toolmesh_bench_${tag}`;
-  const started = [];
+  const started = {};
+  const settings = [];
   try {
-    const sqlite = await startOn({ file: path.join(folder, 'sqlite.sqlite') });
-    started.push(sqlite);
-    const redis = await startOn({
-      file: path.join(folder, 'redis.sqlite'),
-      redis: REDIS_URL,
-      redisKeyPrefix: prefix,
-    });
-    started.push(redis);
-    const postgres = await startOn({
-      file: path.join(folder, 'postgres.sqlite'),
-      redis: REDIS_URL,
-      redisKeyPrefix: prefix,
-      postgres: POSTGRES_URL,
-      postgresSchema: schema,
-    });
-    started.push(postgres);
-    const call = (connected) => async () => {
-      const result = await connected.call('echo__echo', { text: 'ping' });
-      check(!result.isError && result.content[0]?.text === 'ping', 'the echo call did not answer ping');
-    };
+    for (const [name, { kind, auditCommit }] of Object.entries(STATES)) {
+      const own = path.join(folder, name);
+      mkdirSync(own, { recursive: true });
+      const one = {
+        ...runStateSettings(kind, own, `${tag}_${name.toLowerCase()}`),
+        ...(auditCommit && { auditCommit }),
+      };
+      settings.push(one);
+      started[name] = await startInProcess(await openState(one));
+    }
     const timed = await interleaved(
-      { sqlite: call(sqlite.connected), redis: call(redis.connected), postgres: call(postgres.connected) },
+      Object.fromEntries(Object.entries(started).map(([name, one]) => [name, echoCall(one)])),
       { runs: calls, warmup },
     );
-    const kept = (await postgres.state.auditRecords({ limit: 1_000_000 })).length;
-    check(kept === calls + warmup, `PostgreSQL kept ${kept} audit records of ${calls + warmup} calls`);
-    // Where the PostgreSQL audit's cost lies: one committed INSERT, against SQLite's.
-    const [sample] = await postgres.state.auditRecords({ limit: 1 });
+    for (const name of ['postgres', 'postgresFlushed']) {
+      const kept = (await started[name].state.auditRecords({ limit: 1_000_000 })).length;
+      check(
+        kept === calls + warmup,
+        `PostgreSQL (${name}) kept ${kept} audit records of ${calls + warmup} calls`,
+      );
+    }
+    // Where the PostgreSQL audit's cost lies: one record written alone, against SQLite's INSERT.
+    const [sample] = await started.postgres.state.auditRecords({ limit: 1 });
     const inserts = await interleaved(
-      {
-        sqlite: () => sqlite.state.recordAudit(sample),
-        postgres: () => postgres.state.recordAudit(sample),
-      },
+      Object.fromEntries(
+        ['sqlite', 'postgres', 'postgresFlushed'].map((name) => [
+          name,
+          () => started[name].state.recordAudit(sample),
+        ]),
+      ),
       { runs: Math.min(calls, 500), warmup: 20 },
     );
-    const health = await postgres.state.health();
+    const health = await started.postgres.state.health();
     check(
       health.redis?.ok && health.postgres?.ok,
       `the shared state is not healthy: ${JSON.stringify(health)}`,
@@ -110,16 +70,16 @@ export async function benchmarkSharedState({ folder, calls, warmup, log }) {
     return {
       calls,
       warmup,
-      sqlite: timed.sqlite.stats,
-      redis: timed.redis.stats,
-      postgres: timed.postgres.stats,
+      ...Object.fromEntries(Object.entries(timed).map(([name, { stats }]) => [name, stats])),
       inserts: Math.min(calls, 500),
       sqliteInsert: inserts.sqlite.stats,
       postgresInsert: inserts.postgres.stats,
+      postgresFlushedInsert: inserts.postgresFlushed.stats,
+      load: os.loadavg()[0],
     };
   } finally {
-    for (const one of started) await one.stop();
-    await removeRunData(prefix, schema);
+    for (const one of Object.values(started)) await one.stop();
+    for (const one of settings) await removeRunState(one);
   }
 }
 
@@ -137,38 +97,49 @@ export function renderSharedStateSection({ sharedState: run }) {
   return `### Shared state (Redis, PostgreSQL)
 
 What a call pays when the state is shared by replicas (issue 23): the call is \`echo__echo\` on the bench's echo
-server over stdio, from an in-memory SDK client, through three aggregators in this one process whose state is
+server over stdio, from an in-memory SDK client, through four aggregators in this one process whose state is
 the SQLite file (the default), Redis (\`state.redis\`; the audit stays in SQLite), and Redis with the audit in
-PostgreSQL (\`state.redis\` + \`state.postgres\`): this machine's Redis 7 and PostgreSQL 15 on loopback. Each
-call writes its audit record before it answers (PostgreSQL commits it first). ${count(run.calls)} timed calls
-each after ${count(run.warmup)} unmeasured, interleaved call by call; the bench checks that PostgreSQL kept a
-record of every call.
+PostgreSQL (\`state.redis\` + \`state.postgres\`), its records acknowledged \`buffered\` (the default
+\`state.auditCommit\`: committed with \`synchronous_commit = off\`) or \`flushed\` (\`synchronous_commit = on\`):
+this machine's Redis 7 and PostgreSQL 15 on loopback. Each call waits for its audit record before it answers.
+${count(run.calls)} timed calls each after ${count(run.warmup)} unmeasured, interleaved call by call; the bench
+checks that PostgreSQL kept a record of every call. What each policy promises: docs/deployment.md.
 
 ${table(
   ['State', 'p50', 'p99', 'Over SQLite at p50', 'Target'],
   [
     row('SQLite file', run.sqlite, ''),
     row('Redis + SQLite audit', run.redis, '≤ +250 µs'),
-    row('Redis + PostgreSQL audit', run.postgres, '≤ +250 µs'),
+    row('Redis + PostgreSQL audit, buffered (default)', run.postgres, '≤ +250 µs'),
+    row('Redis + PostgreSQL audit, flushed', run.postgresFlushed, ''),
   ],
 )}
 
 Where the PostgreSQL audit's cost lies: one audit record written alone, ${count(run.inserts)} times each, interleaved.
-Each is committed before it is acknowledged (SQLite: WAL, \`synchronous = FULL\`; PostgreSQL:
-\`synchronous_commit = on\`, the WAL flushed with fdatasync), and a call waits for its record, so a call on the
-PostgreSQL audit pays the committed INSERT below, a round trip to another process and a flush of its WAL.
+SQLite commits in WAL mode with \`synchronous = FULL\`. PostgreSQL \`flushed\` waits for its WAL to be flushed
+to disk (fdatasync) on every commit that no other call's commit shared; \`buffered\` is one round trip to
+PostgreSQL, which commits to its WAL buffers and flushes them within about 3 × \`wal_writer_delay\`. Records of
+calls that end together go as one prepared INSERT (group commit), so under load they share that round trip and
+that flush.
 
 ${table(
   ['Writing one audit record', 'p50', 'p99'],
   [
     ['SQLite INSERT', `**${micros(run.sqliteInsert.median)}**`, micros(run.sqliteInsert.p99)],
     [
-      'PostgreSQL INSERT (committed)',
+      'PostgreSQL INSERT, buffered',
       `**${micros(run.postgresInsert.median)}**`,
       micros(run.postgresInsert.p99),
     ],
+    [
+      'PostgreSQL INSERT, flushed',
+      `**${micros(run.postgresFlushedInsert.median)}**`,
+      micros(run.postgresFlushedInsert.p99),
+    ],
   ],
 )}
+
+Load average (1 min) when the section ended: ${run.load.toFixed(1)} on 2 cores shared with other work.
 
 Reproduce this section alone, after \`pnpm build\`, with Redis and PostgreSQL running (\`REDIS_URL\`,
 \`POSTGRES_URL\`): \`node test/bench/run.mjs --only shared-state\` (it rewrites only this section).`;

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { connectRedis, redisCall } from '../state/redis-connection.js';
+import { RedisConnections, redisCall } from '../state/redis-connection.js';
 import { StateUnavailableError, withoutCredentials } from '../state/state-unavailable.js';
 import { newTokenSecret } from './token-secret.js';
 import {
@@ -19,6 +19,9 @@ const REFRESH_MS = 400;
  */
 const STALE_MS = 1500;
 
+/** Where a replica announces that it changed the tokens. */
+const changesChannel = (prefix: string) => `${prefix}tokens:changed`;
+
 export interface RedisTokenStoreOptions {
   /** The state's key prefix: the tokens are `<prefix>tokens`, changes announced on `<prefix>tokens:changed`. */
   keyPrefix?: string;
@@ -31,8 +34,8 @@ export interface RedisTokenStoreOptions {
  */
 export class RedisTokenStore implements TokenRegistry {
   readonly location: string;
+  readonly #connections: RedisConnections;
   readonly #client: Redis;
-  readonly #subscriber: Redis;
   readonly #key: string;
   readonly #channel: string;
   readonly #timer: NodeJS.Timeout;
@@ -41,29 +44,26 @@ export class RedisTokenStore implements TokenRegistry {
   #closed = false;
   #reading: Promise<void> | undefined;
 
-  private constructor(url: string, client: Redis, subscriber: Redis, prefix: string) {
+  private constructor(url: string, connections: RedisConnections, prefix: string) {
     this.location = withoutCredentials(url);
-    this.#client = client;
-    this.#subscriber = subscriber;
+    this.#connections = connections;
+    this.#client = connections.client;
     this.#key = `${prefix}tokens`;
-    this.#channel = `${prefix}tokens:changed`;
-    subscriber.on('message', () => void this.#refresh().catch(() => undefined));
+    this.#channel = changesChannel(prefix);
     this.#timer = setInterval(() => void this.#refresh().catch(() => undefined), REFRESH_MS);
     this.#timer.unref();
   }
 
   static async open(url: string, options: RedisTokenStoreOptions = {}): Promise<RedisTokenStore> {
-    const client = await connectRedis(url);
-    let subscriber: Redis;
+    const prefix = options.keyPrefix ?? 'toolmesh:';
+    let store: RedisTokenStore | undefined;
+    const connections = await RedisConnections.open(url, {
+      [changesChannel(prefix)]: () => {
+        if (store) void store.#refresh().catch(() => undefined);
+      },
+    });
+    store = new RedisTokenStore(url, connections, prefix);
     try {
-      subscriber = await connectRedis(url);
-    } catch (error) {
-      client.disconnect();
-      throw error;
-    }
-    const store = new RedisTokenStore(url, client, subscriber, options.keyPrefix ?? 'toolmesh:');
-    try {
-      await redisCall(store.location, () => subscriber.subscribe(store.#channel));
       await store.#refresh();
     } catch (error) {
       await store.close();
@@ -128,7 +128,6 @@ export class RedisTokenStore implements TokenRegistry {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#timer);
-    this.#subscriber.disconnect();
-    await this.#client.quit().catch(() => this.#client.disconnect());
+    await this.#connections.close();
   }
 }

@@ -18,10 +18,10 @@ export interface StateFlags {
 export function stateSettingsOf(flags: StateFlags, loaded: Pick<LoadedConfig, 'config'>): StateSettings {
   const redis = flags.redis ?? loaded.config.state.redis;
   const postgres = flags.postgres ?? loaded.config.state.postgres;
-  const { redisPrefix } = loaded.config.state;
+  const { redisPrefix, auditCommit } = loaded.config.state;
   return {
     ...(redis && { redis }),
-    ...(postgres && { postgres }),
+    ...(postgres && { postgres, ...(auditCommit && { auditCommit }) }),
     ...(redisPrefix && { redisKeyPrefix: redisPrefix }),
   };
 }

@@ -2,6 +2,7 @@ import { ACTION_CLASSES } from '@toolmesh/core';
 import { z } from 'zod';
 import { tokenNameProblem } from '../auth/token-name.js';
 import { PROGRESS_STRETCH } from '../session-server/call-deadline.js';
+import { AUDIT_COMMITS } from '../state/state.js';
 import { DISCOVERY_DEFAULTS, discoverySchema } from './discovery-schema.js';
 
 /** How long one start of a server may take when its config does not say: see connectTimeoutMs. */
@@ -232,6 +233,12 @@ const stateSchema = z.strictObject({
     .optional()
     .describe(
       'Before every Redis key and channel toolmesh uses (sessions, approvals, tokens, rate limits, the fleet), so two fleets share one Redis; default: $TOOLMESH_REDIS_PREFIX, else toolmesh:.',
+    ),
+  auditCommit: z
+    .enum(AUDIT_COMMITS)
+    .optional()
+    .describe(
+      'When a call may answer, with the audit in PostgreSQL: "buffered" (default) once PostgreSQL committed its record to its WAL buffers (synchronous_commit off: safe against any replica or Redis dying, lost only if PostgreSQL itself crashes within about 3 × wal_writer_delay), "flushed" once the WAL is on disk (synchronous_commit on: a disk flush per commit, shared by calls that end together). See docs/deployment.md.',
     ),
 });
 

@@ -7,6 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Aggregator } from '../aggregator.js';
 import type { ClientSession } from '../session-server/session.js';
+import { ShortCache } from '../state/short-cache.js';
 import { recordCutOffCalls } from './cut-off-calls.js';
 import type { FleetMetrics } from './fleet-metrics.js';
 import { forwardRequest } from './forward-request.js';
@@ -20,6 +21,13 @@ import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './ses
  */
 export const FORWARDED_BY = 'x-toolmesh-forwarded-by';
 const MAX_HOPS = 3;
+
+/**
+ * How long a replica forwards a session's requests to the owner it read without reading the
+ * directory again. A stale owner still answers: it reads the directory afresh and forwards on,
+ * or says the session is not found; a refusal or a 5xx from it drops what was read at once.
+ */
+const OWNER_TTL_MS = 1000;
 
 /** After a drain, how long the requests that arrived meanwhile (all forwarded) may still take. */
 const LAST_FORWARDS_MS = 5000;
@@ -101,6 +109,8 @@ export class Fleet implements SharedSessions<Server> {
   readonly #directory: SessionDirectory;
   /** The sessions this replica serves, with what another would need to carry each on. */
   readonly #local = new Map<string, { session: ClientSession; record: SessionRecord }>();
+  /** Directory entries of sessions other replicas serve, as last read (see OWNER_TTL_MS). */
+  readonly #owners = new ShortCache<DirectoryEntry | undefined>(OWNER_TTL_MS);
   readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
@@ -129,7 +139,7 @@ export class Fleet implements SharedSessions<Server> {
         if (!held) this.#dropSessions();
       },
     );
-    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs);
+    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs, this.lease.heartbeatPrefix);
     this.#marks = new InFlightMarks(redis, prefix, this.lease.id, options.log);
     this.metrics = options.metrics;
     this.metrics.replica(this.lease.id);
@@ -265,10 +275,10 @@ export class Fleet implements SharedSessions<Server> {
 
   async streamElsewhere(sessionId: string, req: Request, res: Response): Promise<'answered' | undefined> {
     try {
-      const owner = await this.#directory.streamOwner(sessionId);
-      if (owner === undefined || owner === this.lease.id || !mayForward(req)) return undefined;
-      const beat = await this.lease.beatOf(owner);
-      if (!beat) return undefined;
+      const found = await this.#directory.streamOwner(sessionId);
+      const beat = found?.ownerBeat;
+      if (!found || !beat || found.owner === this.lease.id || !mayForward(req)) return undefined;
+      const { owner } = found;
       const advice = `The toolmesh replica holding this /sse stream (${owner}) stopped before it answered: the call may or may not have run. Open /sse again and retry it.`;
       return (await this.#forward(req, res, owner, beat, advice)) === 'answered' ? 'answered' : undefined;
     } catch (error) {
@@ -307,16 +317,26 @@ export class Fleet implements SharedSessions<Server> {
     req: Request,
     res: Response,
   ): Promise<'answered' | ResumedSession<Server> | undefined> {
-    const entry = await this.#directory.lookup(sessionId);
-    if (!entry) return undefined;
-    if (entry.owner !== '' && entry.owner !== this.lease.id) {
-      const beat = await this.lease.beatOf(entry.owner);
-      if (beat) {
-        if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
-        if ((await this.#forward(req, res, entry.owner, beat)) === 'answered') return 'answered';
-        await this.lease.declareGone(entry.owner, beat);
+    // A request another replica passed on was sent by what that one read: here the directory is read
+    // afresh, so two replicas that each read the other as owner cannot pass it back and forth.
+    const read = () => this.#directory.lookup(sessionId);
+    let entry = hopsOf(req).length === 0 ? await this.#owners.get(sessionId, read) : await read();
+    if (entry && entry.owner !== '' && entry.owner !== this.lease.id && entry.ownerBeat) {
+      const beat = entry.ownerBeat;
+      if (!mayForward(req)) {
+        this.#owners.delete(sessionId);
+        return movedWhileTravelling(sessionId, req, res);
       }
-    }
+      const outcome = await this.#forward(req, res, entry.owner, beat);
+      // What was read stays only while the owner serves: a 5xx (fenced, leaving) or a refusal drops it.
+      if (outcome === 'answered' && res.statusCode < 500) return 'answered';
+      this.#owners.delete(sessionId);
+      if (outcome === 'answered') return 'answered';
+      await this.lease.declareGone(entry.owner, beat);
+      // Nothing listens where the owner was: what happens next goes by the directory as it is now.
+      entry = await this.#directory.lookup(sessionId);
+    } else this.#owners.delete(sessionId);
+    if (!entry) return undefined;
     // Nobody serves it, or this leaving replica still owns it unserved: it goes to one that stays.
     if (this.#draining) {
       await this.#toAnotherReplica(req, res, { sessionId, owner: entry.owner });
@@ -350,7 +370,7 @@ export class Fleet implements SharedSessions<Server> {
     if (adopted) return adopted;
     // Another replica claimed it first: it is that one's now.
     const entry = await this.#directory.lookup(sessionId);
-    const beat = entry && entry.owner !== '' ? await this.lease.beatOf(entry.owner) : undefined;
+    const beat = entry?.ownerBeat;
     if (!entry || !beat) return undefined;
     if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
     await this.#forward(req, res, entry.owner, beat);

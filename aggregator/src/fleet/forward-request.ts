@@ -90,7 +90,9 @@ export function forwardRequest(
           if (!HOP_HEADERS.has(name) && value !== undefined) copied[name] = value;
         eventStream = String(answer.headers['content-type']).startsWith('text/event-stream');
         res.writeHead(answer.statusCode ?? 502, copied);
-        res.flushHeaders();
+        // A GET stream may stay quiet for long: its client must learn at once that it opened. A
+        // POST's answer goes with its first data, one write instead of two.
+        if (req.method === 'GET') res.flushHeaders();
         answer.on('data', (chunk: Buffer) => res.write(chunk));
         answer.on('error', () => undefined);
         answer.on('close', () => {

@@ -110,12 +110,6 @@ export class ReplicaLease {
     return valid;
   }
 
-  /** Another replica's heartbeat, or undefined when it has none (dead, or cut off for too long). */
-  async beatOf(replica: string): Promise<ReplicaBeat | undefined> {
-    const raw = await this.redis.get(this.keyOf(replica));
-    return raw ? (JSON.parse(raw) as ReplicaBeat) : undefined;
-  }
-
   /** Replicas alive and not draining, this one excepted. */
   async others(): Promise<Array<{ id: string } & ReplicaBeat>> {
     const keys: string[] = [];

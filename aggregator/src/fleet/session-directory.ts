@@ -1,5 +1,6 @@
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Redis } from 'ioredis';
+import type { ReplicaBeat } from './replica-lease.js';
 
 /** What another replica needs to carry a 2025 session on without its client initializing again. */
 export interface SessionRecord {
@@ -19,7 +20,28 @@ export interface DirectoryEntry {
   /** Its mode now: a mode switch changes it after the session began. */
   mode: string;
   record: SessionRecord;
+  /** The owner's heartbeat as read with the entry; undefined when the owner has none (or there is no owner). */
+  ownerBeat?: ReplicaBeat;
 }
+
+// A session's entry and its owner's heartbeat, in one round trip. KEYS: the session. ARGV: the heartbeat prefix.
+const LOOKUP = `
+local found = redis.call('HMGET', KEYS[1], 'owner', 'mode', 'record')
+if not found[1] or not found[3] then return false end
+local beat = ''
+if found[1] ~= '' then beat = redis.call('GET', ARGV[1] .. found[1]) or '' end
+return {found[1], found[2] or '', found[3], beat}`;
+
+// A /sse stream's owner and the owner's heartbeat, in one round trip. KEYS: the stream. ARGV: the heartbeat prefix.
+const LOOKUP_STREAM = `
+local owner = redis.call('GET', KEYS[1])
+if not owner then return false end
+return {owner, redis.call('GET', ARGV[1] .. owner) or ''}`;
+
+type LookupCommand = (
+  session: string,
+  heartbeatPrefix: string,
+) => Promise<[string, string, string, string] | null>;
 
 // Takes a session whose owner has no heartbeat (or none at all) for ARGV[1]; returns the owner after.
 const CLAIM = `
@@ -58,7 +80,12 @@ export class SessionDirectory {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly idleMs: number,
-  ) {}
+    /** Where replicas' heartbeats are (ReplicaLease.heartbeatPrefix). */
+    private readonly heartbeatPrefix: string,
+  ) {
+    redis.defineCommand('toolmeshLookupSession', { numberOfKeys: 1, lua: LOOKUP });
+    redis.defineCommand('toolmeshLookupStream', { numberOfKeys: 1, lua: LOOKUP_STREAM });
+  }
 
   #key(sessionId: string): string {
     return `${this.prefix}session:${sessionId}`;
@@ -72,10 +99,18 @@ export class SessionDirectory {
       .exec();
   }
 
+  /** The session's entry with its owner's heartbeat (one round trip: it is on every forwarded request's path). */
   async lookup(sessionId: string): Promise<DirectoryEntry | undefined> {
-    const found = await this.redis.hgetall(this.#key(sessionId));
-    if (found.record === undefined || found.owner === undefined) return undefined;
-    return { owner: found.owner, mode: found.mode ?? '', record: JSON.parse(found.record) as SessionRecord };
+    const lookup = (this.redis as unknown as { toolmeshLookupSession: LookupCommand }).toolmeshLookupSession;
+    const found = await lookup.call(this.redis, this.#key(sessionId), this.heartbeatPrefix);
+    if (!found) return undefined;
+    const [owner, mode, record, beat] = found;
+    return {
+      owner,
+      mode,
+      record: JSON.parse(record) as SessionRecord,
+      ...(beat !== '' && { ownerBeat: JSON.parse(beat) as ReplicaBeat }),
+    };
   }
 
   /** Atomically takes the session for `replica` unless a live replica owns it; the owner after, or undefined when it is gone. */
@@ -133,8 +168,17 @@ export class SessionDirectory {
     await this.redis.set(this.#streamKey(sessionId), owner, 'PX', this.idleMs);
   }
 
-  async streamOwner(sessionId: string): Promise<string | undefined> {
-    return (await this.redis.get(this.#streamKey(sessionId))) ?? undefined;
+  /** The replica holding the stream, with its heartbeat when it has one. */
+  async streamOwner(sessionId: string): Promise<{ owner: string; ownerBeat?: ReplicaBeat } | undefined> {
+    const lookup = (
+      this.redis as unknown as {
+        toolmeshLookupStream: (stream: string, heartbeatPrefix: string) => Promise<[string, string] | null>;
+      }
+    ).toolmeshLookupStream;
+    const found = await lookup.call(this.redis, this.#streamKey(sessionId), this.heartbeatPrefix);
+    if (!found) return undefined;
+    const [owner, beat] = found;
+    return { owner, ...(beat !== '' && { ownerBeat: JSON.parse(beat) as ReplicaBeat }) };
   }
 
   /** Keeps the streams open on their owner findable while they stay open. */

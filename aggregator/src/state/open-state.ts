@@ -3,7 +3,7 @@ import path from 'node:path';
 import { dataDirectory } from '@toolmesh/core';
 import { sharedNamesFromEnvironment } from './shared-names.js';
 import { SqliteState } from './sqlite-state.js';
-import type { AggregatorState, DurableRecords, LiveState } from './state.js';
+import type { AggregatorState, AuditCommit, DurableRecords, LiveState } from './state.js';
 
 /** The config's `state` section, or the --redis / --postgres flags. */
 export interface StateSettings {
@@ -11,6 +11,8 @@ export interface StateSettings {
   postgres?: string;
   /** Before every Redis key and channel (`state.redisPrefix`; default: $TOOLMESH_REDIS_PREFIX, else `toolmesh:`); tests use one per run. */
   redisKeyPrefix?: string;
+  /** When PostgreSQL's acknowledgement of an audit record counts (default `buffered`). */
+  auditCommit?: AuditCommit;
 }
 
 export interface OpenStateOptions extends StateSettings {
@@ -48,6 +50,7 @@ export async function openState(given: OpenStateOptions = {}): Promise<Aggregato
   const records: DurableRecords = options.postgres
     ? await PostgresRecords.open(options.postgres, {
         ...(options.postgresSchema && { schema: options.postgresSchema }),
+        ...(options.auditCommit && { commit: options.auditCommit }),
       })
     : SqliteState.open(sqliteFile(options), { ...now });
   let live: LiveState;

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
 import { type AuditRow, auditOf } from './audit-row.js';
-import type { ApprovalRecord, ConnectionHealth, DurableRecords, StateHealth } from './state.js';
+import { GroupCommit } from './group-commit.js';
+import type { ApprovalRecord, AuditCommit, ConnectionHealth, DurableRecords, StateHealth } from './state.js';
 import { StateUnavailableError, withoutCredentials } from './state-unavailable.js';
 
 /** Numbered migrations of the schema; the table `migrations` says how many ran. */
@@ -114,23 +115,70 @@ export function postgresFix(message: string): string {
 export interface PostgresRecordsOptions {
   /** The schema the tables live in, created when missing; tests use one per run. */
   schema?: string;
+  /** When a record counts as kept (default `buffered`): see AuditCommit. */
+  commit?: AuditCommit;
+}
+
+/** The audit table's columns, in the order auditValues gives them, with their types (for the arrays of a batch). */
+const AUDIT_COLUMNS = [
+  ['time', 'bigint'],
+  ['identity', 'text'],
+  ['session', 'text'],
+  ['mode', 'text'],
+  ['workspace', 'text'],
+  ['tool', 'text'],
+  ['server', 'text'],
+  ['arguments_redacted', 'text'],
+  ['arguments_sha256', 'text'],
+  ['decision', 'text'],
+  ['rule', 'text'],
+  ['approval', 'text'],
+  ['outcome', 'text'],
+  ['error', 'text'],
+  ['duration_ms', 'float8'],
+] as const;
+
+function auditValues(record: AuditRecord): unknown[] {
+  return [
+    record.time,
+    record.identity,
+    record.session,
+    record.mode,
+    record.workspace ?? null,
+    record.tool,
+    record.server,
+    record.argumentsDigest.redacted,
+    record.argumentsDigest.sha256,
+    record.decision,
+    record.rule,
+    record.approval ?? null,
+    record.outcome,
+    record.error ?? null,
+    record.durationMs,
+  ];
 }
 
 /**
- * The audit log and the decided approvals of a whole fleet in PostgreSQL. Every write is one
- * statement committed before it resolves, so an acknowledged record survives any replica or
- * Redis dying; a write PostgreSQL did not commit rejects, and the call that made it fails closed.
+ * The audit log and the decided approvals of a whole fleet in PostgreSQL. A write resolves only
+ * once PostgreSQL committed it (buffered or flushed, as configured), so an acknowledged record
+ * survives any replica or Redis dying; a write PostgreSQL did not commit rejects, and the call
+ * that made it fails closed. Audit records of calls that end together are committed together,
+ * by one prepared INSERT (group commit).
  */
 export class PostgresRecords implements DurableRecords {
   readonly location: string;
+  readonly commit: AuditCommit;
   readonly #pool: pg.Pool;
   readonly #schema: string;
+  readonly #audit: GroupCommit<AuditRecord>;
   #closed = false;
 
-  private constructor(url: string, pool: pg.Pool, schema: string) {
+  private constructor(url: string, pool: pg.Pool, schema: string, commit: AuditCommit) {
     this.location = withoutCredentials(url);
+    this.commit = commit;
     this.#pool = pool;
     this.#schema = schema;
+    this.#audit = new GroupCommit((records) => this.#insertAudit(records));
   }
 
   /** Connects, creates the schema or brings it up to date; a wrong URL or a server down says what to fix. */
@@ -138,16 +186,19 @@ export class PostgresRecords implements DurableRecords {
     const schema = options.schema ?? 'toolmesh';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
       throw new Error(`PostgreSQL schema name ${schema} must be lowercase letters, digits and _`);
+    const commit = options.commit ?? 'buffered';
     const pool = new pg.Pool({
       connectionString: url,
       max: 8,
       connectionTimeoutMillis: 2000,
       query_timeout: 5000,
       application_name: 'toolmesh',
+      // Set for each of toolmesh's own connections, whatever the server's default.
+      options: `-c synchronous_commit=${commit === 'flushed' ? 'on' : 'off'}`,
     });
     // An idle connection's error (the server restarting) is reported by the next query that fails.
     pool.on('error', () => undefined);
-    const records = new PostgresRecords(url, pool, schema);
+    const records = new PostgresRecords(url, pool, schema, commit);
     try {
       await records.#migrate();
     } catch (error) {
@@ -191,9 +242,13 @@ export class PostgresRecords implements DurableRecords {
     }
   }
 
-  async #query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<Row>> {
+  async #query<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    name?: string,
+  ): Promise<pg.QueryResult<Row>> {
     try {
-      return await this.#pool.query<Row>(text, values);
+      return await this.#pool.query<Row>({ text, values, ...(name && { name }) });
     } catch (error) {
       const message = (error as Error).message;
       throw new StateUnavailableError(
@@ -208,28 +263,32 @@ export class PostgresRecords implements DurableRecords {
     return `${this.#schema}.${name}`;
   }
 
-  async recordAudit(record: AuditRecord): Promise<void> {
+  recordAudit(record: AuditRecord): Promise<void> {
+    return this.#audit.add(record);
+  }
+
+  /**
+   * One prepared statement per batch, prepared once per connection: a record alone is one row of
+   * VALUES; several are an INSERT of arrays (unnest), one statement for any number of records,
+   * whose arrays cost PostgreSQL more to read than one row.
+   */
+  async #insertAudit(records: AuditRecord[]): Promise<void> {
+    const rows = records.map(auditValues);
+    const columns = AUDIT_COLUMNS.map(([column]) => column).join(', ');
+    if (rows.length === 1) {
+      await this.#query(
+        `INSERT INTO ${this.#table('audit')} (${columns})
+         VALUES (${AUDIT_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`,
+        rows[0] as unknown[],
+        `toolmesh_audit_row_${this.#schema}`,
+      );
+      return;
+    }
     await this.#query(
-      `INSERT INTO ${this.#table('audit')} (time, identity, session, mode, workspace, tool, server,
-         arguments_redacted, arguments_sha256, decision, rule, approval, outcome, error, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-      [
-        record.time,
-        record.identity,
-        record.session,
-        record.mode,
-        record.workspace ?? null,
-        record.tool,
-        record.server,
-        record.argumentsDigest.redacted,
-        record.argumentsDigest.sha256,
-        record.decision,
-        record.rule,
-        record.approval ?? null,
-        record.outcome,
-        record.error ?? null,
-        record.durationMs,
-      ],
+      `INSERT INTO ${this.#table('audit')} (${columns})
+       SELECT * FROM unnest(${AUDIT_COLUMNS.map(([, type], index) => `$${index + 1}::${type}[]`).join(', ')})`,
+      AUDIT_COLUMNS.map((_, column) => rows.map((row) => row[column])),
+      `toolmesh_audit_rows_${this.#schema}`,
     );
   }
 
@@ -315,9 +374,12 @@ export class PostgresRecords implements DurableRecords {
           ok: false,
           detail: `schema ${this.#schema} at ${this.location} is at version ${version}, this toolmesh needs ${MIGRATIONS.length}; restart toolmesh to migrate it`,
         };
+      const { rows: commit } = await this.#pool.query<{ synchronous_commit: string }>(
+        'SHOW synchronous_commit',
+      );
       return {
         ok: true,
-        detail: `select 1 on ${this.location} in ${(performance.now() - started).toFixed(1)} ms; schema ${this.#schema} at version ${version}`,
+        detail: `select 1 on ${this.location} in ${(performance.now() - started).toFixed(1)} ms; schema ${this.#schema} at version ${version}; audit records acknowledged once ${this.commit} (synchronous_commit ${commit[0]?.synchronous_commit})`,
       };
     } catch (error) {
       const message = (error as Error).message;

@@ -75,3 +75,44 @@ export async function redisHealth(client: Redis, where: string): Promise<Connect
     return { ok: false, detail: `Redis at ${where} does not answer: ${message}; ${redisFix(message)}` };
   }
 }
+
+/**
+ * What a shared store in Redis holds: a connection for commands, and one subscribed to the
+ * channels on which replicas announce their changes (a subscribed connection takes no other
+ * command). Both fail fast and reconnect by themselves (connectRedis).
+ */
+export class RedisConnections {
+  private constructor(
+    readonly client: Redis,
+    readonly subscriber: Redis,
+  ) {}
+
+  /** Connects both and subscribes; each message goes to its channel's handler. */
+  static async open(
+    url: string,
+    channels: Record<string, (message: string) => void>,
+  ): Promise<RedisConnections> {
+    const client = await connectRedis(url);
+    let subscriber: Redis;
+    try {
+      subscriber = await connectRedis(url);
+    } catch (error) {
+      client.disconnect();
+      throw error;
+    }
+    const connections = new RedisConnections(client, subscriber);
+    subscriber.on('message', (channel: string, message: string) => channels[channel]?.(message));
+    try {
+      await redisCall(withoutCredentials(url), () => subscriber.subscribe(...Object.keys(channels)));
+    } catch (error) {
+      await connections.close();
+      throw error;
+    }
+    return connections;
+  }
+
+  async close(): Promise<void> {
+    this.subscriber.disconnect();
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { connectRedis, redisCall, redisHealth } from './redis-connection.js';
+import { RedisConnections, redisCall, redisHealth } from './redis-connection.js';
 import type {
   ApprovalDecision,
   ApprovalRecord,
@@ -102,8 +102,8 @@ const NEEDS_UNEXPIRED = new Set(['approved', 'denied']);
  */
 export class RedisState implements LiveState {
   readonly location: string;
+  readonly #connections: RedisConnections;
   readonly #client: Redis;
-  readonly #subscriber: Redis;
   readonly #prefix: string;
   readonly #sessionIdleMs: number;
   readonly #approvalRetentionMs: number;
@@ -112,31 +112,27 @@ export class RedisState implements LiveState {
   readonly #recentlyDecided = new Map<string, number>();
   #closed = false;
 
-  private constructor(url: string, client: Redis, subscriber: Redis, options: RedisStateOptions) {
+  private constructor(url: string, connections: RedisConnections, options: RedisStateOptions) {
     this.location = withoutCredentials(url);
-    this.#client = client;
-    this.#subscriber = subscriber;
+    this.#connections = connections;
+    this.#client = connections.client;
     this.#prefix = options.keyPrefix ?? 'toolmesh:';
     this.#sessionIdleMs = options.sessionIdleMs ?? DAY_MS;
     this.#approvalRetentionMs = options.approvalRetentionMs ?? DAY_MS;
     this.#now = options.now ?? Date.now;
-    client.defineCommand('toolmeshDecide', { numberOfKeys: 3, lua: DECIDE });
-    client.defineCommand('toolmeshUpdateSession', { numberOfKeys: 1, lua: UPDATE_SESSION });
-    subscriber.on('message', (_channel: string, id: string) => this.#decided(id));
+    this.#client.defineCommand('toolmeshDecide', { numberOfKeys: 3, lua: DECIDE });
+    this.#client.defineCommand('toolmeshUpdateSession', { numberOfKeys: 1, lua: UPDATE_SESSION });
   }
 
   /** Connects (two connections: commands, and the decision channel); an unreachable Redis says what to fix. */
   static async open(url: string, options: RedisStateOptions = {}): Promise<RedisState> {
-    const client = await connectRedis(url);
-    let subscriber: Redis;
-    try {
-      subscriber = await connectRedis(url);
-    } catch (error) {
-      client.disconnect();
-      throw error;
-    }
-    const state = new RedisState(url, client, subscriber, options);
-    await redisCall(state.location, () => subscriber.subscribe(state.#key('decided')));
+    let state: RedisState | undefined;
+    const connections = await RedisConnections.open(url, {
+      [`${options.keyPrefix ?? 'toolmesh:'}decided`]: (id) => {
+        if (state) state.#decided(id);
+      },
+    });
+    state = new RedisState(url, connections, options);
     return state;
   }
 
@@ -320,7 +316,6 @@ export class RedisState implements LiveState {
     if (this.#closed) return;
     this.#closed = true;
     for (const waiters of this.#waiters.values()) for (const wake of [...waiters]) wake();
-    this.#subscriber.disconnect();
-    await this.#client.quit().catch(() => this.#client.disconnect());
+    await this.#connections.close();
   }
 }

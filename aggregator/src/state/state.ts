@@ -53,6 +53,16 @@ export interface ConnectionHealth {
   detail: string;
 }
 
+/**
+ * What PostgreSQL has done with an audit record when it acknowledges it, and so when a call's
+ * answer may go: `buffered` once the commit is in its WAL buffers (synchronous_commit off: safe
+ * against any replica or Redis dying, lost only if PostgreSQL itself crashes within about three
+ * wal_writer_delay), `flushed` once the WAL is on disk (synchronous_commit on: a disk flush per
+ * commit, shared by the calls that end together). See docs/deployment.md.
+ */
+export const AUDIT_COMMITS = ['buffered', 'flushed'] as const;
+export type AuditCommit = (typeof AUDIT_COMMITS)[number];
+
 export interface StateHealth {
   redis?: ConnectionHealth;
   postgres?: ConnectionHealth;
