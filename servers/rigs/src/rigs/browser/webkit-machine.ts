@@ -50,15 +50,23 @@ function keyActions(combo: string) {
 }
 
 /**
+ * A console message as WebKit writes it when told to (`url:line:col: CONSOLE LOG text`; a page's
+ * uncaught error is a `JS ERROR`): the source, the level and the text.
+ */
+const CONSOLE_LINE = /\b(CONSOLE|JS) (LOG|INFO|WARN|ERROR|DEBUG) (.*)$/;
+
+/**
  * WebKitGTK's MiniBrowser on a private Xvfb, driven by WebKitWebDriver over classic WebDriver.
- * Snapshots are the in-page outline; classic WebDriver has no console or network events, so
- * those actions are refused with the engines that have them.
+ * Snapshots are the in-page outline. Classic WebDriver carries no events, so the console is what
+ * WebKit writes of it (MiniBrowser's setting to print console messages), the network is what the
+ * rig's egress proxy saw, and the clipboard is the display's.
  */
 export class WebKitMachine extends OutlineMachine<string> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names',
-    'WebKitWebDriver listens on a loopback port other local users could reach',
+    'WebKitWebDriver listens on a loopback port other local users could reach (it takes no token)',
+    'network lists what the egress proxy saw: https requests show as their tunnel only',
   ];
   readonly displaySize: { width: number; height: number };
   private readonly tabIds = new Map<string, string>();
@@ -84,7 +92,11 @@ export class WebKitMachine extends OutlineMachine<string> {
   }): Promise<WebKitMachine> {
     const display = await DesktopMachine.start({ folder: options.folder, windowManager: false });
     const port = await freePort();
-    display.spawn(options.driver, [`--port=${port}`, '--host=local']);
+    // MiniBrowser and its web process write to the driver's output, which they inherit.
+    let machine: WebKitMachine | undefined;
+    display.spawn(options.driver, [`--port=${port}`, '--host=local'], {
+      output: (line) => machine?.onOutput(line),
+    });
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -96,21 +108,41 @@ export class WebKitMachine extends OutlineMachine<string> {
       if (Date.now() > deadline) throw new ToolError('WebKitWebDriver did not answer within 15 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const proxy = new URL(options.proxy.url).host;
+    // libsoup takes the rig's proxy credentials in the proxy's URL.
+    const proxy = new URL(options.proxy.urlWithCredentials).href.replace(/^http:\/\/|\/$/g, '');
     const created = (await call(`${base}/session`, 'POST', {
       capabilities: {
         alwaysMatch: {
-          'webkitgtk:browserOptions': { binary: options.miniBrowser, args: ['--automation'] },
+          'webkitgtk:browserOptions': {
+            binary: options.miniBrowser,
+            args: ['--automation', '--enable-write-console-messages-to-stdout=true'],
+          },
           proxy: { proxyType: 'manual', httpProxy: proxy, sslProxy: proxy },
           // A dialog stays open for the model to answer, rather than being dismissed by the next command.
           unhandledPromptBehavior: 'ignore',
         },
       },
     })) as { sessionId: string };
-    const machine = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
-    machine.window = (await machine.command('GET', '/window')) as string;
-    machine.tabOf(machine.window);
-    return machine;
+    const started = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
+    machine = started;
+    options.proxy.watch((line) => started.keep(started.networkLines, line));
+    started.window = (await started.command('GET', '/window')) as string;
+    started.tabOf(started.window);
+    return started;
+  }
+
+  /** A line WebKit wrote: a console message, or something else to leave alone. */
+  private onOutput(line: string): void {
+    const message = CONSOLE_LINE.exec(line);
+    if (!message) return;
+    const type = message[1] === 'JS' ? 'page error' : (message[2] as string).toLowerCase();
+    this.keep(this.consoleLines, `${type}: ${message[3]}`);
+  }
+
+  /** The display's clipboard, which MiniBrowser's copy and paste use. */
+  async clipboard(text?: string): Promise<BrowserAnswer> {
+    const { notes, body } = await this.display.clipboard(text);
+    return { tab: this.tabOf(this.window), body, notes };
   }
 
   processGroups(): number[] {
@@ -345,8 +377,11 @@ export class WebKitMachine extends OutlineMachine<string> {
       ref,
     );
     if (!isFileInput) {
-      throw new ToolError(
-        `${ref} is not a file input: upload on engine webkit takes an <input type=file>'s ref.`,
+      throw unsupported(
+        'webkit',
+        'upload through an element that opens a file chooser',
+        `${ref} is not an <input type=file>, and classic WebDriver sees no file chooser`,
+        ['chromium'],
       );
     }
     return this.act(
@@ -402,13 +437,6 @@ export class WebKitMachine extends OutlineMachine<string> {
       body: lines.join('\n'),
       notes: [op === 'list' ? 'tabs (* current)' : `${op === 'select' ? 'selected' : 'closed'} ${tab}`],
     };
-  }
-
-  override async drain(kind: 'console' | 'network'): Promise<BrowserAnswer> {
-    throw unsupported('webkit', kind, 'classic WebDriver carries no console or network events', [
-      'chromium',
-      'firefox',
-    ]);
   }
 
   /** The Xvfb screen MiniBrowser draws on, as one JPEG: WebDriver's own screenshot is a PNG. */
