@@ -148,14 +148,13 @@ describe.each([
     const uploaded = await use({ action: 'upload', ref: input, paths: [path.join(root, 'note.txt')] });
     expect(uploaded.notes).toContain(`uploaded 1 file(s) through ${input}`);
     expect((await use({ action: 'extract', scope: '#names' })).content).toContain('note.txt:12');
-    await use({ action: 'navigate', url: `${pages.origin}/upload.html` });
     const chooser = refOf((await use({ action: 'snapshot' })).content, /button "Choose a file"/);
     expect(await fails({ action: 'upload', ref: chooser, paths: [path.join(root, 'note.txt')] })).toMatch(
       new RegExp(
         `engine ${engine} cannot do upload through an element that opens a file chooser .*use engine chromium`,
       ),
     );
-    expect((await use({ action: 'back' })).content).toContain('title: Upload page');
+    expect((await use({ action: 'back' })).content).toContain('title: Form page');
   });
 
   it('tells console messages and network requests since the last call', { timeout: 120_000 }, async () => {
@@ -181,6 +180,27 @@ describe.each([
       .toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/second\.html → 200/);
     expect((await use({ action: 'network' })).content).not.toContain('second.html');
   });
+
+  it.runIf(engine === 'webkit')(
+    'keeps its WebDriver port to rigs: a second session is refused, and a command needs the session id',
+    async () => {
+      const [rig] = fx.rigs.list('alpha');
+      const driver = /WebKitWebDriver on (127\.0\.0\.1:\d+)/.exec(rig?.controller ?? '')?.[1];
+      expect(driver).toBeDefined();
+      const second = await fetch(`http://${driver}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ capabilities: {} }),
+      });
+      expect(second.ok).toBe(false);
+      expect(await second.text()).toMatch(/session not created/);
+      const guessed = await fetch(`http://${driver}/session/00000000-0000-4000-8000-000000000000/url`);
+      expect(guessed.status).toBe(404);
+      expect(await guessed.text()).toMatch(/invalid session id/);
+      // The rig's own session still answers.
+      expect((await use({ action: 'tabs' })).content).toMatch(/\* t\d+ /);
+    },
+  );
 
   it('leaves no process behind after rig_close', async () => {
     const [rig] = fx.rigs.list('alpha');

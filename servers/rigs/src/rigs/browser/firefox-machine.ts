@@ -11,9 +11,39 @@ import { PAGE_REF } from './page-outline.js';
 import { staleRef } from './snapshot-book.js';
 import { TabbedMachine } from './tabbed-machine.js';
 
-/** puppeteer's BiDi browser, whose connection sends a command for the whole browser. */
+/** puppeteer's BiDi browser, whose connection sends commands and events for the whole browser. */
 interface BidiBrowser {
-  connection: { send(method: string, params: object): Promise<unknown> };
+  connection: {
+    send(method: string, params: object): Promise<unknown>;
+    on(event: string, listener: (params: AuthRequired) => void): unknown;
+  };
+}
+
+interface AuthRequired {
+  isBlocked: boolean;
+  context?: string | null;
+  request: { request: string };
+}
+
+/**
+ * Holds every 407 of the egress proxy until it is answered with the rig's credentials: a
+ * browser-wide interception, since a tab's own would come after a popup's first request.
+ * puppeteer answers the requests of the tabs it knows, with the credentials `register` gives each
+ * page (a second answer would fail inside puppeteer, unheard); rigs answers the ones of no tab.
+ */
+async function answerProxyAuth(browser: BidiBrowser, credentials: { username: string; password: string }) {
+  const { connection } = browser;
+  connection.on('network.authRequired', (event) => {
+    if (!event.isBlocked || event.context) return;
+    connection
+      .send('network.continueWithAuth', {
+        request: event.request.request,
+        action: 'provideCredentials',
+        credentials: { type: 'password', ...credentials },
+      })
+      .catch(() => undefined);
+  });
+  await connection.send('network.addIntercept', { phases: ['authRequired'] });
 }
 
 const ACTION_TIMEOUT_MS = 5000;
@@ -77,6 +107,9 @@ export class FirefoxMachine extends TabbedMachine<Page> {
           'media.peerconnection.enabled': false,
           'browser.download.dir': path.join(folder, 'downloads'),
           'browser.download.folderList': 2,
+          // No back-forward cache: a page restored from it fires no load event over BiDi, and
+          // puppeteer then waited out its timeouts on back and on the next navigation.
+          'browser.sessionhistory.max_total_viewers': 0,
           // The async clipboard without a person's gesture or the paste menu (headless keeps its own clipboard).
           'dom.events.testing.asyncClipboard': true,
         },
@@ -88,12 +121,7 @@ export class FirefoxMachine extends TabbedMachine<Page> {
       }),
     );
     try {
-      // Every 407 of the egress proxy waits for an answer, in every tab a page opens too (a tab's
-      // own interception would come after a popup's first request); puppeteer answers it with
-      // the credentials `register` gives each page.
-      await (browser as unknown as BidiBrowser).connection.send('network.addIntercept', {
-        phases: ['authRequired'],
-      });
+      await answerProxyAuth(browser as unknown as BidiBrowser, proxy.credentials);
     } catch (error) {
       await browser.close().catch(() => undefined);
       throw error;

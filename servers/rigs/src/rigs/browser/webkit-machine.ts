@@ -50,10 +50,25 @@ function keyActions(combo: string) {
 }
 
 /**
- * A console message as WebKit writes it when told to (`url:line:col: CONSOLE LOG text`; a page's
- * uncaught error is a `JS ERROR`): the source, the level and the text.
+ * In the page: from the first call on a document, keeps what it writes to the console and its
+ * uncaught errors under the rigs key; returns (and clears) what was kept. Classic WebDriver runs
+ * no script before a page's own, so what a page writes while it loads, before that call, is not seen.
  */
-const CONSOLE_LINE = /\b(CONSOLE|JS) (LOG|INFO|WARN|ERROR|DEBUG) (.*)$/;
+const PAGE_CONSOLE = `((key) => {
+  const store = (globalThis[key + 'console'] ??= (() => {
+    const kept = [];
+    const text = (args) => args.map((arg) => {
+      try { return typeof arg === 'string' ? arg : JSON.stringify(arg) ?? String(arg); } catch { return String(arg); }
+    }).join(' ');
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+      const original = console[level].bind(console);
+      console[level] = (...args) => { kept.push(level + ': ' + text(args)); if (kept.length > 200) kept.shift(); original(...args); };
+    }
+    addEventListener('error', (event) => kept.push('page error: ' + event.message));
+    return kept;
+  })());
+  return store.splice(0, store.length);
+})`;
 
 /**
  * WebKitGTK's MiniBrowser on a private Xvfb, driven by WebKitWebDriver over classic WebDriver.
@@ -65,8 +80,9 @@ export class WebKitMachine extends OutlineMachine<string> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names',
-    'WebKitWebDriver listens on a loopback port other local users could reach (it takes no token)',
+    'WebKitWebDriver listens on loopback with one session, rigs’: another is refused, and every command needs its random id',
     'network lists what the egress proxy saw: https requests show as their tunnel only',
+    'console is kept from rigs’ first call on a page: what a page writes while it loads is not seen',
   ];
   readonly displaySize: { width: number; height: number };
   private readonly tabIds = new Map<string, string>();
@@ -81,7 +97,7 @@ export class WebKitMachine extends OutlineMachine<string> {
   ) {
     super('webkit', proxy);
     this.displaySize = display.displaySize;
-    this.controller = `WebKitWebDriver (classic WebDriver) with MiniBrowser on Xvfb :${display.display}`;
+    this.controller = `WebKitWebDriver on ${new URL(session).host} (classic WebDriver) with MiniBrowser on Xvfb :${display.display}`;
   }
 
   static async launch(options: {
@@ -92,11 +108,7 @@ export class WebKitMachine extends OutlineMachine<string> {
   }): Promise<WebKitMachine> {
     const display = await DesktopMachine.start({ folder: options.folder, windowManager: false });
     const port = await freePort();
-    // MiniBrowser and its web process write to the driver's output, which they inherit.
-    let machine: WebKitMachine | undefined;
-    display.spawn(options.driver, [`--port=${port}`, '--host=local'], {
-      output: (line) => machine?.onOutput(line),
-    });
+    display.spawn(options.driver, [`--port=${port}`, '--host=local']);
     const base = `http://127.0.0.1:${port}`;
     const deadline = Date.now() + 15_000;
     for (;;) {
@@ -115,7 +127,7 @@ export class WebKitMachine extends OutlineMachine<string> {
         alwaysMatch: {
           'webkitgtk:browserOptions': {
             binary: options.miniBrowser,
-            args: ['--automation', '--enable-write-console-messages-to-stdout=true'],
+            args: ['--automation'],
           },
           proxy: { proxyType: 'manual', httpProxy: proxy, sslProxy: proxy },
           // A dialog stays open for the model to answer, rather than being dismissed by the next command.
@@ -123,20 +135,35 @@ export class WebKitMachine extends OutlineMachine<string> {
         },
       },
     })) as { sessionId: string };
-    const started = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
-    machine = started;
-    options.proxy.watch((line) => started.keep(started.networkLines, line));
-    started.window = (await started.command('GET', '/window')) as string;
-    started.tabOf(started.window);
-    return started;
+    const machine = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
+    // WebKit shows the proxy's 407 for the first request it sends, and sends the credentials of the
+    // proxy's URL from then on: so the first is the proxy's own blank page.
+    await machine.command('POST', '/url', { url: `${options.proxy.url}/` });
+    options.proxy.watch((line) => machine.keep(machine.networkLines, line));
+    machine.window = (await machine.command('GET', '/window')) as string;
+    machine.tabOf(machine.window);
+    return machine;
   }
 
-  /** A line WebKit wrote: a console message, or something else to leave alone. */
-  private onOutput(line: string): void {
-    const message = CONSOLE_LINE.exec(line);
-    if (!message) return;
-    const type = message[1] === 'JS' ? 'page error' : (message[2] as string).toLowerCase();
-    this.keep(this.consoleLines, `${type}: ${message[3]}`);
+  /** Keeps what the current page wrote to its console since the last look, and watches it from now on. */
+  private async watchConsole(): Promise<void> {
+    const lines = await this.evaluate<string[]>(PAGE_CONSOLE, this.refKey).catch(() => [] as string[]);
+    for (const line of lines) this.keep(this.consoleLines, `[${this.tabOf(this.window)}] ${line}`);
+  }
+
+  override async drain(kind: 'console' | 'network'): Promise<BrowserAnswer> {
+    if (kind === 'console') await this.watchConsole();
+    return super.drain(kind);
+  }
+
+  /** Every answer looks at the page's console first, so a page is watched from rigs' first call on it. */
+  protected override async answer(
+    notes: string[],
+    body?: string,
+    paging?: BrowserAnswer['page'],
+  ): Promise<BrowserAnswer> {
+    await this.watchConsole();
+    return super.answer(notes, body, paging);
   }
 
   /** The display's clipboard, which MiniBrowser's copy and paste use. */

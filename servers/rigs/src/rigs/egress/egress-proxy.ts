@@ -164,6 +164,11 @@ export class EgressProxy {
       });
       response.end(message);
     };
+    if (target.href.startsWith(`${this.url}/`)) {
+      // A request for the proxy itself: a browser loads it once to learn the credentials.
+      response.writeHead(204).end();
+      return;
+    }
     if (target.protocol !== 'http:') {
       refuse(this.note(`refused by rigs' egress proxy: ${target.protocol} URLs are not fetched.`));
       return;
