@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, type FSWatcher, mkdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -173,7 +173,7 @@ export class DesktopMachine implements Machine {
     );
     exited.catch(() => undefined);
     // Clients that connect once the socket exists are served as soon as the server is up, so
-    // openbox starts at the socket, and readiness is told by openbox itself.
+    // openbox starts at the socket rather than after a round of xdpyinfo polls.
     await Promise.race([socketAppears(this.display, 10_000), exited]);
     if (!windowManager) {
       await Promise.race([this.run('xdpyinfo', []), exited]);
@@ -181,36 +181,13 @@ export class DesktopMachine implements Machine {
     }
     this.spawn('openbox', ['--config-file', writeOpenboxConfig(this.folder), '--sm-disable']);
     // Apps started before the window manager is up appear seconds late, so wait for it.
-    await Promise.race([this.windowManagerUp(10_000), exited]);
-  }
-
-  /** Resolves when a window manager announces itself on the root window (xprop -spy tells each change). */
-  private windowManagerUp(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const spy = spawn('xprop', ['-root', '-spy', '_NET_SUPPORTING_WM_CHECK'], {
-        env: { ...this.env, [RIG_MARK]: this.folder },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      const timer = setTimeout(
-        () => finish(new Error(`openbox did not manage the display within ${ms / 1000} s`)),
-        ms,
-      );
-      const finish = (error?: Error) => {
-        clearTimeout(timer);
-        spy.kill('SIGKILL');
-        if (error) reject(error);
-        else resolve();
-      };
-      let seen = '';
-      spy.stdout.on('data', (chunk: Buffer) => {
-        seen += chunk.toString('utf8');
-        if (/window id #/.test(seen)) finish();
-      });
-      spy.once('error', (error) => finish(error));
-      spy.once('exit', (code) =>
-        finish(new Error(`xprop exited (${code}) before openbox managed the display`)),
-      );
-    });
+    await Promise.race([
+      until(
+        async () => /window id #/.test(await this.run('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'])),
+        'openbox managing the display',
+      ),
+      exited,
+    ]);
   }
 
   /**
