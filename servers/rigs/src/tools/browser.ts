@@ -36,7 +36,7 @@ const ACTIONS = [
 ] as const;
 
 /** Snapshots are the big answers, so they get a larger default than core's, still under ~8,000 tokens. */
-const SNAPSHOT_BUDGET = 22_000;
+const SNAPSHOT_BUDGET = 21_000;
 
 const short = boundedString(1000);
 
