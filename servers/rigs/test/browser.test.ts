@@ -83,12 +83,69 @@ describe('browser_use on Chromium', () => {
     await use({ action: 'console' });
     const snap = await use({ action: 'snapshot' });
     await use({ action: 'click', ref: refOf(snap.content, /button "Log"/) });
-    const logged = await use({ action: 'console' });
-    expect(logged.content).toMatch(/log: hello from the page[\s\S]*error: something broke/);
+    let logged = '';
+    await expect
+      .poll(async () => {
+        logged += (await use({ action: 'console' })).content;
+        return logged;
+      })
+      .toMatch(/log: hello from the page[\s\S]*error: something broke/);
     expect((await use({ action: 'console' })).content).toBe('');
   });
 
+  it('drags an element onto another by their refs', async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/drag.html` });
+    const snap = await use({ action: 'snapshot' });
+    const card = refOf(snap.content, /button "Card"/);
+    const bin = refOf(snap.content, /region "Bin"/);
+    expect(await s.fails('browser_use', { workspace_id: 'alpha', action: 'drag', ref: card })).toMatch(
+      /`target_ref` is required for action drag/,
+    );
+    const dragged = await use({ action: 'drag', ref: card, target_ref: bin });
+    expect(dragged.notes).toContain(`dragged ${card} to ${bin}`);
+    expect((await use({ action: 'extract', scope: '#dropped' })).content).toContain('dropped Card on Bin');
+    // Dragged back onto itself: the page tells a drop elsewhere, so the first answer was no accident.
+    await use({ action: 'drag', ref: card, target_ref: card });
+    expect((await use({ action: 'extract', scope: '#dropped' })).content).toContain('dropped elsewhere');
+  });
+
+  it('extracts the accessibility tree, the DOM text and the console', async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    await use({ action: 'console' });
+    const tree = await use({ action: 'extract', what: 'accessibility' });
+    expect(tree.content).toMatch(/^<untrusted-content[\s\S]*- heading "Order form" \[ref=e\d+\]/);
+    expect(tree.content).toMatch(/- combobox "Colour" \[ref=e\d+\]/);
+    // Its refs are a snapshot's: they act.
+    await use({ action: 'click', ref: refOf(tree.content, /button "Log"/) });
+    const form = await use({ action: 'extract', what: 'accessibility', scope: '#order' });
+    expect(form.content).toContain('textbox "Name"');
+    expect(form.content).not.toContain('heading "Order form"');
+
+    const text = await use({ action: 'extract', what: 'text' });
+    expect(text.content).toMatch(/^<untrusted-content[\s\S]*Order form[\s\S]*nothing yet[\s\S]*Second page/);
+    expect(text.content).not.toContain('[ref=');
+    const scoped = await use({ action: 'extract', scope: '#out' });
+    expect(scoped.content).toContain('nothing yet');
+    expect(scoped.content).not.toContain('Order form');
+    expect(
+      await s.fails('browser_use', { workspace_id: 'alpha', action: 'extract', scope: '#nothing-here' }),
+    ).toMatch(/scope "#nothing-here" matches nothing on the page/);
+
+    await expect
+      .poll(async () => (await use({ action: 'extract', what: 'console' })).content)
+      .toMatch(/log: hello from the page/);
+
+    await use({ action: 'navigate', url: `${pages.origin}/big.html` });
+    const first = await use({ action: 'extract', maxTokens: 2000 });
+    expect(first.truncated).toBe(true);
+    expect(Buffer.byteLength(first.content)).toBeLessThan(4000);
+    const next = await use({ action: 'extract', maxTokens: 2000, cursor: first.nextCursor });
+    expect(next.content).toMatch(/Section \d+/);
+    expect(next.content).not.toContain('Section 0\n');
+  });
+
   it('adopts a popup a click opened and says so', async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
     const snap = await use({ action: 'snapshot' });
     const clicked = await use({ action: 'click', ref: refOf(snap.content, /button "Open popup"/) });
     expect(clicked.notes.join('\n')).toMatch(/opened a popup; rigs adopted it as tab t2/);
@@ -134,6 +191,10 @@ describe('browser_use on Chromium', () => {
     const uploaded = await use({ action: 'upload', ref: input, paths: [path.join(root, 'note.txt')] });
     expect(uploaded.notes).toContain(`uploaded 1 file(s) through ${input}`);
     expect((await use({ action: 'snapshot', find: 'note.txt' })).content).toContain('note.txt:12');
+    await use({ action: 'navigate', url: `${pages.origin}/upload.html` });
+    const chooser = refOf((await use({ action: 'snapshot' })).content, /button "Choose a file"/);
+    await use({ action: 'upload', ref: chooser, paths: [path.join(root, 'note.txt')] });
+    expect((await use({ action: 'extract', scope: '#names' })).content).toContain('note.txt:12');
   });
 
   it('keeps a big page under the default budget and pages on with the cursor', async () => {
@@ -147,7 +208,21 @@ describe('browser_use on Chromium', () => {
     expect(found.truncated).toBe(false);
     expect(found.content).toMatch(/button "needle button" \[ref=\w+\]/);
     const shallow = await use({ action: 'snapshot', depth: 1 });
-    expect(Buffer.byteLength(shallow.content)).toBeLessThan(Buffer.byteLength(first.content));
+    expect(shallow.content).toMatch(/- main \[ref=e\d+\]/);
+    expect(shallow.content).not.toContain('heading "Section 0"');
+    // The walk stops at the budget: a last page comes back whole, without a cursor.
+    let page = await use({ action: 'snapshot', maxTokens: 64_000 });
+    let walks = 1;
+    while (page.truncated) {
+      page = await use({ action: 'snapshot', maxTokens: 64_000, cursor: page.nextCursor });
+      walks++;
+    }
+    expect(walks).toBeGreaterThan(1);
+    expect(page.content).toContain('needle button');
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    expect(
+      await s.fails('browser_use', { workspace_id: 'alpha', action: 'snapshot', cursor: first.nextCursor }),
+    ).toMatch(/navigated since that snapshot|older snapshot/);
   });
 
   it('takes one JPEG screenshot within 150 KB', async () => {
@@ -214,13 +289,16 @@ describe('browser_use on Chromium', () => {
       url: `${pages.origin}/fetch.html?to=${encodeURIComponent(elsewhere)}`,
     });
     const seen = [...opened.notes];
-    for (let attempt = 0; attempt < 50 && !seen.join('\n').includes('secret'); attempt++) {
-      const network = await use({ action: 'network' });
-      seen.push(...network.notes, network.content);
-    }
-    expect(seen.join('\n')).toMatch(
-      /egress: refused by rigs' egress proxy: 127\.0\.0\.1:\d+ is a loopback address/,
-    );
+    await expect
+      .poll(
+        async () => {
+          const network = await use({ action: 'network' });
+          seen.push(...network.notes, network.content);
+          return seen.join('\n');
+        },
+        { timeout: 60_000 },
+      )
+      .toMatch(/egress: refused by rigs' egress proxy: 127\.0\.0\.1:\d+ is a loopback address/);
   });
 
   it('frames an egress refusal, since it names a host the page picked', async () => {
@@ -231,8 +309,15 @@ describe('browser_use on Chromium', () => {
     });
     const seen = [...opened.notes];
     const refusal = () => seen.find((note) => note.includes('refused to connect to localhost'));
-    for (let attempt = 0; attempt < 50 && !refusal(); attempt++)
-      seen.push(...(await use({ action: 'network' })).notes);
+    await expect
+      .poll(
+        async () => {
+          seen.push(...(await use({ action: 'network' })).notes);
+          return refusal() !== undefined;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
     expect(refusal()).toMatch(
       /^<untrusted-content id="[0-9a-f]+" source="egress proxy of browser rig [^"]+">\n[\s\S]*egress: refused by rigs' egress proxy: refused to connect to localhost[\s\S]*<\/untrusted-content id="[0-9a-f]+">$/,
     );

@@ -9,8 +9,16 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-/** The status line and headers the proxy answers a CONNECT to `target` with. */
-function connectThrough(proxyUrl: string, target: string): Promise<string> {
+/** The Proxy-Authorization header of the proxy's own rig. */
+const authorization = (of: EgressProxy) =>
+  `Basic ${Buffer.from(`${of.credentials.username}:${of.credentials.password}`).toString('base64')}`;
+
+/** The status line and headers the proxy answers a CONNECT to `target` with (with the rig's credentials unless `auth` says otherwise). */
+function connectThrough(
+  proxyUrl: string,
+  target: string,
+  auth = authorization(proxy as EgressProxy),
+): Promise<string> {
   const { hostname, port } = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -24,23 +32,58 @@ function connectThrough(proxyUrl: string, target: string): Promise<string> {
       }
     });
     socket.on('end', () => resolve(answer));
-    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+    const credentials = auth === '' ? '' : `Proxy-Authorization: ${auth}\r\n`;
+    socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${credentials}\r\n`);
   });
 }
 
-function getThrough(proxyUrl: string, target: string): Promise<http.IncomingMessage> {
+function getThrough(
+  proxyUrl: string,
+  target: string,
+  auth = authorization(proxy as EgressProxy),
+): Promise<http.IncomingMessage> {
   const { hostname, port } = new URL(proxyUrl);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: hostname, port: Number(port), path: target }, (response) => {
-      response.resume();
-      resolve(response);
-    });
+    const headers = auth === '' ? {} : { 'proxy-authorization': auth };
+    const request = http.request(
+      { host: hostname, port: Number(port), path: target, headers },
+      (response) => {
+        response.resume();
+        resolve(response);
+      },
+    );
     request.on('error', reject);
     request.end();
   });
 }
 
 describe('EgressProxy', () => {
+  it('serves its own rig only: a request without the rig’s credentials, or with another’s, gets 407', async () => {
+    const page = http.createServer((_request, response) => response.end('the page'));
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(page.address() as net.AddressInfo).port}`;
+    const other = new EgressProxy({ allowedOrigins: [], allowPrivateNetwork: false });
+    try {
+      proxy = new EgressProxy({ allowedOrigins: [origin], allowPrivateNetwork: false });
+      const url = await proxy.start();
+      const bare = await getThrough(url, `${origin}/`, '');
+      expect(bare.statusCode).toBe(407);
+      expect(bare.headers['proxy-authenticate']).toMatch(/^Basic /);
+      expect((await getThrough(url, `${origin}/`, authorization(other))).statusCode).toBe(407);
+      expect(await connectThrough(url, origin.replace('http://', ''), '')).toMatch(
+        /^HTTP\/1\.1 407 [\s\S]*Proxy-Authenticate: Basic/,
+      );
+      expect((await getThrough(url, `${origin}/`)).statusCode).toBe(200);
+      expect(await connectThrough(url, origin.replace('http://', ''))).toMatch(/^HTTP\/1\.1 200 /);
+      expect(proxy.urlWithCredentials).toBe(
+        `http://rig:${proxy.credentials.password}@${url.replace('http://', '')}`,
+      );
+    } finally {
+      page.closeAllConnections();
+      await new Promise((resolve) => page.close(resolve));
+    }
+  });
+
   it('opens port 443 for a wss origin without a port, and leaves port 80 of its host refused', async () => {
     proxy = new EgressProxy({ allowedOrigins: ['wss://127.0.0.1'], allowPrivateNetwork: false });
     const url = await proxy.start();

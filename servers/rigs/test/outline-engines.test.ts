@@ -119,9 +119,25 @@ describe.each([
     expect((shot.content as { type: string; mimeType?: string }[]).filter((c) => c.type === 'image')).toEqual(
       [expect.objectContaining({ mimeType: 'image/jpeg' })],
     );
-    expect(await fails({ action: 'clipboard', text: 'x' })).toMatch(
-      new RegExp(`engine ${engine} cannot do clipboard .*use engine chromium`),
+    await use({ action: 'clipboard', text: 'copied through rigs' });
+    expect((await use({ action: 'clipboard' })).content).toMatch(
+      /^<untrusted-content[\s\S]*\ncopied through rigs\n<\/untrusted-content/,
     );
+  });
+
+  it('drags by refs, and extracts the accessibility tree and the text', { timeout: 120_000 }, async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/drag.html` });
+    const tree = (await use({ action: 'extract', what: 'accessibility' })).content;
+    expect(tree).toMatch(/^<untrusted-content[\s\S]*- button "Card" \[ref=e\d+\]/);
+    const card = refOf(tree, /button "Card"/);
+    const bin = refOf(tree, /region "Bin"/);
+    const dragged = await use({ action: 'drag', ref: card, target_ref: bin });
+    expect(dragged.notes).toContain(`dragged ${card} to ${bin}`);
+    expect((await use({ action: 'extract', scope: '#dropped' })).content).toContain('dropped Card on Bin');
+    const text = (await use({ action: 'extract' })).content;
+    expect(text).toMatch(/Card[\s\S]*Bin[\s\S]*dropped Card on Bin/);
+    expect(text).not.toContain('[ref=');
+    expect(await fails({ action: 'extract', scope: '#nothing-here' })).toMatch(/matches nothing on the page/);
   });
 
   it('uploads a file from the roots through a file input, and goes back', { timeout: 120_000 }, async () => {
@@ -132,25 +148,59 @@ describe.each([
     const uploaded = await use({ action: 'upload', ref: input, paths: [path.join(root, 'note.txt')] });
     expect(uploaded.notes).toContain(`uploaded 1 file(s) through ${input}`);
     expect((await use({ action: 'extract', scope: '#names' })).content).toContain('note.txt:12');
+    const chooser = refOf((await use({ action: 'snapshot' })).content, /button "Choose a file"/);
+    expect(await fails({ action: 'upload', ref: chooser, paths: [path.join(root, 'note.txt')] })).toMatch(
+      new RegExp(
+        `engine ${engine} cannot do upload through an element that opens a file chooser .*use engine chromium`,
+      ),
+    );
     expect((await use({ action: 'back' })).content).toContain('title: Form page');
   });
 
-  it('tells console messages where the protocol carries them, and names the engines that do elsewhere', {
-    timeout: 120_000,
-  }, async () => {
+  it('tells console messages and network requests since the last call', { timeout: 120_000 }, async () => {
+    await use({ action: 'navigate', url: `${pages.origin}/form.html` });
+    await use({ action: 'console' });
+    await use({ action: 'network' });
     const snap = (await use({ action: 'snapshot' })).content;
     await use({ action: 'click', ref: refOf(snap, /button "Log"/) });
-    if (engine === 'firefox') {
-      await expect
-        .poll(async () => (await use({ action: 'console' })).content, { timeout: 10_000 })
-        .toContain('hello from the page');
-      expect((await use({ action: 'network' })).notes.join(' ')).toMatch(/network entr/);
-    } else {
-      expect(await fails({ action: 'console' })).toMatch(
-        /engine webkit cannot do console .*use engine chromium or firefox/,
-      );
-    }
+    let logged = '';
+    await expect
+      .poll(async () => {
+        logged += (await use({ action: 'console' })).content;
+        return logged;
+      })
+      .toMatch(/log: hello from the page[\s\S]*error: something broke/);
+    await use({ action: 'navigate', url: `${pages.origin}/second.html` });
+    let seen = '';
+    await expect
+      .poll(async () => {
+        seen += (await use({ action: 'network' })).content;
+        return seen;
+      })
+      .toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/second\.html → 200/);
+    expect((await use({ action: 'network' })).content).not.toContain('second.html');
   });
+
+  it.runIf(engine === 'webkit')(
+    'keeps its WebDriver port to rigs: a second session is refused, and a command needs the session id',
+    async () => {
+      const [rig] = fx.rigs.list('alpha');
+      const driver = /WebKitWebDriver on (127\.0\.0\.1:\d+)/.exec(rig?.controller ?? '')?.[1];
+      expect(driver).toBeDefined();
+      const second = await fetch(`http://${driver}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ capabilities: {} }),
+      });
+      expect(second.ok).toBe(false);
+      expect(await second.text()).toMatch(/session not created/);
+      const guessed = await fetch(`http://${driver}/session/00000000-0000-4000-8000-000000000000/url`);
+      expect(guessed.status).toBe(404);
+      expect(await guessed.text()).toMatch(/invalid session id/);
+      // The rig's own session still answers.
+      expect((await use({ action: 'tabs' })).content).toMatch(/\* t\d+ /);
+    },
+  );
 
   it('leaves no process behind after rig_close', async () => {
     const [rig] = fx.rigs.list('alpha');

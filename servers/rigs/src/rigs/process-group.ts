@@ -14,12 +14,19 @@ export const DIE_WITH_PARENT = ['setpriv', '--pdeathsig', 'KILL', '--'] as const
 export function spawnInGroup(
   command: string,
   args: readonly string[],
-  options: { rigFolder: string; env?: NodeJS.ProcessEnv; cwd?: string; stdin?: 'pipe' | 'ignore' },
+  options: {
+    rigFolder: string;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    stdin?: 'pipe' | 'ignore';
+    /** Whether stdout is read (default: thrown away); stderr always is. */
+    stdout?: 'pipe' | 'ignore';
+  },
 ): ChildProcess {
   const [setpriv, ...prefix] = DIE_WITH_PARENT;
   return spawn(setpriv, [...prefix, command, ...args], {
     detached: true,
-    stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', options.stdout ?? 'ignore', 'pipe'],
     cwd: options.cwd ?? options.rigFolder,
     env: { ...(options.env ?? process.env), [RIG_MARK]: options.rigFolder },
   });

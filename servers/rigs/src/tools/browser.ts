@@ -36,7 +36,7 @@ const ACTIONS = [
 ] as const;
 
 /** Snapshots are the big answers, so they get a larger default than core's, still under ~8,000 tokens. */
-const SNAPSHOT_BUDGET = 24_000;
+const SNAPSHOT_BUDGET = 21_000;
 
 const short = boundedString(1000);
 
@@ -45,7 +45,7 @@ const input = z.object({
   engine: z
     .enum(['chromium', 'firefox', 'webkit'])
     .default('chromium')
-    .describe('firefox, webkit: some actions missing (the error says which).'),
+    .describe('firefox, webkit: upload through file inputs only.'),
   rig_id: rigIdArg,
   url: boundedString(8192).optional().describe('navigate: http(s) URL.'),
   ref: short.optional().describe('A ref (e5) from the last snapshot.'),

@@ -2,18 +2,14 @@ import { ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import type { DesktopAnswer, DesktopMachine, Point } from '../rigs/desktop/desktop-machine.js';
 import {
+  answerOnRig,
   boundedString,
   callerOf,
   defineTool,
-  framed,
+  MACHINE_TOOL,
   need,
-  onRig,
   pixels,
-  renderUse,
   rigIdArg,
-  USE_ANNOTATIONS,
-  useOutput,
-  useResult,
   within,
 } from './define.js';
 
@@ -144,22 +140,16 @@ export const computerUse = defineTool({
     'A disposable Linux desktop (Xvfb, openbox) per conversation: Anthropic’s computer-use actions, plus launch (argv, no shell), clipboard, resize. Coordinates are in screenshot pixels (one JPEG fit to 1024×768).',
   capability: 'desktop',
   input,
-  output: useOutput,
-  annotations: USE_ANNOTATIONS,
+  ...MACHINE_TOOL,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn'],
-  workspaceScoped: true,
-  render: renderUse,
-  async handle(args, context) {
+  handle(args, context) {
     const rigs = context.engine.rigs;
     rigs.ready('desktop');
-    const { rigId, answer } = await onRig(
+    return answerOnRig(
+      'desktop',
       (act: (machine: DesktopMachine, id: string) => Promise<DesktopAnswer>) =>
         rigs.desktop(callerOf(context), args.rig_id, act),
       (machine) => perform(machine, args),
-    );
-    return useResult(
-      { rig_id: rigId, notes: answer.notes, content: framed(answer.body, `desktop rig ${rigId}`) },
-      answer.image,
     );
   },
 });

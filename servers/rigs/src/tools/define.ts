@@ -115,3 +115,36 @@ export function renderUse(output: UseOutput): string {
   const paging = output.truncated ? `\n(truncated; nextCursor: ${output.nextCursor ?? 'none'})` : '';
   return `${head}${output.content ? `\n${output.content}` : ''}${paging}`;
 }
+
+/** What a desktop or device action gives back: rigs' notes, text from the machine, at most one image. */
+export interface MachineAnswer {
+  notes: string[];
+  body: string;
+  image?: Buffer;
+  imageType?: string;
+}
+
+/** The fields every machine tool (computer_use, mobile_use, ios_use) lists alike. */
+export const MACHINE_TOOL = {
+  output: useOutput,
+  annotations: USE_ANNOTATIONS,
+  workspaceScoped: true,
+  render: renderUse,
+} as const;
+
+/**
+ * A machine tool's call: the rig `find` picks, the action `perform` does on it, and the answer as
+ * the tool's result, the machine's text framed as coming from `surface` rig <id>.
+ */
+export async function answerOnRig<M, A extends MachineAnswer>(
+  surface: string,
+  find: (act: (machine: M, rigId: string) => Promise<A>) => Promise<A>,
+  perform: (machine: M) => Promise<A>,
+) {
+  const { rigId, answer } = await onRig(find, perform);
+  return useResult(
+    { rig_id: rigId, notes: answer.notes, content: framed(answer.body, `${surface} rig ${rigId}`) },
+    answer.image,
+    answer.imageType,
+  );
+}

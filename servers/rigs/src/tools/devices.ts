@@ -2,18 +2,14 @@ import { ToolError } from '@toolmesh/core';
 import { z } from 'zod';
 import type { MobileAnswer, MobileMachine } from '../rigs/mobile/mobile-machine.js';
 import {
+  answerOnRig,
   boundedString,
   callerOf,
   defineTool,
-  framed,
+  MACHINE_TOOL,
   need,
-  onRig,
   pixels,
-  renderUse,
   rigIdArg,
-  USE_ANNOTATIONS,
-  useOutput,
-  useResult,
 } from './define.js';
 
 const DEVICE_ACTIONS = [
@@ -90,23 +86,16 @@ export const mobileUse = defineTool({
     'An Android device or emulator through a private adb server, one rig per conversation. Without one here, it says what is missing.',
   capability: 'mobile',
   input: deviceInput,
-  output: useOutput,
-  annotations: USE_ANNOTATIONS,
+  ...MACHINE_TOOL,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn', 'packageInstall'],
-  workspaceScoped: true,
-  render: renderUse,
-  async handle(args, context) {
+  handle(args, context) {
     const rigs = context.engine.rigs;
     rigs.ready('mobile');
-    const { rigId, answer } = await onRig(
+    return answerOnRig(
+      'mobile',
       (act: (machine: MobileMachine, id: string) => Promise<MobileAnswer>) =>
         rigs.mobile(callerOf(context), args.rig_id, act),
       (machine) => perform(machine, args, (file) => rigs.uploadPaths([file])[0] as string),
-    );
-    return useResult(
-      { rig_id: rigId, notes: answer.notes, content: framed(answer.body, `mobile rig ${rigId}`) },
-      answer.image,
-      answer.imageType,
     );
   },
 });
@@ -119,11 +108,8 @@ export const iosUse = defineTool({
   capability: 'mobile',
   // Listed short: it runs nowhere but macOS, and mobile_use's fields say what it takes.
   input: deviceInput.pick({ action: true, rig_id: true }).catchall(z.unknown()),
-  output: useOutput,
-  annotations: USE_ANNOTATIONS,
+  ...MACHINE_TOOL,
   actions: ['enclosureControl', 'networkEgress', 'processSpawn', 'packageInstall'],
-  workspaceScoped: true,
-  render: renderUse,
   async handle(_args, context) {
     context.engine.rigs.ready('ios');
     throw new ToolError('ios rigs are not driven by this build of toolmesh-rigs.');

@@ -1,37 +1,65 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
-import type { Browser, Dialog, ElementHandle, KeyInput, Page } from 'puppeteer-core';
+import type { Browser, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import { DIE_WITH_PARENT, RIG_MARK } from '../process-group.js';
-import type { BrowserAnswer, TabsOp } from './browser-driver.js';
+import { RIG_MARK } from '../process-group.js';
+import { type BrowserAnswer, unsupported } from './browser-driver.js';
+import { launchUnderLauncher } from './browser-launcher.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
-import { firstLine, OutlineMachine } from './outline-machine.js';
+import { firstLine } from './outline-machine.js';
 import { PAGE_REF } from './page-outline.js';
 import { staleRef } from './snapshot-book.js';
+import { TabbedMachine } from './tabbed-machine.js';
 
-const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+/** puppeteer's BiDi browser, whose connection sends commands and events for the whole browser. */
+interface BidiBrowser {
+  connection: {
+    send(method: string, params: object): Promise<unknown>;
+    on(event: string, listener: (params: AuthRequired) => void): unknown;
+  };
+}
+
+interface AuthRequired {
+  isBlocked: boolean;
+  context?: string | null;
+  request: { request: string };
+}
+
+/**
+ * Holds every 407 of the egress proxy until it is answered with the rig's credentials: a
+ * browser-wide interception, since a tab's own would come after a popup's first request.
+ * puppeteer answers the requests of the tabs it knows, with the credentials `register` gives each
+ * page (a second answer would fail inside puppeteer, unheard); rigs answers the ones of no tab.
+ */
+async function answerProxyAuth(browser: BidiBrowser, credentials: { username: string; password: string }) {
+  const { connection } = browser;
+  connection.on('network.authRequired', (event) => {
+    if (!event.isBlocked || event.context) return;
+    connection
+      .send('network.continueWithAuth', {
+        request: event.request.request,
+        action: 'provideCredentials',
+        credentials: { type: 'password', ...credentials },
+      })
+      .catch(() => undefined);
+  });
+  await connection.send('network.addIntercept', { phases: ['authRequired'] });
+}
+
 const ACTION_TIMEOUT_MS = 5000;
 /** How long back waits for the earlier page before saying there was none. */
 const BACK_WAIT_MS = 10_000;
 
 /**
- * A headless Firefox driven by puppeteer-core over WebDriver BiDi. BiDi gives no accessibility
- * tree, so snapshots are the in-page outline; everything else BiDi carries: input, dialogs,
- * tabs and popups, console and network events, uploads, screenshots.
+ * A headless Firefox driven by puppeteer-core over WebDriver BiDi: input, dialogs, tabs and
+ * popups, console and network events, uploads, the clipboard and screenshots.
  */
-export class FirefoxMachine extends OutlineMachine<Page> {
+export class FirefoxMachine extends TabbedMachine<Page> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names (WebDriver BiDi has no accessibility tree)',
   ];
   readonly displaySize = { width: 1280, height: 720 };
-  private readonly tabs = new Map<Page, string>();
-  private readonly navigations = new WeakMap<Page, number>();
-  private tabCount = 0;
-  private current: Page;
-  private dialog: Dialog | undefined;
-  private dialogWaiter: (() => void) | undefined;
 
   private constructor(
     private readonly browser: Browser,
@@ -42,7 +70,6 @@ export class FirefoxMachine extends OutlineMachine<Page> {
   ) {
     super('firefox', proxy);
     this.controller = `puppeteer-core over WebDriver BiDi to ${executable}`;
-    this.current = first;
     this.register(first);
     browser.on('targetcreated', (target) => {
       void target.page().then((page) => page && this.register(page));
@@ -55,45 +82,50 @@ export class FirefoxMachine extends OutlineMachine<Page> {
     proxy: EgressProxy;
   }): Promise<FirefoxMachine> {
     const { folder, executable, proxy } = options;
-    const launcher = path.join(folder, 'firefox.sh');
-    const pidFile = path.join(folder, 'browser.pid');
-    writeFileSync(
-      launcher,
-      `#!/bin/sh\necho $$ > ${shellQuote(pidFile)}\nexec ${DIE_WITH_PARENT.join(' ')} ${shellQuote(executable)} "$@"\n`,
-      { mode: 0o700 },
-    );
     const proxyPort = Number(new URL(proxy.url).port);
     // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
     const { default: puppeteer } = await import('puppeteer-core');
-    const browser = await puppeteer.launch({
-      browser: 'firefox',
-      protocol: 'webDriverBiDi',
-      executablePath: launcher,
-      headless: true,
-      userDataDir: path.join(folder, 'profile'),
-      env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
-      extraPrefsFirefox: {
-        'network.proxy.type': 1,
-        'network.proxy.http': '127.0.0.1',
-        'network.proxy.http_port': proxyPort,
-        'network.proxy.ssl': '127.0.0.1',
-        'network.proxy.ssl_port': proxyPort,
-        'network.proxy.share_proxy_settings': true,
-        // Firefox sends loopback around a proxy unless told not to.
-        'network.proxy.allow_hijacking_localhost': true,
-        'network.proxy.no_proxies_on': '',
-        'network.proxy.socks_remote_dns': true,
-        'media.peerconnection.enabled': false,
-        'browser.download.dir': path.join(folder, 'downloads'),
-        'browser.download.folderList': 2,
-      },
-      defaultViewport: { width: 1280, height: 720 },
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-      timeout: 60_000,
-    });
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const { launched: browser, pid } = await launchUnderLauncher(folder, 'firefox', executable, (launcher) =>
+      puppeteer.launch({
+        browser: 'firefox',
+        protocol: 'webDriverBiDi',
+        executablePath: launcher,
+        headless: true,
+        userDataDir: path.join(folder, 'profile'),
+        env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
+        extraPrefsFirefox: {
+          'network.proxy.type': 1,
+          'network.proxy.http': '127.0.0.1',
+          'network.proxy.http_port': proxyPort,
+          'network.proxy.ssl': '127.0.0.1',
+          'network.proxy.ssl_port': proxyPort,
+          'network.proxy.share_proxy_settings': true,
+          // Firefox sends loopback around a proxy unless told not to.
+          'network.proxy.allow_hijacking_localhost': true,
+          'network.proxy.no_proxies_on': '',
+          'network.proxy.socks_remote_dns': true,
+          'media.peerconnection.enabled': false,
+          'browser.download.dir': path.join(folder, 'downloads'),
+          'browser.download.folderList': 2,
+          // No back-forward cache: a page restored from it fires no load event over BiDi, and
+          // puppeteer then waited out its timeouts on back and on the next navigation.
+          'browser.sessionhistory.max_total_viewers': 0,
+          // The async clipboard without a person's gesture or the paste menu (headless keeps its own clipboard).
+          'dom.events.testing.asyncClipboard': true,
+        },
+        defaultViewport: { width: 1280, height: 720 },
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        timeout: 60_000,
+      }),
+    );
+    try {
+      await answerProxyAuth(browser as unknown as BidiBrowser, proxy.credentials);
+    } catch (error) {
+      await browser.close().catch(() => undefined);
+      throw error;
+    }
     const page = (await browser.pages())[0] ?? (await browser.newPage());
     return new FirefoxMachine(browser, page, pid, proxy, executable);
   }
@@ -110,64 +142,47 @@ export class FirefoxMachine extends OutlineMachine<Page> {
     }
   }
 
-  private register(page: Page): void {
-    if (this.tabs.has(page)) return;
-    this.tabs.set(page, `t${++this.tabCount}`);
-    this.navigations.set(page, 0);
-    const tab = () => this.tabs.get(page) ?? '?';
+  /** Tracks a page as a tab, with its events and the proxy credentials for its requests. */
+  protected register(page: Page): void {
+    if (!this.track(page)) return;
+    // What page.authenticate sets, but at once: it would first wait for a tab-wide interception.
+    Object.assign(page, { _credentials: this.proxy.credentials });
     page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) this.navigations.set(page, (this.navigations.get(page) ?? 0) + 1);
+      if (frame === page.mainFrame()) this.onMainFrameNavigated(page);
     });
-    page.on('console', (message) =>
-      this.keep(this.consoleLines, `[${tab()}] ${message.type()}: ${message.text()}`),
-    );
-    page.on('pageerror', (error) =>
-      this.keep(this.consoleLines, `[${tab()}] page error: ${(error as Error).message}`),
-    );
+    page.on('console', (message) => this.onConsole(page, message.type(), message.text()));
+    page.on('pageerror', (error) => this.onConsole(page, 'page error', (error as Error).message));
     page.on('requestfinished', (request) =>
-      this.keep(
-        this.networkLines,
-        `[${tab()}] ${request.method()} ${request.url()} → ${request.response()?.status() ?? '?'}`,
-      ),
+      this.onRequest(page, request.method(), request.url(), `→ ${request.response()?.status() ?? '?'}`),
     );
     page.on('requestfailed', (request) =>
-      this.keep(
-        this.networkLines,
-        `[${tab()}] ${request.method()} ${request.url()} ✗ ${request.failure()?.errorText ?? 'failed'}`,
-      ),
+      this.onRequest(page, request.method(), request.url(), `✗ ${request.failure()?.errorText ?? 'failed'}`),
     );
-    page.on('dialog', (dialog) => {
-      this.dialog = dialog;
-      this.dialogWaiter?.();
-    });
-    page.on('close', () => {
-      this.tabs.delete(page);
-      if (this.current === page) this.current = [...this.tabs.keys()].at(-1) ?? this.current;
-    });
+    page.on('dialog', (dialog) => this.onDialog(dialog));
+    page.on('close', () => this.onClosed(page));
   }
 
-  protected async currentTab() {
-    const page = this.current;
-    return { tab: page, id: this.tabs.get(page) ?? '?', navigations: this.navigations.get(page) ?? 0 };
+  protected openPages(): Promise<Page[]> {
+    return this.browser.pages();
   }
 
-  protected evaluate<T>(fn: string, ...args: unknown[]): Promise<T> {
-    this.refuseWhileDialog();
-    return this.current.evaluate(`(${fn})(...${JSON.stringify(args)})`) as Promise<T>;
+  protected newPage(): Promise<Page> {
+    return this.browser.newPage();
   }
 
-  private refuseWhileDialog(): void {
-    if (this.dialog) {
-      throw new ToolError(
-        `a ${this.dialog.type()} dialog is open on the page: answer it first with action dialog (accept true or false).`,
-      );
-    }
+  protected evaluateIn(page: Page, expression: string): Promise<unknown> {
+    return page.evaluate(expression);
+  }
+
+  protected async allowClipboard(): Promise<void> {
+    // The profile's dom.events.testing.asyncClipboard already lets the page read and write it.
   }
 
   /** The element a ref of the last snapshot names; a stale ref fails at once. */
   private async element(ref: string): Promise<ElementHandle> {
     await this.checkRef(ref);
-    const handle = await this.current.evaluateHandle(
+    const page = await this.page();
+    const handle = await page.evaluateHandle(
       `${PAGE_REF}(${JSON.stringify(this.refKey)}, ${JSON.stringify(ref)})`,
     );
     const element = handle.asElement() as ElementHandle | null;
@@ -176,52 +191,6 @@ export class FirefoxMachine extends OutlineMachine<Page> {
       throw staleRef(ref, 'its element left the page');
     }
     return element;
-  }
-
-  /**
-   * Runs an input action, stopping early when it opens a dialog (the page waits for an answer)
-   * and adopting a tab it opened as the current one.
-   */
-  private async act(run: () => Promise<unknown>, done: string): Promise<BrowserAnswer> {
-    this.refuseWhileDialog();
-    const before = new Set(this.tabs.keys());
-    const dialogOpened = new Promise<'dialog'>((resolve) => {
-      this.dialogWaiter = () => resolve('dialog');
-    });
-    const action = run().then(() => 'done' as const);
-    let outcome: 'done' | 'dialog';
-    try {
-      outcome = await Promise.race([action, dialogOpened]);
-    } catch (error) {
-      throw new ToolError(`${done} failed: ${firstLine(error)}`);
-    } finally {
-      this.dialogWaiter = undefined;
-    }
-    if (outcome === 'dialog' && this.dialog) {
-      action.catch(() => undefined);
-      const { id } = await this.currentTab();
-      return {
-        tab: id,
-        body: `dialog (${this.dialog.type()}): ${this.dialog.message()}`,
-        notes: [
-          done,
-          `a ${this.dialog.type()} dialog opened: answer it with action dialog (accept true or false).`,
-        ],
-      };
-    }
-    const opened = (await this.browser.pages()).find((page) => !before.has(page) && !page.isClosed());
-    if (opened) {
-      this.register(opened);
-      this.current = opened;
-      await opened
-        .waitForNavigation({ waitUntil: 'domcontentloaded', timeout: ACTION_TIMEOUT_MS })
-        .catch(() => undefined);
-      return this.answer([
-        done,
-        `the action opened a popup; rigs adopted it as tab ${this.tabs.get(opened)}, now the current tab.`,
-      ]);
-    }
-    return this.answer([done]);
   }
 
   /** Runs `use` on a ref's element, releasing the handle after. */
@@ -238,7 +207,10 @@ export class FirefoxMachine extends OutlineMachine<Page> {
     this.refuseWhileDialog();
     let status: number | undefined;
     try {
-      const response = await this.current.goto(url, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+      const response = await (await this.page()).goto(url, {
+        waitUntil: 'domcontentloaded',
+        timeout: 30_000,
+      });
       status = response?.status();
       const refusal = response?.headers()['x-toolmesh-refused'];
       if (refusal) throw new ToolError(decodeURI(refusal));
@@ -255,9 +227,9 @@ export class FirefoxMachine extends OutlineMachine<Page> {
    */
   async back(): Promise<BrowserAnswer> {
     this.refuseWhileDialog();
-    const page = this.current;
+    const page = await this.page();
     const before = page.url();
-    const navigations = this.navigations.get(page) ?? 0;
+    const navigations = this.navigationsOf(page);
     await page.evaluate('history.back()');
     const deadline = Date.now() + BACK_WAIT_MS;
     let moved = false;
@@ -269,8 +241,7 @@ export class FirefoxMachine extends OutlineMachine<Page> {
       moved = ready && page.url() !== before;
     }
     // The refs of the page left behind must go stale even if no navigation event said so.
-    if (moved && (this.navigations.get(page) ?? 0) === navigations)
-      this.navigations.set(page, navigations + 1);
+    if (moved) this.countNavigation(page, navigations);
     return this.answer([moved ? 'went back' : `the page stayed at ${before}: there was no earlier page`]);
   }
 
@@ -307,10 +278,11 @@ export class FirefoxMachine extends OutlineMachine<Page> {
 
   async press(key: string, ref?: string): Promise<BrowserAnswer> {
     const parts = key.split('+') as KeyInput[];
+    const { keyboard } = await this.page();
     const press = async () => {
-      for (const part of parts.slice(0, -1)) await this.current.keyboard.down(part);
-      await this.current.keyboard.press(parts.at(-1) as KeyInput);
-      for (const part of parts.slice(0, -1).reverse()) await this.current.keyboard.up(part);
+      for (const part of parts.slice(0, -1)) await keyboard.down(part);
+      await keyboard.press(parts.at(-1) as KeyInput);
+      for (const part of parts.slice(0, -1).reverse()) await keyboard.up(part);
     };
     if (ref === undefined) return this.act(press, `pressed ${key}`);
     return this.onElement(
@@ -330,7 +302,7 @@ export class FirefoxMachine extends OutlineMachine<Page> {
       return await this.act(async () => {
         const from = await source.clickablePoint();
         const to = await target.clickablePoint();
-        const mouse = this.current.mouse;
+        const { mouse } = await this.page();
         await mouse.move(from.x, from.y);
         await mouse.down();
         await mouse.move(to.x, to.y, { steps: 5 });
@@ -349,8 +321,11 @@ export class FirefoxMachine extends OutlineMachine<Page> {
           (node) => node.tagName === 'INPUT' && node.getAttribute('type') === 'file',
         );
         if (!isFileInput) {
-          throw new ToolError(
-            `${ref} is not a file input: upload on engine firefox takes an <input type=file>'s ref.`,
+          throw unsupported(
+            'firefox',
+            'upload through an element that opens a file chooser',
+            `${ref} is not an <input type=file>, and puppeteer over BiDi sees no file chooser`,
+            ['chromium'],
           );
         }
         await (element as unknown as { uploadFile(...paths: string[]): Promise<void> }).uploadFile(...files);
@@ -359,49 +334,10 @@ export class FirefoxMachine extends OutlineMachine<Page> {
     );
   }
 
-  async answerDialog(accept: boolean, promptText?: string): Promise<BrowserAnswer> {
-    const dialog = this.dialog;
-    if (!dialog) throw new ToolError('no dialog is open: dialog answers one that an action opened.');
-    this.dialog = undefined;
-    await (accept ? dialog.accept(promptText) : dialog.dismiss());
-    return this.answer([`${accept ? 'accepted' : 'dismissed'} the ${dialog.type()} dialog`]);
-  }
-
-  async tabsAction(op: TabsOp, tab?: string): Promise<BrowserAnswer> {
-    if (op !== 'list') {
-      const page = [...this.tabs].find(([, id]) => id === tab)?.[0];
-      if (!page) {
-        throw new ToolError(
-          `no tab ${JSON.stringify(tab)}: the tabs are ${[...this.tabs.values()].join(', ')}.`,
-        );
-      }
-      if (op === 'select') {
-        this.current = page;
-        await page.bringToFront();
-      } else {
-        if (this.tabs.size === 1)
-          throw new ToolError(`${tab} is the only tab: rig_close closes the whole rig.`);
-        await page.close();
-      }
-    }
-    const lines = await Promise.all(
-      [...this.tabs].map(
-        async ([page, id]) =>
-          `${page === this.current ? '*' : ' '} ${id} ${page.url()} ${await page.title().catch(() => '')}`,
-      ),
-    );
-    const { id } = await this.currentTab();
-    return {
-      tab: id,
-      body: lines.join('\n'),
-      notes: [op === 'list' ? 'tabs (* current)' : `${op === 'select' ? 'selected' : 'closed'} ${tab}`],
-    };
-  }
-
   async screenshot(): Promise<BrowserAnswer> {
     this.refuseWhileDialog();
     const image = await jpegScreenshot(async (quality) =>
-      Buffer.from(await this.current.screenshot({ type: 'jpeg', quality })),
+      Buffer.from(await (await this.page()).screenshot({ type: 'jpeg', quality })),
     );
     return {
       ...(await this.answer([

@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { decodeCursor, requestKey, ToolError, takeWithinBudget } from '@toolmesh/core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import {
-  type BrowserAnswer,
-  type BrowserDriver,
-  type BrowserEngine,
-  type Paging,
-  type SnapshotRequest,
-  type TabsOp,
-  unsupported,
+import type {
+  BrowserAnswer,
+  BrowserDriver,
+  BrowserEngine,
+  Paging,
+  SnapshotRequest,
+  TabsOp,
 } from './browser-driver.js';
 import { PAGE_OUTLINE, PAGE_REF } from './page-outline.js';
-import { SnapshotBook, staleRef } from './snapshot-book.js';
+import { SnapshotBook, staleRef, type WalkedLines } from './snapshot-book.js';
 
 const KEEP_EVENTS = 200;
 
-/** In the page: the rendered text of the body, or of a scope (a ref of the outline or a CSS selector). */
+/** In the page: the rendered text of the body, or of a scope (a ref of the outline or a CSS selector; null for none, as JSON carries it). */
 const PAGE_TEXT = `((key, scope) => {
-  const root = scope === undefined ? document.body
+  const root = scope == null ? document.body
     : /^e\\d+$/.test(scope) ? globalThis[key]?.byRef.get(scope) : document.querySelector(scope);
   return root && root.isConnected ? root.innerText : null;
 })`;
@@ -31,10 +30,11 @@ const PAGE_OPTIONS = `((select, wanted) => {
 })`;
 
 /**
- * What the Firefox (WebDriver BiDi) and WebKit (classic WebDriver) rigs share: neither protocol
- * gives an accessibility tree, so snapshots are an outline built in the page with refs of its own;
- * the snapshot book, the text extractor, the answers' heading and the event lists live here, and
- * each engine supplies how to run a script in the page and how to touch an element.
+ * What every browser rig shares: snapshots are an outline built in the page with refs of its own
+ * (BiDi and classic WebDriver give no accessibility tree, and Chromium's, built whole, took
+ * seconds on a huge page where the outline stops at the budget); the snapshot book, the text
+ * extractor, the answers' heading and the event lists live here, and each engine supplies how to
+ * run a script in the page and how to touch an element.
  */
 export abstract class OutlineMachine<Tab> implements BrowserDriver {
   abstract readonly controller: string;
@@ -47,7 +47,7 @@ export abstract class OutlineMachine<Tab> implements BrowserDriver {
   protected networkLines: string[] = [];
 
   protected constructor(
-    readonly engine: Exclude<BrowserEngine, 'chromium'>,
+    readonly engine: BrowserEngine,
     protected readonly proxy: EgressProxy,
   ) {}
 
@@ -108,20 +108,22 @@ export abstract class OutlineMachine<Tab> implements BrowserDriver {
 
   async takeSnapshot(request: SnapshotRequest & Paging): Promise<BrowserAnswer> {
     const { tab, navigations } = await this.currentTab();
-    const { lines, paging, notes } = await this.snapshots.page(tab, navigations, request, async () => {
-      const outline = await this.evaluate<string | null>(PAGE_OUTLINE, {
+    const { lines, paging, notes } = await this.snapshots.page(tab, navigations, request, async (window) => {
+      const walked = await this.evaluate<WalkedLines | null>(PAGE_OUTLINE, {
         key: this.refKey,
         scope: request.scope,
         depth: request.depth,
+        find: request.find,
+        ...window,
       });
-      if (outline === null) throw noScope(request.scope);
-      return outline;
+      if (walked === null) throw noScope(request.scope);
+      return walked;
     });
     return this.answer(notes, lines.join('\n'), paging);
   }
 
   async extractText(scope: string | undefined, paging: Paging): Promise<BrowserAnswer> {
-    const text = await this.evaluate<string | null>(PAGE_TEXT, this.refKey, scope);
+    const text = await this.evaluate<string | null>(PAGE_TEXT, this.refKey, scope ?? null);
     if (text === null) throw noScope(scope);
     const [url] = await this.evaluate<[string]>('() => [location.href]');
     const key = requestKey({ scope, url });
@@ -149,9 +151,7 @@ export abstract class OutlineMachine<Tab> implements BrowserDriver {
     };
   }
 
-  async clipboard(): Promise<BrowserAnswer> {
-    throw unsupported(this.engine, 'clipboard', 'its driver grants no clipboard permission', ['chromium']);
-  }
+  abstract clipboard(text?: string): Promise<BrowserAnswer>;
 
   protected keep(list: string[], line: string): void {
     list.push(line);

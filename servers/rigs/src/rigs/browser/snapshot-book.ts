@@ -1,5 +1,4 @@
 import { type BudgetPage, decodeCursor, requestKey, ToolError, takeWithinBudget } from '@toolmesh/core';
-import { narrowSnapshot } from './narrow-snapshot.js';
 
 export interface Paging {
   maxTokens: number;
@@ -12,11 +11,23 @@ export interface SnapshotRequest {
   find?: string;
 }
 
+/** Where a walk of the page starts and how many bytes of lines it gathers before stopping. */
+export interface SnapshotWindow {
+  offset: number;
+  budget: number;
+}
+
+/** What one walk gave: the lines from the window's offset, and whether it stopped before the end. */
+export interface WalkedLines {
+  lines: string[];
+  more: boolean;
+}
+
 interface Snapshot<Page> {
   page: Page;
   navigation: number;
+  /** The refs of every page of it handed out so far. */
   refs: Set<string>;
-  lines: string[];
   /** The request it answers (scope, depth, find), so a cursor continues the same one. */
   request: string;
   /** What its cursors are bound to: the request and this snapshot. */
@@ -31,56 +42,53 @@ export interface SnapshotPage {
 }
 
 /**
- * The last snapshot of a browser and the refs it gave: a cursor continues it without taking a
- * new one, and a ref is checked against it before any action.
+ * The last snapshot of a browser and the refs it gave. A snapshot is walked a page at a time (the
+ * walk stops at the budget), so a cursor walks on from where the last page stopped; a ref is
+ * checked against the pages given before any action.
  */
 export class SnapshotBook<Page> {
   private last: Snapshot<Page> | undefined;
   private count = 0;
 
   /**
-   * The page of the snapshot a request asks for: with a cursor, of the last one taken for the same
-   * request; without, of a new one `take` makes (its text in the aria-snapshot form, with refs).
+   * The page of the snapshot a request asks for: with a cursor, the next page of the last one taken
+   * for the same request on the same document; without, the first page of a new one. `walk` gives
+   * the lines (aria-snapshot form, with refs) from a window's offset until they pass its budget.
    */
   async page(
     page: Page,
     navigation: number,
     request: SnapshotRequest & Paging,
-    take: () => Promise<string>,
+    walk: (window: SnapshotWindow) => Promise<WalkedLines>,
   ): Promise<SnapshotPage> {
     const key = requestKey({ scope: request.scope, depth: request.depth, find: request.find });
     let snapshot = this.last;
-    if (request.cursor === undefined || !snapshot || snapshot.request !== key || snapshot.page !== page) {
-      if (request.cursor !== undefined) {
-        throw new ToolError('`cursor` belongs to an older snapshot: call snapshot again without it.');
-      }
-      const text = await take();
+    if (request.cursor === undefined) {
       const previous = this.last;
       // A scoped snapshot shows part of the page, so the refs of the last whole one stay usable.
       const kept =
         request.scope !== undefined && previous?.page === page && previous.navigation === navigation
           ? [...previous.refs]
           : [];
-      snapshot = {
-        page,
-        navigation,
-        refs: new Set([
-          ...kept,
-          ...[...text.matchAll(/\[ref=([a-z0-9]+)\]/g)].map((match) => match[1] as string),
-        ]),
-        lines: narrowSnapshot(text, request.find),
-        request: key,
-        key: `${key}.${++this.count}`,
-      };
+      snapshot = { page, navigation, refs: new Set(kept), request: key, key: `${key}.${++this.count}` };
       this.last = snapshot;
+    } else if (!snapshot || snapshot.request !== key || snapshot.page !== page) {
+      throw new ToolError('`cursor` belongs to an older snapshot: call snapshot again without it.');
+    } else if (snapshot.navigation !== navigation) {
+      throw new ToolError('the page navigated since that snapshot: call snapshot again without cursor.');
     }
-    const { items, ...paging } = takeWithinBudget(snapshot.lines, request.maxTokens, {
-      offset: decodeCursor(request.cursor, snapshot.key),
+    const offset = decodeCursor(request.cursor, snapshot.key);
+    const walked = await walk({ offset, budget: request.maxTokens });
+    const { items, ...paging } = takeWithinBudget(walked.lines, request.maxTokens, {
       key: snapshot.key,
+      base: offset,
+      more: walked.more,
       size: (line) => Buffer.byteLength(line, 'utf8') + 1,
     });
+    for (const line of items)
+      for (const match of line.matchAll(/\[ref=([a-z0-9]+)\]/g)) snapshot.refs.add(match[1] as string);
     const notes: string[] = [];
-    if (request.find !== undefined && snapshot.lines.length === 0) {
+    if (request.find !== undefined && offset === 0 && items.length === 0 && !paging.blockedByBudget) {
       notes.push(`nothing in the snapshot matches "${request.find}"`);
     }
     if (paging.truncated) {

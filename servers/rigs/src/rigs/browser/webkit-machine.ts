@@ -50,15 +50,39 @@ function keyActions(combo: string) {
 }
 
 /**
+ * In the page: from the first call on a document, keeps what it writes to the console and its
+ * uncaught errors under the rigs key; returns (and clears) what was kept. Classic WebDriver runs
+ * no script before a page's own, so what a page writes while it loads, before that call, is not seen.
+ */
+const PAGE_CONSOLE = `((key) => {
+  const store = (globalThis[key + 'console'] ??= (() => {
+    const kept = [];
+    const text = (args) => args.map((arg) => {
+      try { return typeof arg === 'string' ? arg : JSON.stringify(arg) ?? String(arg); } catch { return String(arg); }
+    }).join(' ');
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+      const original = console[level].bind(console);
+      console[level] = (...args) => { kept.push(level + ': ' + text(args)); if (kept.length > 200) kept.shift(); original(...args); };
+    }
+    addEventListener('error', (event) => kept.push('page error: ' + event.message));
+    return kept;
+  })());
+  return store.splice(0, store.length);
+})`;
+
+/**
  * WebKitGTK's MiniBrowser on a private Xvfb, driven by WebKitWebDriver over classic WebDriver.
- * Snapshots are the in-page outline; classic WebDriver has no console or network events, so
- * those actions are refused with the engines that have them.
+ * Snapshots are the in-page outline. Classic WebDriver carries no events, so the console is what
+ * WebKit writes of it (MiniBrowser's setting to print console messages), the network is what the
+ * rig's egress proxy saw, and the clipboard is the display's.
  */
 export class WebKitMachine extends OutlineMachine<string> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names',
-    'WebKitWebDriver listens on a loopback port other local users could reach',
+    'WebKitWebDriver listens on loopback with one session, rigs’: another is refused, and every command needs its random id',
+    'network lists what the egress proxy saw: https requests show as their tunnel only',
+    'console is kept from rigs’ first call on a page: what a page writes while it loads is not seen',
   ];
   readonly displaySize: { width: number; height: number };
   private readonly tabIds = new Map<string, string>();
@@ -73,7 +97,7 @@ export class WebKitMachine extends OutlineMachine<string> {
   ) {
     super('webkit', proxy);
     this.displaySize = display.displaySize;
-    this.controller = `WebKitWebDriver (classic WebDriver) with MiniBrowser on Xvfb :${display.display}`;
+    this.controller = `WebKitWebDriver on ${new URL(session).host} (classic WebDriver) with MiniBrowser on Xvfb :${display.display}`;
   }
 
   static async launch(options: {
@@ -96,11 +120,15 @@ export class WebKitMachine extends OutlineMachine<string> {
       if (Date.now() > deadline) throw new ToolError('WebKitWebDriver did not answer within 15 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const proxy = new URL(options.proxy.url).host;
+    // libsoup takes the rig's proxy credentials in the proxy's URL.
+    const proxy = new URL(options.proxy.urlWithCredentials).href.replace(/^http:\/\/|\/$/g, '');
     const created = (await call(`${base}/session`, 'POST', {
       capabilities: {
         alwaysMatch: {
-          'webkitgtk:browserOptions': { binary: options.miniBrowser, args: ['--automation'] },
+          'webkitgtk:browserOptions': {
+            binary: options.miniBrowser,
+            args: ['--automation'],
+          },
           proxy: { proxyType: 'manual', httpProxy: proxy, sslProxy: proxy },
           // A dialog stays open for the model to answer, rather than being dismissed by the next command.
           unhandledPromptBehavior: 'ignore',
@@ -108,9 +136,40 @@ export class WebKitMachine extends OutlineMachine<string> {
       },
     })) as { sessionId: string };
     const machine = new WebKitMachine(display, `${base}/session/${created.sessionId}`, options.proxy);
+    // WebKit shows the proxy's 407 for the first request it sends, and sends the credentials of the
+    // proxy's URL from then on: so the first is the proxy's own blank page.
+    await machine.command('POST', '/url', { url: `${options.proxy.url}/` });
+    options.proxy.watch((line) => machine.keep(machine.networkLines, line));
     machine.window = (await machine.command('GET', '/window')) as string;
     machine.tabOf(machine.window);
     return machine;
+  }
+
+  /** Keeps what the current page wrote to its console since the last look, and watches it from now on. */
+  private async watchConsole(): Promise<void> {
+    const lines = await this.evaluate<string[]>(PAGE_CONSOLE, this.refKey).catch(() => [] as string[]);
+    for (const line of lines) this.keep(this.consoleLines, `[${this.tabOf(this.window)}] ${line}`);
+  }
+
+  override async drain(kind: 'console' | 'network'): Promise<BrowserAnswer> {
+    if (kind === 'console') await this.watchConsole();
+    return super.drain(kind);
+  }
+
+  /** Every answer looks at the page's console first, so a page is watched from rigs' first call on it. */
+  protected override async answer(
+    notes: string[],
+    body?: string,
+    paging?: BrowserAnswer['page'],
+  ): Promise<BrowserAnswer> {
+    await this.watchConsole();
+    return super.answer(notes, body, paging);
+  }
+
+  /** The display's clipboard, which MiniBrowser's copy and paste use. */
+  async clipboard(text?: string): Promise<BrowserAnswer> {
+    const { notes, body } = await this.display.clipboard(text);
+    return { tab: this.tabOf(this.window), body, notes };
   }
 
   processGroups(): number[] {
@@ -345,8 +404,11 @@ export class WebKitMachine extends OutlineMachine<string> {
       ref,
     );
     if (!isFileInput) {
-      throw new ToolError(
-        `${ref} is not a file input: upload on engine webkit takes an <input type=file>'s ref.`,
+      throw unsupported(
+        'webkit',
+        'upload through an element that opens a file chooser',
+        `${ref} is not an <input type=file>, and classic WebDriver sees no file chooser`,
+        ['chromium'],
       );
     }
     return this.act(
@@ -402,13 +464,6 @@ export class WebKitMachine extends OutlineMachine<string> {
       body: lines.join('\n'),
       notes: [op === 'list' ? 'tabs (* current)' : `${op === 'select' ? 'selected' : 'closed'} ${tab}`],
     };
-  }
-
-  override async drain(kind: 'console' | 'network'): Promise<BrowserAnswer> {
-    throw unsupported('webkit', kind, 'classic WebDriver carries no console or network events', [
-      'chromium',
-      'firefox',
-    ]);
   }
 
   /** The Xvfb screen MiniBrowser draws on, as one JPEG: WebDriver's own screenshot is a PNG. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, type FSWatcher, mkdirSync, readFileSync, rmSync, watch } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { ToolError } from '@toolmesh/core';
 import { MAX_IMAGE_BYTES } from '../browser/jpeg-screenshot.js';
 import type { EgressProxy } from '../egress/egress-proxy.js';
@@ -48,6 +49,36 @@ async function until(check: () => Promise<boolean>, what: string, ms = 10_000): 
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+const X_SOCKETS = '/tmp/.X11-unix';
+
+/** Resolves when the X server of `display` has made its socket: told by a watch on the folder. */
+function socketAppears(display: number, ms: number): Promise<void> {
+  const socket = path.join(X_SOCKETS, `X${display}`);
+  return new Promise((resolve, reject) => {
+    let watcher: FSWatcher | undefined;
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      clearInterval(fallback);
+      watcher?.close();
+      if (error) reject(error);
+      else resolve();
+    };
+    const check = () => existsSync(socket) && finish();
+    const timer = setTimeout(
+      () => finish(new Error(`Xvfb made no socket for :${display} within ${ms / 1000} s`)),
+      ms,
+    );
+    // The folder is made by the first X server of the machine: until it exists there is nothing to watch.
+    const fallback = setInterval(check, 100);
+    try {
+      watcher = watch(X_SOCKETS, check);
+    } catch {
+      // Not there yet: the interval looks.
+    }
+    check();
+  });
 }
 
 /** A Linux desktop: Xvfb on a display rigs picked, openbox with rigs' own config, driven by xdotool. */
@@ -103,10 +134,10 @@ export class DesktopMachine implements Machine {
         XAUTHORITY: writeXauthority(folder, display),
         ...(process.env.LANG && { LANG: process.env.LANG }),
         ...(options.proxy && {
-          http_proxy: options.proxy.url,
-          https_proxy: options.proxy.url,
-          HTTP_PROXY: options.proxy.url,
-          HTTPS_PROXY: options.proxy.url,
+          http_proxy: options.proxy.urlWithCredentials,
+          https_proxy: options.proxy.urlWithCredentials,
+          HTTP_PROXY: options.proxy.urlWithCredentials,
+          HTTPS_PROXY: options.proxy.urlWithCredentials,
         }),
       };
       const machine = new DesktopMachine(folder, display, env, size, target, options.proxy);
@@ -137,28 +168,48 @@ export class DesktopMachine implements Machine {
       'local',
       '-noreset',
     ]);
-    let exited = false;
-    xvfb.once('exit', () => {
-      exited = true;
-    });
-    await until(async () => {
-      if (exited) throw new Error(`Xvfb on :${this.display} exited`);
-      await this.run('xdpyinfo', []);
-      return true;
-    }, `Xvfb answering on :${this.display}`);
-    if (!windowManager) return;
+    const exited = new Promise<never>((_, reject) =>
+      xvfb.once('exit', () => reject(new Error(`Xvfb on :${this.display} exited`))),
+    );
+    exited.catch(() => undefined);
+    // Clients that connect once the socket exists are served as soon as the server is up, so
+    // openbox starts at the socket rather than after a round of xdpyinfo polls.
+    await Promise.race([socketAppears(this.display, 10_000), exited]);
+    if (!windowManager) {
+      await Promise.race([this.run('xdpyinfo', []), exited]);
+      return;
+    }
     this.spawn('openbox', ['--config-file', writeOpenboxConfig(this.folder), '--sm-disable']);
     // Apps started before the window manager is up appear seconds late, so wait for it.
-    await until(
-      async () => /window id #/.test(await this.run('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'])),
-      'openbox managing the display',
-    );
+    await Promise.race([
+      until(
+        async () => /window id #/.test(await this.run('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'])),
+        'openbox managing the display',
+      ),
+      exited,
+    ]);
   }
 
-  /** Starts a program on the display, as a process group of the rig. */
-  spawn(command: string, args: readonly string[], stdin: 'pipe' | 'ignore' = 'ignore') {
-    const child = spawnInGroup(command, args, { rigFolder: this.folder, env: this.env, stdin });
-    child.stderr?.resume();
+  /**
+   * Starts a program on the display, as a process group of the rig; with `output`, each line it
+   * writes (stdout and stderr) goes there, else its output is thrown away.
+   */
+  spawn(
+    command: string,
+    args: readonly string[],
+    options: { stdin?: 'pipe' | 'ignore'; output?: (line: string) => void } = {},
+  ) {
+    const { output } = options;
+    const child = spawnInGroup(command, args, {
+      rigFolder: this.folder,
+      env: this.env,
+      stdin: options.stdin ?? 'ignore',
+      stdout: output ? 'pipe' : 'ignore',
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream && output) createInterface({ input: stream }).on('line', output);
+      else stream?.resume();
+    }
     if (child.pid !== undefined) this.groups.push(child.pid);
     return child;
   }
@@ -346,7 +397,7 @@ export class DesktopMachine implements Machine {
     if (text !== undefined) {
       // xclip stays as the selection's owner, so it runs in the rig's groups and ends with the display.
       // It forks into the background once it owns the selection: its first process exiting says so.
-      const child = this.spawn('xclip', ['-selection', 'clipboard', '-in'], 'pipe');
+      const child = this.spawn('xclip', ['-selection', 'clipboard', '-in'], { stdin: 'pipe' });
       await new Promise<void>((resolve, reject) => {
         child.once('error', reject);
         child.once('exit', (code) =>

@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo, isIP } from 'node:net';
 import { guardedLookup, NetworkRefusal, refusalReason } from '@toolmesh/core';
@@ -11,6 +12,9 @@ export interface EgressPolicy {
 
 /** The header a refused plain-HTTP request is answered with, so navigate can say why. */
 export const REFUSAL_HEADER = 'x-toolmesh-refused';
+
+/** What a request without the rig's credentials is answered with. */
+const AUTH_REALM = 'Basic realm="toolmesh-rigs"';
 
 const OPEN_HINT = 'start toolmesh-rigs with --allow-origin <origin> or --allow-private-network to open it';
 
@@ -34,14 +38,22 @@ function openedHostPorts(origins: readonly string[]): Set<string> {
  * the public web passes; private, loopback, link-local and metadata addresses are refused unless
  * an allowed origin or --allow-private-network opens them. Names are resolved by the proxy itself,
  * and the socket connects to what was checked, so redirects, subresources and DNS rebinding are
- * all seen.
+ * all seen. It serves only its rig's own programs: every request must carry the rig's secret
+ * credentials (Proxy-Authorization), so another local user cannot use it to reach what it opens.
  */
 export class EgressProxy {
+  /** The rig's secret, handed to its browser or programs only. */
+  readonly credentials = { username: 'rig', password: randomBytes(24).toString('base64url') };
+  private readonly expected = Buffer.from(
+    `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}`,
+  );
   private readonly server: http.Server;
   private readonly opened: Set<string>;
   private readonly sockets = new Set<net.Socket>();
   /** Refusals since the last `takeRefusals`, for a navigate or network answer to report. */
   private refusals: string[] = [];
+  /** Told of every exchange, for an engine whose protocol carries no network events. */
+  private watcher: ((line: string) => void) | undefined;
   url = '';
 
   constructor(private readonly policy: EgressPolicy) {
@@ -63,9 +75,28 @@ export class EgressProxy {
     return this.url;
   }
 
+  /** The proxy's URL with the credentials in it, for programs that read http_proxy. */
+  get urlWithCredentials(): string {
+    const url = new URL(this.url);
+    url.username = this.credentials.username;
+    url.password = this.credentials.password;
+    return url.href.replace(/\/$/, '');
+  }
+
+  /** Whether a request carries the rig's credentials. */
+  private admitted(request: http.IncomingMessage): boolean {
+    const given = Buffer.from(request.headers['proxy-authorization'] ?? '');
+    return given.length === this.expected.length && timingSafeEqual(given, this.expected);
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Calls `watcher` with a line for each request the rig made (method, URL, status or refusal). */
+  watch(watcher: (line: string) => void): void {
+    this.watcher = watcher;
   }
 
   /** The refusals since the last `takeRefusals`, left in place. */
@@ -108,6 +139,12 @@ export class EgressProxy {
   }
 
   private forward(request: http.IncomingMessage, response: http.ServerResponse): void {
+    if (!this.admitted(request)) {
+      response
+        .writeHead(407, { 'proxy-authenticate': AUTH_REALM, 'content-type': 'text/plain; charset=utf-8' })
+        .end('rigs’ egress proxy serves its own rig only: the rig’s credentials are required.');
+      return;
+    }
     let target: URL;
     try {
       target = new URL(request.url ?? '');
@@ -116,6 +153,7 @@ export class EgressProxy {
       return;
     }
     const refuse = (message: string) => {
+      this.watcher?.(`${request.method} ${target.href} ✗ ${message}`);
       if (response.headersSent) {
         response.destroy();
         return;
@@ -126,6 +164,11 @@ export class EgressProxy {
       });
       response.end(message);
     };
+    if (target.href.startsWith(`${this.url}/`)) {
+      // A request for the proxy itself: a browser loads it once to learn the credentials.
+      response.writeHead(204).end();
+      return;
+    }
     if (target.protocol !== 'http:') {
       refuse(this.note(`refused by rigs' egress proxy: ${target.protocol} URLs are not fetched.`));
       return;
@@ -152,6 +195,7 @@ export class EgressProxy {
         // throws here, which would end the whole server.
         try {
           response.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+          this.watcher?.(`${request.method} ${target.href} → ${answer.statusCode ?? '?'}`);
         } catch (error) {
           answer.destroy();
           response.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
@@ -164,6 +208,7 @@ export class EgressProxy {
     upstream.on('error', (error) => {
       const message = this.refused(error);
       if (error instanceof NetworkRefusal) this.note(message);
+      this.watcher?.(`${request.method} ${target.href} ✗ ${message}`);
       if (!response.headersSent)
         response.writeHead(error instanceof NetworkRefusal ? 403 : 502, {
           'content-type': 'text/plain; charset=utf-8',
@@ -177,6 +222,10 @@ export class EgressProxy {
   private tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): void {
     const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(request.url ?? '');
     client.on('error', () => undefined);
+    if (!this.admitted(request)) {
+      client.end(`HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: ${AUTH_REALM}\r\n\r\n`);
+      return;
+    }
     // net.connect throws on a port out of range, which here would end the whole server.
     if (!match || Number(match[2]) > 65535) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
@@ -187,11 +236,13 @@ export class EgressProxy {
     const early = this.literalRefusal(host, port);
     if (early) {
       this.note(early);
+      this.watcher?.(`CONNECT ${host}:${port} ✗ ${early}`);
       client.end(`HTTP/1.1 403 Forbidden\r\n${REFUSAL_HEADER}: ${encodeURI(early)}\r\n\r\n`);
       return;
     }
     const upstream = net.connect({ host, port, lookup: this.lookupFor(host, port) });
     upstream.on('connect', () => {
+      this.watcher?.(`CONNECT ${host}:${port} → tunnel (https: its requests are not seen)`);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -200,6 +251,7 @@ export class EgressProxy {
     upstream.on('error', (error) => {
       const message = this.refused(error);
       if (error instanceof NetworkRefusal) this.note(message);
+      this.watcher?.(`CONNECT ${host}:${port} ✗ ${message}`);
       client.end(`HTTP/1.1 ${error instanceof NetworkRefusal ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`);
     });
     client.on('close', () => upstream.destroy());

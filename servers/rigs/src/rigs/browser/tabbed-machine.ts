@@ -1,0 +1,240 @@
+import { ToolError } from '@toolmesh/core';
+import type { EgressProxy } from '../egress/egress-proxy.js';
+import type { BrowserAnswer, BrowserEngine, TabsOp } from './browser-driver.js';
+import { firstLine, OutlineMachine } from './outline-machine.js';
+
+/** What Playwright's and puppeteer's pages both offer: all the tab bookkeeping needs. */
+export interface TabPage {
+  url(): string;
+  title(): Promise<string>;
+  isClosed(): boolean;
+  close(): Promise<unknown>;
+  bringToFront(): Promise<void>;
+}
+
+/** What Playwright's and puppeteer's dialogs both offer. */
+export interface PageDialog {
+  type(): string;
+  message(): string;
+  accept(promptText?: string): Promise<void>;
+  dismiss(): Promise<void>;
+}
+
+/** In the page: reads the clipboard (text null) or writes text to it. */
+const PAGE_CLIPBOARD = `((text) => text === null
+  ? navigator.clipboard.readText()
+  : navigator.clipboard.writeText(text).then(() => ''))`;
+
+/** How long an adopted popup may take to leave about:blank and parse its page. */
+const POPUP_LOAD_MS = 5000;
+
+/**
+ * What the Chromium (Playwright) and Firefox (puppeteer over BiDi) rigs share: both protocols send
+ * page events, so tabs, popups, dialogs, console and network are tracked here the same way, and
+ * each engine supplies how to list its pages, run a script in one and touch an element.
+ */
+export abstract class TabbedMachine<P extends TabPage> extends OutlineMachine<P> {
+  private readonly tabs = new Map<P, string>();
+  private readonly navigations = new WeakMap<P, number>();
+  private tabCount = 0;
+  private currentPage: P | undefined;
+  private dialog: PageDialog | undefined;
+  private dialogWaiter: (() => void) | undefined;
+  /** How long a popup's page event may trail the action that opened it. */
+  protected popupGraceMs = 0;
+
+  protected constructor(engine: Exclude<BrowserEngine, 'webkit'>, proxy: EgressProxy) {
+    super(engine, proxy);
+  }
+
+  /** Every open page of the browser, popups included. */
+  protected abstract openPages(): Promise<P[]>;
+  /** A new tab, for when the last one closed. */
+  protected abstract newPage(): Promise<P>;
+  /** Tracks a page as a tab (`track`) and wires its events to the `on*` methods; once per page. */
+  protected abstract register(page: P): void;
+  /** Runs a script expression in a page. */
+  protected abstract evaluateIn(page: P, expression: string): Promise<unknown>;
+
+  /** Starts tracking a page as a tab; false when it already is one. */
+  protected track(page: P): boolean {
+    if (this.tabs.has(page)) return false;
+    this.tabs.set(page, `t${++this.tabCount}`);
+    this.navigations.set(page, 0);
+    this.currentPage ??= page;
+    return true;
+  }
+
+  protected tabId(page: P): string {
+    return this.tabs.get(page) ?? '?';
+  }
+
+  protected onMainFrameNavigated(page: P): void {
+    this.navigations.set(page, (this.navigations.get(page) ?? 0) + 1);
+  }
+
+  protected onConsole(page: P, type: string, text: string): void {
+    this.keep(this.consoleLines, `[${this.tabId(page)}] ${type}: ${text}`);
+  }
+
+  protected onRequest(page: P, method: string, url: string, outcome: string): void {
+    this.keep(this.networkLines, `[${this.tabId(page)}] ${method} ${url} ${outcome}`);
+  }
+
+  protected onDialog(dialog: PageDialog): void {
+    this.dialog = dialog;
+    this.dialogWaiter?.();
+  }
+
+  protected onClosed(page: P): void {
+    this.tabs.delete(page);
+    if (this.currentPage === page) this.currentPage = [...this.tabs.keys()].at(-1);
+  }
+
+  /** The current tab, a new one when the last was closed. */
+  protected async page(): Promise<P> {
+    if (!this.currentPage || this.currentPage.isClosed()) {
+      const page = await this.newPage();
+      this.register(page);
+      this.currentPage = page;
+    }
+    return this.currentPage;
+  }
+
+  protected async currentTab() {
+    const page = await this.page();
+    return { tab: page, id: this.tabId(page), navigations: this.navigations.get(page) ?? 0 };
+  }
+
+  protected async evaluate<T>(fn: string, ...args: unknown[]): Promise<T> {
+    this.refuseWhileDialog();
+    return (await this.evaluateIn(await this.page(), `(${fn})(...${JSON.stringify(args)})`)) as T;
+  }
+
+  protected refuseWhileDialog(): void {
+    if (this.dialog) {
+      throw new ToolError(
+        `a ${this.dialog.type()} dialog is open on the page: answer it first with action dialog (accept true or false).`,
+      );
+    }
+  }
+
+  /** Counts a navigation the engine's events may not have told (a page restored from the back-forward cache). */
+  protected countNavigation(page: P, since: number): void {
+    if ((this.navigations.get(page) ?? 0) === since) this.onMainFrameNavigated(page);
+  }
+
+  protected navigationsOf(page: P): number {
+    return this.navigations.get(page) ?? 0;
+  }
+
+  /**
+   * Runs an input action, stopping early when it opens a dialog (the page waits for an answer,
+   * and so would the action) and adopting a tab it opened as the current one.
+   */
+  protected async act(run: () => Promise<unknown>, done: string): Promise<BrowserAnswer> {
+    this.refuseWhileDialog();
+    const before = new Set(await this.openPages());
+    const dialogOpened = new Promise<'dialog'>((resolve) => {
+      this.dialogWaiter = () => resolve('dialog');
+    });
+    const action = run().then(() => 'done' as const);
+    let outcome: 'done' | 'dialog';
+    try {
+      outcome = await Promise.race([action, dialogOpened]);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError(`${done} failed: ${firstLine(error)}`);
+    } finally {
+      this.dialogWaiter = undefined;
+    }
+    if (outcome === 'dialog' && this.dialog) {
+      action.catch(() => undefined);
+      return this.answerAsIs(
+        [done, `a ${this.dialog.type()} dialog opened: answer it with action dialog (accept true or false).`],
+        `dialog (${this.dialog.type()}): ${this.dialog.message()}`,
+      );
+    }
+    if (this.popupGraceMs > 0) await new Promise((resolve) => setTimeout(resolve, this.popupGraceMs));
+    const opened = (await this.openPages()).find((page) => !before.has(page) && !page.isClosed());
+    if (opened) {
+      this.register(opened);
+      this.currentPage = opened;
+      await this.loaded(opened);
+      return this.answer([
+        done,
+        `the action opened a popup; rigs adopted it as tab ${this.tabId(opened)}, now the current tab.`,
+      ]);
+    }
+    return this.answer([done]);
+  }
+
+  /** The current tab's heading and a body, without touching the page (a dialog blocks its scripts). */
+  private async answerAsIs(notes: string[], body: string): Promise<BrowserAnswer> {
+    const page = await this.page();
+    return { tab: this.tabId(page), body: `url: ${page.url()}\n\n${body}`, notes };
+  }
+
+  /** Waits for a popup to leave about:blank and parse its page, or for the wait to run out. */
+  private async loaded(page: P): Promise<void> {
+    const deadline = Date.now() + POPUP_LOAD_MS;
+    while (Date.now() < deadline && !page.isClosed()) {
+      const state = await this.evaluateIn(page, 'document.readyState').catch(() => 'loading');
+      if (state !== 'loading' && page.url() !== 'about:blank') return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  async answerDialog(accept: boolean, promptText?: string): Promise<BrowserAnswer> {
+    const dialog = this.dialog;
+    if (!dialog) throw new ToolError('no dialog is open: dialog answers one that an action opened.');
+    this.dialog = undefined;
+    await (accept ? dialog.accept(promptText) : dialog.dismiss());
+    return this.answer([`${accept ? 'accepted' : 'dismissed'} the ${dialog.type()} dialog`]);
+  }
+
+  async tabsAction(op: TabsOp, tab?: string): Promise<BrowserAnswer> {
+    if (op !== 'list') {
+      const page = [...this.tabs].find(([, id]) => id === tab)?.[0];
+      if (!page) {
+        throw new ToolError(
+          `no tab ${JSON.stringify(tab)}: the tabs are ${[...this.tabs.values()].join(', ')}.`,
+        );
+      }
+      if (op === 'select') {
+        this.currentPage = page;
+        await page.bringToFront();
+      } else {
+        if (this.tabs.size === 1)
+          throw new ToolError(`${tab} is the only tab: rig_close closes the whole rig.`);
+        await page.close();
+        this.onClosed(page);
+      }
+    }
+    const current = await this.page();
+    const lines = await Promise.all(
+      [...this.tabs].map(
+        async ([page, id]) =>
+          `${page === current ? '*' : ' '} ${id} ${page.url()} ${await page.title().catch(() => '')}`,
+      ),
+    );
+    return {
+      tab: this.tabId(current),
+      body: lines.join('\n'),
+      notes: [op === 'list' ? 'tabs (* current)' : `${op === 'select' ? 'selected' : 'closed'} ${tab}`],
+    };
+  }
+
+  /** Lets the page use the clipboard without a person's gesture; what each engine needs differs. */
+  protected abstract allowClipboard(): Promise<void>;
+
+  override async clipboard(text?: string): Promise<BrowserAnswer> {
+    this.refuseWhileDialog();
+    await this.allowClipboard();
+    const read = await this.evaluate<string>(PAGE_CLIPBOARD, text ?? null);
+    const { id } = await this.currentTab();
+    return text === undefined
+      ? { tab: id, body: read, notes: ['the clipboard'] }
+      : { tab: id, body: '', notes: [`wrote ${text.length} character(s) to the clipboard`] };
+  }
+}
