@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { dataDirectory, packageVersion, runServerProgram, UsageError } from '@toolmesh/core';
-import { isCliCommand, PRECISE_FLAG, runCli } from './cli.js';
+import { isCliCommand, PRECISE_FLAG, preciseOptions, runCli } from './cli.js';
 import { CodeGraph } from './graph/code-graph.js';
 import type { WatchMode } from './graph/tree-watcher.js';
 import { CODE_GRAPH_SERVER_NAME, CODE_GRAPH_SUMMARY, createCodeGraphServer } from './server.js';
@@ -38,7 +38,7 @@ if (isCliCommand(argv[0])) {
         ...(flags.db && { databaseFile: flags.db }),
         log,
         watch: watchMode(extra.watch),
-        precise: extra['no-precise'] !== true,
+        ...preciseOptions(extra),
       });
       // In the background: the server answers at once, from whatever is indexed so far.
       void graph.start();
