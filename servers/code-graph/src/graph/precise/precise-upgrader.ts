@@ -28,7 +28,7 @@ export const CHECKER_IDLE_MS = 60_000;
  * (see CheckRequest.heapBudgetBytes): past it, a fresh worker takes the files left. With the
  * graph's process beside it, the first precise index of this repository stays within 1 GB.
  */
-const CHECKER_HEAP_BUDGET_BYTES = 320 * 1024 ** 2;
+const CHECKER_HEAP_BUDGET_BYTES = 256 * 1024 ** 2;
 
 /** Whether a full upgrade of this many files is split between the worker and a helper. */
 function splitsFullUpgrade(files: number, workers: number): boolean {
