@@ -33,13 +33,27 @@ const COMMANDS = {
 } as const;
 type Command = keyof typeof COMMANDS;
 
-/** Shared by the server and the CLI: precise mode is on unless this is given. */
+/** Shared by the server and the CLI: precise mode is on unless --no-precise is given. */
 export const PRECISE_FLAG: Record<string, FlagSpec> = {
   'no-precise': {
     type: 'boolean',
     description: 'resolve TypeScript and JavaScript syntactically only, without the TypeScript checker',
   },
+  'precise-workers': {
+    type: 'string',
+    value: '1|2',
+    description:
+      'TypeScript checker workers for the first full upgrade of a large root (default 1; 2 finish sooner at about twice the memory)',
+  },
 };
+
+/** The CodeGraph options the precise flags give. */
+export function preciseOptions(extra: Record<string, unknown>): { precise: boolean; preciseWorkers: number } {
+  const workers = extra['precise-workers'] ?? '1';
+  if (workers !== '1' && workers !== '2')
+    throw new UsageError(`--precise-workers must be 1 or 2, not "${String(workers)}"`);
+  return { precise: extra['no-precise'] !== true, preciseWorkers: Number(workers) };
+}
 
 const CLI_FLAGS: Record<string, FlagSpec> = {
   file: {
@@ -80,8 +94,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   const positional = argv[1] !== undefined && !argv[1].startsWith('--') ? argv[1] : undefined;
   const rest = argv.slice(positional !== undefined ? 2 : 1);
   let parsed: ReturnType<typeof parseServerFlags>;
+  let precise: ReturnType<typeof preciseOptions>;
   try {
     parsed = parseServerFlags(rest, CLI_FLAGS);
+    precise = preciseOptions(parsed.extra);
     if (spec.argument && spec.argument !== 'path' && positional === undefined) {
       throw new UsageError(
         `${command} needs a ${spec.argument}: toolmesh-code-graph ${command} <${spec.argument}> --root DIR`,
@@ -111,7 +127,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       ...(flags.db && { databaseFile: flags.db }),
       log,
       watch: false,
-      precise: extra['no-precise'] !== true,
+      ...precise,
       // A terminal gets the progress bar below; a pipe or a log file a line every few seconds.
       progress: process.stderr.isTTY
         ? false

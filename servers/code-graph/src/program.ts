@@ -1,6 +1,6 @@
 /** The code-graph server's program: what its bin runs, and what a server host runs beside others. */
 import { dataDirectory, packageVersion, type ServerProgram, UsageError } from '@toolmesh/core';
-import { PRECISE_FLAG } from './cli.js';
+import { PRECISE_FLAG, preciseOptions } from './cli.js';
 import { CodeGraph } from './graph/code-graph.js';
 import type { WatchMode } from './graph/tree-watcher.js';
 import { CODE_GRAPH_SERVER_NAME, CODE_GRAPH_SUMMARY, createCodeGraphServer } from './server.js';
@@ -34,7 +34,7 @@ export const program: ServerProgram = {
       ...(flags.db && { databaseFile: flags.db }),
       log,
       watch: watchMode(extra.watch),
-      precise: extra['no-precise'] !== true,
+      ...preciseOptions(extra),
     });
     // In the background: the server answers at once, from whatever is indexed so far.
     void graph.start();

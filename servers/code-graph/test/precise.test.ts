@@ -61,6 +61,15 @@ async function preciseGraph(copy: FixtureCopy, options: Parameters<typeof indexe
   return graph;
 }
 
+/** The ts-precise fixture's TypeScript and JavaScript files, sorted. */
+const TS_PRECISE_FILES = [
+  'src/catalog.ts',
+  'src/checkout.ts',
+  'src/index.ts',
+  'src/money.ts',
+  'src/report.js',
+];
+
 /** The callsites of Money.multiplyByRate the checker finds: inferred, chained, destructured, aliased, JSDoc. */
 const MULTIPLY_BY_RATE_PRECISE = [
   'src/catalog.ts:14 field',
@@ -286,7 +295,7 @@ describe('programs built ahead of the first check', () => {
   it('reads again a file whose content changed after the programs were built', () => {
     const copy = copyFixture('ts-precise');
     try {
-      const files = ['src/catalog.ts', 'src/checkout.ts', 'src/index.ts', 'src/money.ts', 'src/report.js'];
+      const files = TS_PRECISE_FILES;
       const hashOf = (file: string) =>
         createHash('sha1')
           .update(readFileSync(path.join(copy.root, file)))
@@ -328,7 +337,7 @@ describe('programs built ahead of the first check', () => {
 
 describe('a large first upgrade', () => {
   it(
-    'is split between two workers, and every file is upgraded once',
+    'is split between two workers when two are allowed, and every file is upgraded once',
     async () => {
       const copy = copyFixture('ts-precise');
       for (let n = 0; n < 100; n++) {
@@ -337,7 +346,7 @@ describe('a large first upgrade', () => {
           `import { priceOf } from '../money';\n\nexport function price${n}() {\n  return priceOf(${n}).multiplyByRate(2);\n}\n`,
         );
       }
-      const graph = await preciseGraph(copy);
+      const graph = await preciseGraph(copy, { preciseWorkers: 2 });
       try {
         expect(graph.roots[0]?.precise?.progress).toMatchObject({
           state: 'ready',
@@ -442,6 +451,98 @@ describe('a check split between workers', () => {
         );
         expect(claimed.flat().sort((a, b) => a.path.localeCompare(b.path))).toEqual(whole);
         expect(claimed[0]?.length).toBeGreaterThanOrEqual(alone[0]?.length ?? 0);
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
+describe('a checker replaced as the heap grows', () => {
+  it(
+    'gives the answers of one checker when a fresh one takes over before every file',
+    () => {
+      const copy = copyFixture('ts-precise');
+      try {
+        const files = TS_PRECISE_FILES;
+        const run = (session: CheckerSession) => {
+          const checked: CheckedFile[] = [];
+          session.run(
+            {
+              type: 'check',
+              files,
+              targets: files,
+              changed: [],
+              hashes: {},
+              refresh: true,
+              keepPrograms: false,
+              storedNames: [],
+            },
+            (message) => {
+              if (message.type === 'files') checked.push(...message.files);
+            },
+          );
+          return checked.sort((a, b) => a.path.localeCompare(b.path));
+        };
+        const one = run(new CheckerSession(copy.root));
+        expect(one.map((file) => file.path)).toEqual(files);
+        expect(
+          one.flatMap((file) => file.calls).filter((call) => call.outcome.kind === 'symbols').length,
+        ).toBeGreaterThan(5);
+        // Any growth at all replaces the checker, so each file after the first gets a fresh one.
+        expect(run(new CheckerSession(copy.root, { checkerGrowthBytes: 0 }))).toEqual(one);
+      } finally {
+        copy.remove();
+      }
+    },
+    PRECISE_TIMEOUT,
+  );
+});
+
+describe('a worker over its heap budget', () => {
+  it(
+    'checks no program after the one that took it over, and lists the files left for a fresh worker',
+    () => {
+      const copy = copyFixture('ts-precise');
+      try {
+        copy.write('extra/tsconfig.json', '{ "compilerOptions": { "strict": true }, "include": ["src"] }\n');
+        copy.write(
+          'extra/src/uses.ts',
+          `import { priceOf } from '../../src/money';\n\nexport function extra() {\n  return priceOf(1).multiplyByRate(3);\n}\n`,
+        );
+        const files = [...TS_PRECISE_FILES, 'extra/src/uses.ts'].sort();
+        const check = (session: CheckerSession, targets: string[]) => {
+          const checked: string[] = [];
+          let done: WorkerMessage | undefined;
+          session.run(
+            {
+              type: 'check',
+              files,
+              targets,
+              changed: [],
+              hashes: {},
+              refresh: true,
+              keepPrograms: false,
+              storedNames: [],
+              heapBudgetBytes: 0,
+            },
+            (message) => {
+              if (message.type === 'files') checked.push(...message.files.map((file) => file.path));
+              if (message.type === 'done') done = message;
+            },
+          );
+          return { checked, done };
+        };
+        const first = check(new CheckerSession(copy.root), files);
+        expect(first.done).toMatchObject({ type: 'done', partitions: 2 });
+        const left = first.done?.type === 'done' ? (first.done.left ?? []) : [];
+        expect(left.length).toBeGreaterThan(0);
+        expect([...first.checked, ...left].sort()).toEqual(files);
+        // The first program of a worker is always checked, so each fresh one gets further.
+        const second = check(new CheckerSession(copy.root), left);
+        expect(second.checked.sort()).toEqual([...left].sort());
+        expect(second.done).not.toHaveProperty('left');
       } finally {
         copy.remove();
       }

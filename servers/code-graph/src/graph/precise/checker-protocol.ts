@@ -82,6 +82,12 @@ export interface CheckRequest {
    * it is answered external without the type inference its receiver would need.
    */
   storedNames: string[];
+  /**
+   * When the worker's heap holds more than this once a program is checked, it checks no more
+   * programs: its answer lists the targets left, for a fresh worker, which starts with nothing.
+   * A checker's memory is not all given back when its program goes; a worker's is, when it ends.
+   */
+  heapBudgetBytes?: number;
   /** This worker's part of a check split between workers (see Share). */
   share?: Share;
   /**
@@ -119,5 +125,5 @@ export type WorkerRequest = CheckRequest | PrepareRequest;
 export type WorkerMessage =
   | { type: 'progress'; phase: 'building' | 'checking'; partition: string; done: number; total: number }
   | { type: 'files'; files: CheckedFile[] }
-  | { type: 'done'; partitions: number; checked: number }
+  | { type: 'done'; partitions: number; checked: number; left?: string[] }
   | { type: 'failed'; message: string };

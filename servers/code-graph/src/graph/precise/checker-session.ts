@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import v8 from 'node:v8';
 import ts from 'typescript';
 import type { CheckedFile, CheckRequest, PrepareRequest, Share, WorkerMessage } from './checker-protocol.js';
 import { importedFiles, mayDeclareGlobals, splitByClosure } from './closure-shares.js';
 import { FileChecker } from './file-checker.js';
 import { type Partition, planPartitions } from './program-partitions.js';
-import { SourceCache } from './source-cache.js';
+import { SourceCache, settingsKey } from './source-cache.js';
 
 /** A program of the root, and the part of it this worker builds and checks (all of it, unshared). */
 interface SharedPartition {
@@ -21,6 +22,26 @@ interface SharedPartition {
 const FILES_PER_MESSAGE = 20;
 
 /**
+ * How far the heap may grow past what a program holds before its checker is replaced by a fresh
+ * one over the same parsed files. A checker keeps every type it ever inferred; checking a large
+ * project file after file otherwise keeps them all to its end.
+ */
+export const CHECKER_GROWTH_BYTES = 256 * 1024 ** 2;
+
+/**
+ * Programs built ahead of the first check (see prepare) stop once the heap holds this much: the
+ * rest are built as their turn comes, after the files only checked programs needed are dropped.
+ */
+export const PREPARED_HEAP_BYTES = 384 * 1024 ** 2;
+
+export interface CheckerSessionOptions {
+  /** See CHECKER_GROWTH_BYTES. */
+  checkerGrowthBytes?: number;
+  /** A full garbage collection, where the worker can ask for one, so that a replaced checker's memory is measured gone. */
+  collectGarbage?: () => void;
+}
+
+/**
  * The worker's state for one root: its partitions, the programs kept between requests (without
  * their checkers, which hold most of the memory) and the parsed files they share.
  */
@@ -30,14 +51,26 @@ export class CheckerSession {
   private readonly programs = new Map<string, ts.Program>();
   private readonly hosts = new Map<string, ts.CompilerHost>();
 
-  constructor(private readonly root: string) {}
+  private readonly checkerGrowthBytes: number;
 
-  /** Reads the configuration and every file afresh and builds each partition's program. */
+  constructor(
+    private readonly root: string,
+    private readonly options: CheckerSessionOptions = {},
+  ) {
+    this.checkerGrowthBytes = options.checkerGrowthBytes ?? CHECKER_GROWTH_BYTES;
+  }
+
+  /**
+   * Reads the configuration and every file afresh and builds the partitions' programs, in the
+   * order they are checked, while the heap stays under PREPARED_HEAP_BYTES.
+   */
   prepare(request: PrepareRequest, post: (message: WorkerMessage) => void): void {
     this.forgetAll();
     const partitions = this.partitionsFor(request.files, request.share);
-    for (const shared of partitions)
+    for (const shared of partitions) {
+      if (this.programs.size > 0 && usedHeapBytes() > PREPARED_HEAP_BYTES) break;
       this.programs.set(shared.checked.id, this.buildProgram(shared, undefined));
+    }
     post({ type: 'done', partitions: partitions.length, checked: 0 });
   }
 
@@ -66,15 +99,37 @@ export class CheckerSession {
     const storedNames = new Set(request.storedNames);
     let kept: { partition: Partition; program: ts.Program } | undefined;
     let checked = 0;
-    for (const { shared, files, takeable } of work) {
+    let left: string[] | undefined;
+    for (const entry of work) {
+      const { shared, files, takeable } = entry;
       const partition = shared.checked;
       if (kept) this.keep(kept);
       kept = undefined;
       post({ type: 'progress', phase: 'building', partition: partition.label, done: checked, total });
-      const program = this.buildProgram(shared, this.programs.get(partition.id));
-      const checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
+      if (checked > 0) {
+        // The partition before's checker is garbage now: measured from a heap holding it, the
+        // budget would end the worker early and this checker would grow unchecked.
+        this.options.collectGarbage?.();
+        if (request.heapBudgetBytes !== undefined && usedHeapBytes() > request.heapBudgetBytes) {
+          left = work.slice(work.indexOf(entry)).flatMap(({ files }) => files);
+          break;
+        }
+      }
+      let program = this.buildProgram(shared, this.programs.get(partition.id));
+      this.programs.delete(partition.id);
+      let checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
+      let checkerFrom = usedHeapBytes();
+      let checkedByChecker = 0;
       let batch: CheckedFile[] = [];
       for (const file of [...files, ...takeable]) {
+        if (checkedByChecker > 0 && usedHeapBytes() - checkerFrom > this.checkerGrowthBytes) {
+          // The same files, reused as they are, under a checker that has inferred nothing yet.
+          program = this.createProgram(partition, program);
+          checker = new FileChecker(this.root, program.getTypeChecker(), storedNames);
+          this.options.collectGarbage?.();
+          checkerFrom = usedHeapBytes();
+          checkedByChecker = 0;
+        }
         const absolute = this.absolute(file);
         const source = program.getSourceFile(absolute);
         // Another worker's file is taken only when this program holds it (with its closure).
@@ -83,6 +138,7 @@ export class CheckerSession {
         checked++;
         if (!hash) continue;
         batch.push(checker.check(source, file, hash));
+        checkedByChecker++;
         if (batch.length >= FILES_PER_MESSAGE) {
           post({ type: 'files', files: batch });
           post({ type: 'progress', phase: 'checking', partition: partition.label, done: checked, total });
@@ -91,13 +147,12 @@ export class CheckerSession {
       }
       if (batch.length > 0) post({ type: 'files', files: batch });
       post({ type: 'progress', phase: 'checking', partition: partition.label, done: checked, total });
-      this.programs.delete(partition.id);
       // The same files in a program whose checker was never asked for: the checker's types go.
       // The last one is made after the answer is sent, which need not wait for it. A share's
       // program is kept as its whole project's, which later checks use.
       if (request.keepPrograms) kept = { partition: shared.whole, program };
     }
-    post({ type: 'done', partitions: work.length, checked });
+    post({ type: 'done', partitions: work.length, checked, ...(left && { left }) });
     if (kept) this.keep(kept);
   }
 
@@ -192,7 +247,11 @@ export class CheckerSession {
             !fileName.includes(`${path.sep}node_modules${path.sep}`),
         );
       }
-      this.plan = { key, partitions: planPartitions(this.root, files), shares: new Map() };
+      // Programs parsed alike follow one another, so that each reuses the last one's files.
+      const partitions = planPartitions(this.root, files).sort((a, b) =>
+        settingsKey(a.options).localeCompare(settingsKey(b.options)),
+      );
+      this.plan = { key, partitions, shares: new Map() };
     }
     return this.plan.partitions;
   }
@@ -215,4 +274,8 @@ export class CheckerSession {
       ...(partition.projectReferences && { projectReferences: partition.projectReferences }),
     });
   }
+}
+
+function usedHeapBytes(): number {
+  return v8.getHeapStatistics().used_heap_size;
 }

@@ -23,11 +23,20 @@ const HELPER_FREE_MEMORY_BYTES = 3 * 1024 ** 3;
  * graph: the worker took 0.5 to 1 GB more for this repository.
  */
 export const CHECKER_IDLE_MS = 60_000;
+/**
+ * The heap a lone checker worker may hold once a program is checked and still go on to the next
+ * (see CheckRequest.heapBudgetBytes): past it, a fresh worker takes the files left. With the
+ * graph's process beside it, the first precise index of this repository stays within 1 GB.
+ */
+const CHECKER_HEAP_BUDGET_BYTES = 256 * 1024 ** 2;
 
 /** Whether a full upgrade of this many files is split between the worker and a helper. */
-function splitsFullUpgrade(files: number): boolean {
+function splitsFullUpgrade(files: number, workers: number): boolean {
   return (
-    files >= SPLIT_FROM_FILES && os.availableParallelism() > 1 && os.freemem() >= HELPER_FREE_MEMORY_BYTES
+    workers > 1 &&
+    files >= SPLIT_FROM_FILES &&
+    os.availableParallelism() > 1 &&
+    os.freemem() >= HELPER_FREE_MEMORY_BYTES
   );
 }
 
@@ -96,6 +105,8 @@ export class PreciseUpgrader {
       log: Logger;
       /** How long the worker outlives a check, for the next; 0 ends it with each check (no watcher). */
       checkerIdleMs: number;
+      /** Checker workers a first full upgrade of a large root may use (see CodeGraphOptions.preciseWorkers). */
+      workers: number;
     },
   ) {
     this.client = new CheckerClient(index.root);
@@ -122,7 +133,7 @@ export class PreciseUpgrader {
         () => true,
         () => false,
       );
-    if (!splitsFullUpgrade(files.length)) {
+    if (!splitsFullUpgrade(files.length, this.options.workers)) {
       this.prepared = built(this.client.send({ type: 'prepare', files }));
       return;
     }
@@ -295,7 +306,10 @@ export class PreciseUpgrader {
       storedNames: this.index.store.symbolNames(),
     };
     const writes: Promise<number[]>[] = [];
-    const workers = work.targets === 'all' && (preparedSplit || splitsFullUpgrade(targets.length)) ? 2 : 1;
+    const workers =
+      work.targets === 'all' && (preparedSplit || splitsFullUpgrade(targets.length, this.options.workers))
+        ? 2
+        : 1;
     const progress = Array.from({ length: workers }, () => 0);
     const checked = new Set<string>();
     const onMessage = (share: number) => (message: WorkerMessage) => {
@@ -319,7 +333,7 @@ export class PreciseUpgrader {
       const claims = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * targets.length);
       const answers =
         workers === 1
-          ? [this.client.send(request, onMessage(0))]
+          ? [this.checkInTurns(request, onMessage(0))]
           : [
               this.client.send({ ...request, share: { index: 0, count: 2 }, claims }, onMessage(0)),
               this.helper.send(
@@ -366,6 +380,30 @@ export class PreciseUpgrader {
       this.report({ state: 'failed', partition: undefined, lastError: message });
       await this.client.close();
     }
+  }
+
+  /**
+   * One worker's check within CHECKER_HEAP_BUDGET_BYTES: each time the worker stops over budget,
+   * it is ended and a fresh one checks the files it left.
+   */
+  private async checkInTurns(
+    request: CheckRequest,
+    onMessage: (message: WorkerMessage) => void,
+  ): Promise<Extract<WorkerMessage, { type: 'done' }>> {
+    const turn = { ...request, heapBudgetBytes: CHECKER_HEAP_BUDGET_BYTES };
+    const first = await this.client.send(turn, onMessage);
+    let checked = first.checked;
+    let left = first.left;
+    while (left && left.length > 0 && !this.closing) {
+      await this.client.close();
+      const before = checked;
+      const done = await this.client.send({ ...turn, targets: left, refresh: true }, (message) =>
+        onMessage(message.type === 'progress' ? { ...message, done: before + message.done } : message),
+      );
+      checked += done.checked;
+      left = done.left;
+    }
+    return { type: 'done', partitions: first.partitions, checked };
   }
 
   /** After a run's writes: what derives from the whole graph, and the digest once all is precise. */

@@ -85,7 +85,7 @@ export class SourceCache {
 }
 
 /** The options under which a parsed and bound source file can be shared between programs. */
-function settingsKey(options: ts.CompilerOptions): string {
+export function settingsKey(options: ts.CompilerOptions): string {
   return JSON.stringify([
     options.target,
     options.module,
