@@ -12,8 +12,10 @@ import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
-import { type Extra, forwardToolCall } from './forward.js';
-import { ClientSession, type Exposure } from './session.js';
+import type { Extra } from './call-channel.js';
+import { forwardToolCall } from './forward.js';
+import { resumeParkedCall, resumesParkedCall } from './resume-parked-call.js';
+import { type AskedCapability, ClientSession, type Exposure } from './session.js';
 import type { SessionBackend } from './session-backend.js';
 
 /**
@@ -42,6 +44,8 @@ export function principalStateId(principal: string, mode: string, workspace: str
     .digest('base64url');
   return `principal:${digest.slice(0, 32)}`;
 }
+
+const ASKED_CAPABILITIES: readonly AskedCapability[] = ['elicitation', 'sampling', 'roots'];
 
 const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
 const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
@@ -128,7 +132,10 @@ export function createSessionServer(
    * made from the request (the endpoint's mode, or the one its principal switched to; the
    * workspace and identity the endpoint gave), keyed by the principal's state id.
    */
-  const sessionOf = async (context: ServerContext): Promise<ClientSession> => {
+  const sessionOf = async (
+    context: ServerContext,
+    call?: { name: string; arguments?: Record<string, unknown> },
+  ): Promise<ClientSession> => {
     if (!isModern(context)) return session;
     const bound = await backend.boundMode(stateId);
     // A token whose modes were narrowed since it switched is held to them.
@@ -143,13 +150,14 @@ export function createSessionServer(
       stateId,
     );
     modern.transport = transport;
-    const capabilities = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+    const capabilities = ((context.mcpReq.envelope as Record<string, unknown> | undefined)?.[
       CLIENT_CAPABILITIES_META_KEY
-    ] as { elicitation?: unknown } | undefined;
+    ] ?? {}) as Partial<Record<AskedCapability, unknown>>;
     modern.roundTrip = {
       requestState: context.mcpReq.requestState(),
       inputResponses: context.mcpReq.inputResponses,
-      canElicit: capabilities?.elicitation !== undefined,
+      declares: new Set(ASKED_CAPABILITIES.filter((capability) => capabilities[capability] !== undefined)),
+      ...(call && { call: { name: call.name, arguments: call.arguments ?? {} } }),
     };
     return modern;
   };
@@ -199,9 +207,11 @@ export function createSessionServer(
   server.setRequestHandler(
     'tools/call',
     afterStart(async (request, context) => {
-      const session = await sessionOf(context);
+      const session = await sessionOf(context, request.params);
       const extra: Extra = context.mcpReq;
       session.lastActive = Date.now();
+      // A retry that answers what a server asked resumes the call parked for it, and nothing else.
+      if (resumesParkedCall(backend, session)) return resumeParkedCall(backend, session, extra);
       const own = ownByName.get(request.params.name);
       if (!own && exposure === 'discovery') {
         throw new McpError(

@@ -106,6 +106,11 @@ export interface SharedSessions<S extends SessionServer = SessionServer> {
   ): Promise<void>;
   /** The session ended here for good: its client deleted it, or it idled out. */
   ended(sessionId: string): void;
+  /**
+   * Answers a 2026-07-28 request that belongs to another process elsewhere (true): one that
+   * resumes what that process holds, such as a call waiting there for its client's answer.
+   */
+  routeModern?(req: Request, res: Response): Promise<boolean>;
 }
 
 export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
@@ -430,7 +435,10 @@ export async function startHttpFront<S extends SessionServer>(
     };
     app.post(endpoint, async (req, res) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
-      if (modern && isModernRequest(req)) return modern(req, res);
+      if (modern && isModernRequest(req)) {
+        if (await shared?.routeModern?.(req, res)) return;
+        return modern(req, res);
+      }
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       const initialize = messages.find(isInitializeRequest);
       if (!initialize) {
