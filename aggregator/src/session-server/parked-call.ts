@@ -64,7 +64,7 @@ export class ParkedCall {
   ) {
     const active: ActiveCall = {
       send: ((request: InputRequest, _schema: unknown, options?: { signal?: AbortSignal }) =>
-        this.#ask(request, options?.signal)) as ActiveCall['send'],
+        this.#ask(request, options?.signal)) as unknown as ActiveCall['send'],
     };
     this.channel = channelFor(active);
   }
