@@ -16,6 +16,8 @@ import { ToolIndex } from './discovery/tool-index.js';
 import { Policy } from './policy/policy.js';
 import { Registry, type RegistryChange, type ToolEntry } from './registry/registry.js';
 import { type ModernRequestFacts, RecentModernClients } from './session-server/modern-clients.js';
+import { abandon } from './session-server/parkable-call.js';
+import { ParkedCalls } from './session-server/parked-calls.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
@@ -24,8 +26,10 @@ import { type AssociationStore, associationStoreFor } from './state/association-
 import { ShortCache } from './state/short-cache.js';
 import type { AggregatorState } from './state/state.js';
 import type { CachedCatalogue, CatalogueCache } from './upstream/catalogue-cache.js';
-import { type RelayedMethod, type UpstreamOptions, UpstreamUnavailable } from './upstream/upstream.js';
+import type { UpstreamOptions } from './upstream/upstream.js';
+import type { RelayedMethod } from './upstream/upstream-client.js';
 import { UpstreamSet } from './upstream/upstream-set.js';
+import { UpstreamUnavailable } from './upstream/upstream-unavailable.js';
 import { instanceOf } from './workspaces/instances.js';
 import { defaultWorkspace, type Workspace } from './workspaces/workspace.js';
 import { WorkspaceScope } from './workspaces/workspace-scope.js';
@@ -155,6 +159,7 @@ export class Aggregator implements SessionBackend {
   policy: Policy;
   approvals: ApprovalPort;
   readonly requestStateSeal: RequestStateSeal;
+  readonly parkedCalls: ParkedCalls;
   workspaces: WorkspaceScope;
   private readonly sessions = new Set<ClientSession>();
   /** The sessions of 2026-07-28 requests whose calls run now. */
@@ -191,6 +196,8 @@ export class Aggregator implements SessionBackend {
     this.policy = new Policy(options.config);
     this.approvals = this.#approvalPort(options.config);
     this.requestStateSeal = new RequestStateSeal(options.requestStateKey ?? requestStateKey);
+    // A client answering its server's question is a person answering, given as long as an approval.
+    this.parkedCalls = new ParkedCalls({ waitMs: () => this.config.approvalTimeoutMs });
     this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
     this.upstreams = new UpstreamSet(
       this.log,
@@ -282,6 +289,9 @@ export class Aggregator implements SessionBackend {
 
   async stop(): Promise<void> {
     this.#auditRetention.stop();
+    await Promise.allSettled(
+      this.parkedCalls.releaseAll().map((call) => abandon(this, call, 'toolmesh stopped while it waited')),
+    );
     await Promise.allSettled([...this.sessions].map((session) => session.server.close()));
     await this.upstreams.stop();
     await this.learning.close();
@@ -584,7 +594,8 @@ export class Aggregator implements SessionBackend {
     const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method);
     const request = { method, ...(params && { params }) } as never;
     // Asked as part of the call, the request travels on that call's response stream, which every
-    // Streamable HTTP client reads; the separate event stream is one a client may never open.
+    // Streamable HTTP client reads (the separate event stream is one a client may never open);
+    // a 2026-07-28 call is parked and answers input_required with it (see parkableCall).
     const call = target.latestCall(upstream);
     const asked = call
       ? call.send(request, PASSTHROUGH, { signal })

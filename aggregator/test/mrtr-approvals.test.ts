@@ -20,6 +20,7 @@ import {
 } from '../src/approvals/request-state.js';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { TICKETS_BIN, TOOLMESH_BIN } from './harness.js';
+import { answerText, type Retry, roundTripCall } from './round-trip-call.js';
 
 // Approvals for 2026-07-28 clients are round trips of the call (MRTR): toolmesh answers
 // input_required with the approval form and a sealed requestState; the retry brings the
@@ -67,58 +68,12 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-interface Answer {
-  result?: {
-    resultType?: string;
-    inputRequests?: Record<string, { method: string; params: { message: string } }>;
-    requestState?: string;
-    isError?: boolean;
-    content?: { type: string; text: string }[];
-    structuredContent?: Record<string, unknown>;
-  };
-  error?: { message: string };
-}
-
-let ids = 0;
-/** One 2026-07-28 tools/call of a client that can show forms, with what a retry carries. */
-async function call(
-  args: Record<string, unknown>,
-  retry: { requestState?: string; inputResponses?: Record<string, unknown> } = {},
-  bearer = token,
-): Promise<Answer> {
-  const response = await fetch(server.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'tickets__create_ticket',
-      authorization: `Bearer ${bearer}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method: 'tools/call',
-      params: {
-        name: 'tickets__create_ticket',
-        arguments: args,
-        ...retry,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'toolmesh-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-        },
-      },
-    }),
-  });
-  expect(response.headers.get('mcp-session-id')).toBeNull();
-  return (await response.json()) as Answer;
-}
+/** One 2026-07-28 call of create_ticket by a client that can show forms, with what a retry carries. */
+const call = (args: Record<string, unknown>, retry: Retry = {}, bearer = token) =>
+  roundTripCall(server.url, bearer, 'tickets__create_ticket', args, retry);
 
 const accept = { approval: { action: 'accept', content: {} } };
 const ticket = (title: string) => ({ tickets: [{ title }] });
-const text = (answer: Answer) => answer.result?.content?.map((block) => block.text).join('\n') ?? '';
 
 /** The first round: the form, and the state to send back. */
 async function asked(args: Record<string, unknown>, bearer = token) {
@@ -152,12 +107,12 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
   it('asks with the form, runs the approved call once, and refuses its state replayed', async () => {
     const requestState = await asked(ticket('approved once'));
     const done = await call(ticket('approved once'), { requestState, inputResponses: accept });
-    expect(done.result?.isError, text(done)).toBeFalsy();
+    expect(done.result?.isError, answerText(done)).toBeFalsy();
     expect(done.result?.structuredContent).toMatchObject({ tickets: [{ title: 'approved once' }] });
 
     const replayed = await call(ticket('approved once'), { requestState, inputResponses: accept });
     expect(replayed.result?.isError).toBe(true);
-    expect(text(replayed)).toMatch(/used already .* a state runs one call/);
+    expect(answerText(replayed)).toMatch(/used already .* a state runs one call/);
     expect((await titles()).filter((title) => title === 'approved once')).toHaveLength(1);
   });
 
@@ -168,18 +123,18 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
       inputResponses: { approval: { action: 'decline' } },
     });
     expect(declined.result?.isError).toBe(true);
-    expect(text(declined)).toMatch(/declined by the user/);
+    expect(answerText(declined)).toMatch(/declined by the user/);
     expect(await titles()).not.toContain('declined');
   });
 
   it('refuses a state sent back with other arguments, by another principal, altered or expired', async () => {
     const forOne = await asked(ticket('the approved title'));
     const changed = await call(ticket('a different title'), { requestState: forOne, inputResponses: accept });
-    expect(text(changed)).toMatch(/arguments differ from those the approval was asked for/);
+    expect(answerText(changed)).toMatch(/arguments differ from those the request state was issued for/);
 
     const mine = await asked(ticket('mine'));
     const foreign = await call(ticket('mine'), { requestState: mine, inputResponses: accept }, otherToken);
-    expect(text(foreign)).toMatch(/issued to another caller/);
+    expect(answerText(foreign)).toMatch(/issued to another caller/);
 
     const theirs = await asked(ticket('altered'));
     const [body, mac] = theirs.split('.') as [string, string];
@@ -191,7 +146,7 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
       requestState: `${widened}.${mac}`,
       inputResponses: accept,
     });
-    expect(text(altered)).toMatch(/altered or issued by another key/);
+    expect(answerText(altered)).toMatch(/altered or issued by another key/);
 
     // Sealed with the real key (kept 0600 in the data directory), but past its expiry.
     const keyFile = path.join(dataDir, REQUEST_STATE_KEY_FILE);
@@ -203,7 +158,7 @@ describe(`approval of a ${MODERN_REVISION} call by round trip`, () => {
     if (!('state' in opened)) throw new Error(opened.problem);
     const expired = seal.seal({ ...opened.state, expiresAt: Date.now() - 1000 });
     const late = await call(ticket('expired'), { requestState: expired, inputResponses: accept });
-    expect(text(late)).toMatch(/the approval expired at/);
+    expect(answerText(late)).toMatch(/the approval expired at/);
 
     const landed = await titles();
     for (const title of ['the approved title', 'a different title', 'mine', 'altered', 'expired'])

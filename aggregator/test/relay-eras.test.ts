@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, TOOLMESH_BIN } from './harness.js';
 
 // What a downstream server asks its client (elicitation, sampling) during a call reaches a 2025
-// client as before; for a 2026-07-28 client's call it is refused with a message that says why,
-// and never reaches another client.
+// client as a request, as before, and a 2026-07-28 client as a round trip of its call (see
+// relay-round-trips.test.ts); it never reaches another client.
 
 let folder: string;
 let server: SpawnedHttpServer;
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe("a downstream server's requests to its client, in each era", () => {
-  it('reach a 2025 client, and are refused for a 2026-07-28 client, saying why', async () => {
+  it('reach a 2025 client as requests and a 2026-07-28 client as round trips, each its own', async () => {
     const legacy = await connectHttpClient(server.url, {
       token,
       capabilities: { elicitation: { form: {} } },
@@ -51,22 +51,21 @@ describe("a downstream server's requests to its client, in each era", () => {
       token,
       capabilities: { elicitation: { form: {} }, sampling: {} },
     });
+    const modernAsked: string[] = [];
+    modern.client.setRequestHandler('elicitation/create', async () => {
+      modernAsked.push('elicitation');
+      return { action: 'accept', content: { colour: 'green' } };
+    });
+    modern.client.setRequestHandler('sampling/createMessage', async () => {
+      modernAsked.push('sampling');
+      return { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'test-model' };
+    });
     try {
       expect(resultText(await legacy.call('fixture__ask_user'))).toBe('accept: blue');
       expect(legacyAsked).toBe(1);
-
-      for (const [tool, capability] of [
-        ['fixture__ask_user', 'elicitation'],
-        ['fixture__ask_model', 'sampling'],
-      ] as const) {
-        const refused = await modern.call(tool);
-        expect(refused.isError, resultText(refused)).toBe(true);
-        expect(resultText(refused)).toMatch(
-          new RegExp(
-            `speaks MCP 2026-07-28, and toolmesh does not yet pass a server's ${capability} request`,
-          ),
-        );
-      }
+      expect(resultText(await modern.call('fixture__ask_user'))).toBe('accept: green');
+      expect(resultText(await modern.call('fixture__ask_model'))).toBe('model said: hi');
+      expect(modernAsked).toEqual(['elicitation', 'sampling']);
       // The legacy client of the same token, connected all along, was not asked in its place.
       expect(legacyAsked).toBe(1);
     } finally {

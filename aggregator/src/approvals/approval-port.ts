@@ -139,6 +139,7 @@ export class ApprovalPort {
     if (ask.requestState === undefined) {
       const record = await this.#open(ask, 'elicitation');
       const requestState = seal.seal({
+        kind: 'approval',
         approval: record.id,
         principal: ask.principal,
         tool: ask.tool,
@@ -160,13 +161,9 @@ export class ApprovalPort {
       status: 'refused',
       message: `${ask.tool} did not run: ${why}. Call it again without requestState to ask for approval anew.`,
     });
-    const opened = seal.open(ask.requestState);
-    if ('problem' in opened) return refused(opened.problem);
-    const claimed = opened.state;
-    if (claimed.principal !== ask.principal) return refused('the request state was issued to another caller');
-    if (claimed.tool !== ask.tool) return refused(`the request state was issued for ${claimed.tool}`);
-    if (claimed.digest !== seal.digest(ask.arguments))
-      return refused('the arguments differ from those the approval was asked for');
+    const checked = seal.check(ask.requestState, 'approval', ask);
+    if ('problem' in checked) return refused(checked.problem);
+    const claimed = checked.state;
     if (claimed.expiresAt <= now()) {
       await state.decideApproval(claimed.approval, { status: 'timedOut', decidedBy: 'toolmesh' }, now());
       return refused(`the approval expired at ${new Date(claimed.expiresAt).toISOString()}`);

@@ -4,12 +4,10 @@ import path from 'node:path';
 import { canonicalJson } from '../audit/arguments-digest.js';
 
 /**
- * What a 2026-07-28 approval round trip carries from the call that asked to the call that
- * answers: the approval it opened (its id is the nonce: deciding it is single-use), whom and
- * what it is for, and until when.
+ * What every 2026-07-28 round trip toolmesh opens carries from the call that asked to the call
+ * that answers: whom and what it is for, and until when.
  */
-export interface ApprovalRequestState {
-  approval: string;
+interface SealedCall {
   /** The state id of the principal that asked. */
   principal: string;
   tool: string;
@@ -18,7 +16,35 @@ export interface ApprovalRequestState {
   expiresAt: number;
 }
 
-export type OpenedState = { state: ApprovalRequestState } | { problem: string };
+/** An approval round trip: the approval it opened (its id is the nonce: deciding it is single-use). */
+export interface ApprovalRequestState extends SealedCall {
+  kind: 'approval';
+  approval: string;
+}
+
+/**
+ * A relay round trip: the call waits, parked in one toolmesh process, for its client's answer to
+ * what its server asked. The round is the nonce: each round's state resumes the call once.
+ */
+export interface RelayRequestState extends SealedCall {
+  kind: 'relay';
+  /** The parked call's id. */
+  call: string;
+  round: number;
+  /** The toolmesh process that holds the call. */
+  replica: string;
+}
+
+export type RequestState = ApprovalRequestState | RelayRequestState;
+
+export type OpenedState<S extends RequestState = RequestState> = { state: S } | { problem: string };
+
+/** What a retry says it is: the caller and the call it resumes. */
+export interface RetryingCall {
+  principal: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
 
 /** The key file in the data directory; any toolmesh process on the same data directory shares it. */
 export const REQUEST_STATE_KEY_FILE = 'request-state.key';
@@ -48,7 +74,7 @@ export function dataDirectoryKey(folder: string): Buffer {
 }
 
 /**
- * Seals approval request state with an HMAC, since it travels through the client and comes
+ * Seals round-trip request state with an HMAC, since it travels through the client and comes
  * back as whatever the client sends; opens only what this key sealed, whole.
  */
 export class RequestStateSeal {
@@ -66,7 +92,7 @@ export class RequestStateSeal {
     return this.#mac(`arguments\0${canonicalJson(args)}`).toString('base64url');
   }
 
-  seal(state: ApprovalRequestState): string {
+  seal(state: RequestState): string {
     const body = Buffer.from(JSON.stringify(state)).toString('base64url');
     return `${body}.${this.#mac(`state\0${body}`).toString('base64url')}`;
   }
@@ -80,9 +106,34 @@ export class RequestStateSeal {
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       return { problem: 'the request state was altered or issued by another key' };
     try {
-      return { state: JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as ApprovalRequestState };
+      return { state: JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as RequestState };
     } catch {
       return { problem: 'the request state is not one toolmesh issued' };
     }
+  }
+
+  /**
+   * Opens a state and checks it against the retry that sent it back: sealed by this key, of the
+   * kind expected, issued to this caller, for this tool and these arguments. Expiry is left to
+   * the caller, which knows what an expired state still holds (an approval to close).
+   */
+  check<K extends RequestState['kind']>(
+    sealed: unknown,
+    kind: K,
+    retry: RetryingCall,
+  ): OpenedState<Extract<RequestState, { kind: K }>> {
+    const opened = this.open(sealed);
+    if ('problem' in opened) return opened;
+    const { state } = opened;
+    if (state.kind !== kind)
+      return {
+        problem: `the request state belongs to ${state.kind === 'relay' ? 'a question of a server' : 'an approval'}, not to this round`,
+      };
+    if (state.principal !== retry.principal)
+      return { problem: 'the request state was issued to another caller' };
+    if (state.tool !== retry.tool) return { problem: `the request state was issued for ${state.tool}` };
+    if (state.digest !== this.digest(retry.arguments))
+      return { problem: 'the arguments differ from those the request state was issued for' };
+    return { state: state as Extract<RequestState, { kind: K }> };
   }
 }

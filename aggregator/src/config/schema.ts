@@ -339,7 +339,9 @@ export const configSchema = z.looseObject({
     .int()
     .positive()
     .default(60_000)
-    .describe('How long a call waits for a person to approve it; no answer counts as a denial.'),
+    .describe(
+      "How long a call waits for a person to approve it (no answer counts as a denial), and how long a 2026-07-28 call parked for its server's question waits for its client's answer (no answer cancels it).",
+    ),
   auth: authSchema
     .default({ required: true, tokens: [], requestsPerMinute: 1200 })
     .describe(

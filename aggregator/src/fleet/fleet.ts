@@ -90,6 +90,15 @@ function movedWhileTravelling(sessionId: string, req: Request, res: Response): '
   return 'answered';
 }
 
+/** The replica that holds the call a 2026-07-28 tools/call resumes, by its sealed request state. */
+function parkedCallHolder(body: unknown, aggregator: Aggregator): string | undefined {
+  const request = body as { method?: unknown; params?: { requestState?: unknown } } | null | undefined;
+  const requestState = request?.method === 'tools/call' ? request.params?.requestState : undefined;
+  if (requestState === undefined) return undefined;
+  const opened = aggregator.requestStateSeal.open(requestState);
+  return 'state' in opened && opened.state.kind === 'relay' ? opened.state.replica : undefined;
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -145,6 +154,8 @@ export class Fleet implements SharedSessions<Server> {
     this.metrics.replica(this.lease.id);
     // ioredis is ready again after each reconnection: Redis may have restarted with nothing.
     redis.on('ready', () => void this.#restoreInRedis());
+    // A call parked here for its client's answer is named by this replica, so a retry finds it.
+    options.aggregator.parkedCalls.replica = this.lease.id;
   }
 
   /** Connects to Redis and settles the shared secret; rejects with what is wrong when Redis does not answer. */
@@ -235,6 +246,17 @@ export class Fleet implements SharedSessions<Server> {
   async divert(req: Request, res: Response): Promise<boolean> {
     if (!this.#draining || req.headers[FORWARDED_BY] !== undefined) return false;
     return this.#toAnotherReplica(req, res);
+  }
+
+  /**
+   * The retry of a 2026-07-28 call parked on another replica for its client's answer goes to
+   * that replica while it lives; otherwise it is answered here, which says the call was cut off.
+   */
+  async routeModern(req: Request, res: Response): Promise<boolean> {
+    const holder = parkedCallHolder(req.body, this.options.aggregator);
+    if (holder === undefined || holder === this.lease.id || !mayForward(req)) return false;
+    const beat = await this.lease.beatOf(holder).catch(() => undefined);
+    return beat !== undefined && (await this.#forward(req, res, holder, beat)) === 'answered';
   }
 
   async opened(

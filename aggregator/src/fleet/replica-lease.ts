@@ -110,6 +110,12 @@ export class ReplicaLease {
     return valid;
   }
 
+  /** Another replica's heartbeat; undefined when it has none (it stopped, or never was). */
+  async beatOf(replica: string): Promise<ReplicaBeat | undefined> {
+    const raw = await this.redis.get(this.keyOf(replica));
+    return raw ? (JSON.parse(raw) as ReplicaBeat) : undefined;
+  }
+
   /** Replicas alive and not draining, this one excepted. */
   async others(): Promise<Array<{ id: string } & ReplicaBeat>> {
     const keys: string[] = [];

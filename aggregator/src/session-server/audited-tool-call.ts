@@ -42,11 +42,19 @@ function textOf(result: CallToolResult): string {
   return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
 }
 
+/** Rounds of calls parked for their clients' answers: their audit record is written when the call ends. */
+const parkedRounds = new WeakSet<object>();
+
+/** Marks `result` as a round that parked its call: the call's record stays open. */
+export function parkedRound<R extends object>(result: R): CallToolResult {
+  parkedRounds.add(result);
+  return result as unknown as CallToolResult;
+}
+
 /**
  * Runs one tools/call under the audit. While the audit cannot be written the call is refused
- * before it runs. Once it ran, a call that reached policy is recorded exactly once, with the
- * outcome the code closest to the failure gave, else the result's; a record that cannot be
- * written replaces the result with an error saying so.
+ * before it runs. Once it ran, a call that reached policy is recorded exactly once (see
+ * settledCall).
  */
 export async function auditedToolCall(
   backend: SessionBackend,
@@ -60,10 +68,24 @@ export async function auditedToolCall(
     session: session.id,
     mode: session.mode,
   });
+  return settledCall(backend, audit, () => run(audit));
+}
+
+/**
+ * Runs a call, or the round of a parked call, and records it once it ended: with the outcome the
+ * code closest to the failure gave, else the result's. A record that cannot be written replaces
+ * the result with an error saying so. A round that parks the call leaves its record open.
+ */
+export async function settledCall(
+  backend: Pick<SessionBackend, 'audit' | 'callObservers'>,
+  audit: AuditedCall,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   let result: CallToolResult | undefined;
   let thrown: unknown;
   try {
-    result = await run(audit);
+    result = await run();
+    if (parkedRounds.has(result)) return result;
     if (result.isError) audit.ended('isError', textOf(result));
     else audit.ended('ok');
   } catch (error) {

@@ -68,7 +68,8 @@ export function askApproval(
 ): Promise<ApprovalOutcome | ApprovalAsked> {
   const { roundTrip } = session;
   if (!roundTrip) return backend.approvals.ask({ ...ask, client: session.server });
-  if (!roundTrip.canElicit && roundTrip.requestState === undefined) return backend.approvals.ask(ask);
+  if (!roundTrip.declares.has('elicitation') && roundTrip.requestState === undefined)
+    return backend.approvals.ask(ask);
   return backend.approvals.roundTrip(
     {
       ...ask,

@@ -4,57 +4,23 @@ import { META_KEYS } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
-import { type LogMessage, type Upstream, UpstreamUnavailable } from '../upstream/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
+import type { LogMessage } from '../upstream/upstream-client.js';
+import { UpstreamUnavailable } from '../upstream/upstream-unavailable.js';
 import { auditedTool, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { approvalRefusal, blockedMessage } from './authorize.js';
+import { CallChannel, type Extra } from './call-channel.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
+import { parkableCall } from './parkable-call.js';
 import { capResult } from './result-budget.js';
 import type { ClientSession } from './session.js';
 import type { SessionBackend } from './session-backend.js';
 
-/** The request a handler answers: its signal, `_meta`, and what it may send as part of it. */
-export type Extra = ServerContext['mcpReq'];
-
-/**
- * The notifications of one call, sent in the order they came; the result waits for them,
- * because a client drops progress that arrives after the result.
- */
-function callNotifications(extra: Extra) {
-  let sent: Promise<unknown> = Promise.resolve();
-  let any = false;
-  return {
-    send(notification: Notification) {
-      any = true;
-      sent = sent.then(() => extra.notify(notification)).catch(() => undefined);
-    },
-    // The SDK client handles a notification a microtask after it arrives but a response at once,
-    // so the result also waits one turn of the event loop after the last notification went out.
-    flushed: async () => {
-      await sent;
-      if (any) await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
-type CallNotifications = ReturnType<typeof callNotifications>;
-
-/** Passes the client's progress token on: downstream progress reaches the client under it. */
-function progressRelay(extra: Extra, notifications: CallNotifications) {
-  const token = extra._meta?.progressToken;
-  if (token === undefined) return undefined;
-  return (progress: { progress: number; total?: number; message?: string }) =>
-    notifications.send({ method: 'notifications/progress', params: { ...progress, progressToken: token } });
-}
-
 /** Passes the server's log messages on as part of this call, so they reach the client with it. */
-function logRelay(
-  session: ClientSession,
-  upstream: Upstream,
-  extra: Extra,
-  notifications: CallNotifications,
-) {
+function logRelay(session: ClientSession, upstream: Upstream, channel: CallChannel) {
   return (params: LogMessage) => {
-    if (session.carriesLog(upstream.name, extra, params.level))
-      notifications.send({ method: 'notifications/message', params });
+    if (session.carriesLog(upstream.name, channel.active, params.level))
+      channel.send({ method: 'notifications/message', params });
   };
 }
 
@@ -71,10 +37,9 @@ async function liveEntry(backend: SessionBackend, exposed: string): Promise<Tool
 }
 
 /**
- * Calls an exposed tool on its server with the client's cancellation, progress and logging, under the
- * server's timeout. Failures a model can act on come back as `isError` results; a protocol
- * error from the server (bad arguments by its schema) stays a protocol error, as it was sent.
- * The call's audit record gets the decision on this tool and, for each failure, its outcome.
+ * Calls an exposed tool on its server once the session's mode, the workspace and, when asked
+ * for, a person allow it (see callDownstream). The call's audit record gets the decision on
+ * this tool. A 2026-07-28 call may be parked by its server's question (see parkableCall).
  */
 export async function forwardToolCall(
   backend: SessionBackend,
@@ -120,23 +85,59 @@ export async function forwardToolCall(
   // Only a call that goes ahead teaches discovery: a refused call was never shown to be the
   // right tool, and calls the policy stops must not let anyone steer what others' searches find.
   backend.learning.called(session.id, exposed);
+  const call: DownstreamCall = {
+    upstream,
+    server: entry.server,
+    tool: entry.tool.name,
+    exposed,
+    arguments: route.arguments,
+  };
+  if (!session.roundTrip)
+    return callDownstream(backend, session, call, new CallChannel(extra), extra.signal, audit);
+  return parkableCall(backend, session, exposed, route.arguments, extra, audit, (channel, signal) =>
+    callDownstream(backend, session, call, channel, signal, audit),
+  );
+}
+
+/** A call policy let through, as its server is to be asked. */
+export interface DownstreamCall {
+  upstream: Upstream;
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  exposed: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * Calls the tool on its server with the client's cancellation (`signal`), progress and logging,
+ * under the server's timeout. Failures a model can act on come back as `isError` results; a
+ * protocol error from the server (bad arguments by its schema) stays a protocol error, as it
+ * was sent. The call's audit record gets, for each failure, its outcome.
+ */
+export async function callDownstream(
+  backend: SessionBackend,
+  session: ClientSession,
+  { upstream, server, tool, exposed, arguments: args }: DownstreamCall,
+  channel: CallChannel,
+  signal: AbortSignal,
+  audit: AuditedCall,
+): Promise<CallToolResult> {
   const timeout = upstream.config.timeoutMs ?? backend.config.callTimeoutMs;
-  const notifications = callNotifications(extra);
-  const onprogress = progressRelay(extra, notifications);
-  const withProgress = onprogress !== undefined;
-  const relayLog = logRelay(session, upstream, extra, notifications);
-  session.begin(upstream.name, extra);
-  const leave = session.modern ? backend.whileCalling(session) : undefined;
+  const withProgress = channel.request._meta?.progressToken !== undefined;
+  const relayLog = logRelay(session, upstream, channel);
+  session.begin(upstream.name, channel.active);
+  const leave = session.roundTrip ? backend.whileCalling(session) : undefined;
   upstream.on('log', relayLog);
   const started = performance.now();
   try {
     const result = await upstream.callTool(
-      entry.tool.name,
-      route.arguments,
+      tool,
+      args,
       {
-        signal: extra.signal,
+        signal,
         ...deadlineOptions(timeout, withProgress),
-        ...(onprogress && { onprogress }),
+        ...(withProgress && { onprogress: (progress) => channel.progress(progress) }),
       },
       { [META_KEYS.agent]: session.identity, [META_KEYS.conversation]: session.conversation },
     );
@@ -144,7 +145,7 @@ export async function forwardToolCall(
   } catch (error) {
     if (error instanceof UpstreamUnavailable)
       return endedWith(audit, 'unavailable', `${exposed} cannot run now: ${error.message}.`);
-    if (extra.signal.aborted) return endedWith(audit, 'cancelled', `${exposed} was cancelled.`);
+    if (signal.aborted) return endedWith(audit, 'cancelled', `${exposed} was cancelled.`);
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return endedWith(
         audit,
@@ -156,7 +157,7 @@ export async function forwardToolCall(
       return endedWith(
         audit,
         'unavailable',
-        `${exposed} was cut off: its server ${entry.server} was removed from toolmesh's config or reconfigured while the call ran. If the tool is still listed, call it again.`,
+        `${exposed} was cut off: its server ${server} was removed from toolmesh's config or reconfigured while the call ran. If the tool is still listed, call it again.`,
       );
     }
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
@@ -171,7 +172,7 @@ export async function forwardToolCall(
   } finally {
     upstream.off('log', relayLog);
     leave?.();
-    session.end(upstream.name, extra);
-    await notifications.flushed();
+    session.end(upstream.name, channel.active);
+    await channel.flushed();
   }
 }

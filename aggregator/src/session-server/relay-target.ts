@@ -1,8 +1,8 @@
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
-import type { RelayedMethod } from '../upstream/upstream.js';
-import type { ClientSession } from './session.js';
+import type { RelayedMethod } from '../upstream/upstream-client.js';
+import type { AskedCapability, ClientSession } from './session.js';
 
-const RELAY_CAPABILITY: Record<RelayedMethod, 'sampling' | 'elicitation' | 'roots'> = {
+const RELAY_CAPABILITY: Record<RelayedMethod, AskedCapability> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',
   'roots/list': 'roots',
@@ -22,8 +22,11 @@ const identitiesOf = (sessions: readonly ClientSession[]) => [
   ...new Set(sessions.map((session) => session.identity)),
 ];
 
+/** A 2025 session's capabilities are from its initialize; a 2026-07-28 request's from its own `_meta`. */
 const supports = (session: ClientSession, method: RelayedMethod) =>
-  Boolean(session.server.getClientCapabilities()?.[RELAY_CAPABILITY[method]]);
+  session.roundTrip
+    ? session.roundTrip.declares.has(RELAY_CAPABILITY[method])
+    : Boolean(session.server.getClientCapabilities()?.[RELAY_CAPABILITY[method]]);
 
 /**
  * The session whose client answers a request a downstream server sends to "its client"; throws
@@ -47,11 +50,10 @@ export function relayTarget(
         `toolmesh cannot tell whose call to server ${upstream} this ${method} request belongs to: ${identities.join(', ')} are calling it at once, so it is not relayed.`,
       );
     }
-    // A 2026-07-28 client cannot be sent a request; its call would have to end input_required
-    // and resume in the same process on the retry, which toolmesh does not do yet.
-    if (caller.modern)
+    // A 2026-07-28 client is asked by a round trip of its call, for what its request declares.
+    if (caller.roundTrip && !supports(caller, method))
       throw refused(
-        `The client calling server ${upstream} through toolmesh speaks MCP 2026-07-28, and toolmesh does not yet pass a server's ${capability} request on to such a client as a round trip of the call. Call this tool from a 2025 client (one that initializes a session) if it needs ${capability}.`,
+        `The client calling server ${upstream} through toolmesh speaks MCP 2026-07-28 and its request does not declare ${capability} (io.modelcontextprotocol/clientCapabilities in _meta), so the server's ${method} request cannot be put to it.`,
       );
     if (!supports(caller, method))
       throw refused(`The client calling server ${upstream} through toolmesh does not support ${capability}.`);

@@ -14,6 +14,7 @@ import type { AggregatorState } from '../state/state.js';
 import type { UpstreamSet } from '../upstream/upstream-set.js';
 import type { WorkspaceScope } from '../workspaces/workspace-scope.js';
 import type { ModernRequestFacts } from './modern-clients.js';
+import type { ParkedCalls } from './parked-calls.js';
 import type { ClientSession } from './session.js';
 
 /** Whether a session can call a tool now; `reason` says why not, `approval` why a person is asked first. */
@@ -39,7 +40,7 @@ export interface SessionBackend {
    */
   readonly listed: Promise<void>;
   /** The limits a forwarded call runs under, as the config says now. */
-  readonly config: Pick<AggregatorConfig, 'callTimeoutMs' | 'resultMaxBytes'>;
+  readonly config: Pick<AggregatorConfig, 'callTimeoutMs' | 'resultMaxBytes' | 'approvalTimeoutMs'>;
   readonly registry: Pick<
     Registry,
     'tools' | 'tool' | 'prompt' | 'listedPrompts' | 'resources' | 'resourceTemplates' | 'resourceOwner'
@@ -47,8 +48,10 @@ export interface SessionBackend {
   readonly upstreams: Pick<UpstreamSet, 'get' | 'list'>;
   readonly policy: Pick<Policy, 'decide' | 'table'>;
   readonly approvals: Pick<ApprovalPort, 'ask' | 'roundTrip'>;
-  /** Seals and opens the state of approval round trips with 2026-07-28 clients. */
+  /** Seals and opens the state of round trips (approvals, servers' questions) with 2026-07-28 clients. */
   readonly requestStateSeal: RequestStateSeal;
+  /** The 2026-07-28 calls this process holds while their clients answer what their servers asked. */
+  readonly parkedCalls: ParkedCalls;
   readonly audit: Pick<AuditLog, 'open' | 'refusal' | 'write'>;
   /** Told of every tools/call's record as it is written (the fleet's metrics). */
   readonly callObservers: ReadonlySet<(record: AuditRecord) => void>;

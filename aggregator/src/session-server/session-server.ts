@@ -15,8 +15,10 @@ import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
-import { type Extra, forwardToolCall } from './forward.js';
-import { ClientSession, type Exposure } from './session.js';
+import type { Extra } from './call-channel.js';
+import { forwardToolCall } from './forward.js';
+import { resumeParkedCall, resumesParkedCall } from './resume-parked-call.js';
+import { type AskedCapability, ClientSession, type Exposure } from './session.js';
 import type { SessionBackend } from './session-backend.js';
 
 /**
@@ -45,6 +47,8 @@ export function principalStateId(principal: string, mode: string, workspace: str
     .digest('base64url');
   return `principal:${digest.slice(0, 32)}`;
 }
+
+const ASKED_CAPABILITIES: readonly AskedCapability[] = ['elicitation', 'sampling', 'roots'];
 
 const ownTools = AGGREGATOR_TOOLS.map((definition) => ({ definition, listed: toolListEntry(definition) }));
 const ownByName = new Map(ownTools.map((own) => [own.definition.name, own]));
@@ -134,7 +138,10 @@ export function createSessionServer(
    * made from the request (the endpoint's mode, or the one its principal switched to; the
    * workspace and identity the endpoint gave), keyed by the principal's state id.
    */
-  const sessionOf = async (context: ServerContext): Promise<ClientSession> => {
+  const sessionOf = async (
+    context: ServerContext,
+    call?: { name: string; arguments?: Record<string, unknown> },
+  ): Promise<ClientSession> => {
     if (!isModern(context)) return session;
     const bound = await backend.boundMode(stateId);
     // A token whose modes were narrowed since it switched is held to them.
@@ -150,11 +157,14 @@ export function createSessionServer(
     );
     modern.transport = transport;
     const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
-    const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;
+    const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Partial<
+      Record<AskedCapability, unknown>
+    >;
     modern.roundTrip = {
       requestState: context.mcpReq.requestState(),
       inputResponses: context.mcpReq.inputResponses,
-      canElicit: capabilities?.elicitation !== undefined,
+      declares: new Set(ASKED_CAPABILITIES.filter((capability) => capabilities[capability] !== undefined)),
+      ...(call && { call: { name: call.name, arguments: call.arguments ?? {} } }),
     };
     const client = envelope?.[CLIENT_INFO_META_KEY] as { name?: unknown; version?: unknown } | undefined;
     backend.sawModernClient(modern, {
@@ -220,9 +230,11 @@ export function createSessionServer(
   server.setRequestHandler(
     'tools/call',
     afterStart(async (request, context) => {
-      const session = await sessionOf(context);
+      const session = await sessionOf(context, request.params);
       const extra: Extra = context.mcpReq;
       session.lastActive = Date.now();
+      // A retry that answers what a server asked resumes the call parked for it, and nothing else.
+      if (resumesParkedCall(backend, session)) return resumeParkedCall(backend, session, extra);
       const own = ownByName.get(request.params.name);
       if (!own && exposure === 'discovery') {
         throw new McpError(

@@ -4,13 +4,18 @@ import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
 
 export type Exposure = 'all' | 'discovery';
 
-/** What a 2026-07-28 request brings to an approval round trip. */
+/** What a client can be asked as part of a call, by the capability it declares for it. */
+export type AskedCapability = 'elicitation' | 'sampling' | 'roots';
+
+/** What a 2026-07-28 request brings to a round trip (an approval, or a server's question). */
 export interface RoundTrip {
   /** Echoed by the client: attacker-controlled until the seal is checked. */
   requestState: unknown;
   inputResponses: Record<string, unknown> | undefined;
-  /** Whether its client declared elicitation, so it can be handed the approval form. */
-  canElicit: boolean;
+  /** What its client declared in the request's `_meta`, so it can be handed such a request. */
+  declares: ReadonlySet<AskedCapability>;
+  /** The tool the client called, as it named it, and its arguments: a round trip's state is bound to them. */
+  call?: { name: string; arguments: Record<string, unknown> };
 }
 
 /** A client's tool call in flight, through which toolmesh can ask that client something as part of it. */

@@ -1,6 +1,6 @@
 import { toolDefiner } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
-import type { Extra } from '../session-server/forward.js';
+import type { Extra } from '../session-server/call-channel.js';
 import type { ClientSession } from '../session-server/session.js';
 import type { SessionBackend } from '../session-server/session-backend.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isStdioServer, type ServerConfig } from '../config/schema.js';
-import type { UpstreamCatalog } from './upstream.js';
+import type { UpstreamCatalog } from './upstream-catalog.js';
 
 /** One server's catalogue as it last listed it, for the config it was started with. */
 export interface CachedCatalogue {

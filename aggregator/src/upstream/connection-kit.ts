@@ -4,3 +4,4 @@
 // catalogue cache never loads it.
 export { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 export { type Dial, transportsFor } from './transport.js';
+export { newUpstreamClient } from './upstream-client.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isStdioServer, type ServerConfig } from '../config/schema.js';
 import { findOnPath } from '../sandbox/find-bwrap.js';
-import { startTimedOut } from './upstream.js';
+import { startTimedOut } from './start-timeout.js';
 
 /** What to do about a server that did not start: first a start that ran out of time, then by how it is reached. */
 export function howToFix(config: ServerConfig, lastError: string | undefined): string {

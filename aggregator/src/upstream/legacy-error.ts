@@ -9,6 +9,7 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   MethodNotFound: -32601,
   InvalidParams: -32602,
+  InternalError: -32603,
 } as const;
 
 /**

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@toolmesh/core';
 import type { ServerConfig } from '../config/schema.js';
-import { type Relay, Upstream, type UpstreamCatalog, type UpstreamOptions } from './upstream.js';
+import { Upstream, type UpstreamOptions } from './upstream.js';
+import type { UpstreamCatalog } from './upstream-catalog.js';
+import type { Relay } from './upstream-client.js';
 
 /** All downstream servers, in config order, started together. Emits `changed` when any changes. */
 export class UpstreamSet extends EventEmitter {

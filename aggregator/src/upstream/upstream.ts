@@ -6,17 +6,8 @@ import type {
   SubscriptionFilter,
   Transport,
 } from '@modelcontextprotocol/client';
-import type {
-  CallToolResult,
-  LoggingMessageNotification,
-  Prompt,
-  Resource,
-  ResourceTemplate,
-  ResourceUpdatedNotification,
-  ServerCapabilities,
-  Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { type Logger, packageVersion } from '@toolmesh/core';
+import type { CallToolResult, ResourceUpdatedNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
@@ -24,37 +15,15 @@ import { type Clock, systemClock } from './clock.js';
 import { type ConnectionKit, connectionKit } from './connection-kit-loader.js';
 import { ErrorCode, inLegacyTerms, McpError } from './legacy-error.js';
 import { deliverInOrder } from './ordered-transport.js';
+import { startTimeoutReason } from './start-timeout.js';
 import { StderrTail } from './stderr-tail.js';
 import type { Dial } from './transport.js';
+import { EMPTY_CATALOG, fetchCatalog, type UpstreamCatalog } from './upstream-catalog.js';
+import type { Relay } from './upstream-client.js';
+import { UpstreamUnavailable } from './upstream-unavailable.js';
 
 /** `dormant`: not started, its catalogue known from the cache; the first call starts it. */
 export type UpstreamState = 'dormant' | 'starting' | 'ready' | 'restarting' | 'stopped';
-
-export interface UpstreamCatalog {
-  tools: Tool[];
-  prompts: Prompt[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  capabilities: ServerCapabilities;
-  instructions?: string;
-}
-
-const EMPTY_CATALOG: UpstreamCatalog = {
-  tools: [],
-  prompts: [],
-  resources: [],
-  resourceTemplates: [],
-  capabilities: {},
-};
-
-/** Requests a downstream server sends to "its client", relayed to a real client session. */
-export type RelayedMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
-export type Relay = (
-  upstream: string,
-  method: RelayedMethod,
-  params: Record<string, unknown> | undefined,
-  signal: AbortSignal,
-) => Promise<Record<string, unknown>>;
 
 export interface UpstreamOptions {
   log: Logger;
@@ -72,22 +41,6 @@ export interface UpstreamOptions {
   clock?: Clock;
 }
 
-/** Follows `nextCursor` until the server has sent every page of a list. */
-async function listAll<K extends string, T>(
-  key: K,
-  fetchPage: (params: { cursor?: string }) => Promise<{ [key in K]: T[] } & { nextCursor?: string }>,
-): Promise<T[]> {
-  const all: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await fetchPage(cursor ? { cursor } : {});
-    all.push(...page[key]);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return all;
-}
-
-export type LogMessage = LoggingMessageNotification['params'];
 /** The revision a server speaks from: 2026-07-28, stateless; or one of 2025, with `initialize` and a session. */
 export type ProtocolEra = 'modern' | 'legacy';
 export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) => void;
@@ -97,16 +50,6 @@ export type ResourceUpdated = (params: ResourceUpdatedNotification['params']) =>
  * 2025 server that ignores requests before `initialize`, and initialized on the same process.
  */
 const STDIO_PROBE_SILENCE_MS = 10_000;
-
-/** Why a start was abandoned at the server's connect timeout, as `lastError` says it. */
-function startTimeoutReason(ms: number): string {
-  return `not ready within ${ms} ms (connectTimeoutMs)`;
-}
-
-/** Whether a server's `lastError` is that its start ran out of connectTimeoutMs. */
-export function startTimedOut(lastError: string | undefined): boolean {
-  return lastError?.endsWith('(connectTimeoutMs)') ?? false;
-}
 
 /**
  * One downstream MCP server: connects (spawning it for stdio), keeps its catalogue current,
@@ -347,99 +290,36 @@ export class Upstream extends EventEmitter {
     this.emit('changed');
   }
 
-  /**
-   * A client of either era: `auto` probes with `server/discover` and falls back to `initialize`.
-   * Sampling, elicitation and roots are relayed alike in both: a 2025 server sends them as
-   * requests, a 2026-07-28 one as the `input_required` result of its call, which the client
-   * answers through the same handlers and retries with the answers and the server's `requestState`.
-   */
+  /** A client of either era for this server, whose requests and notifications come back here. */
   private newClient(kit: ConnectionKit, negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
     // On HTTP a silent probe is an outage, left to the connect timeout; on stdio it is a 2025 server.
     const probeTimeoutMs = isStdioServer(this.config)
       ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
       : undefined;
-    const client = new kit.Client(
-      { name: 'toolmesh', version: packageVersion(import.meta.url) },
-      {
-        capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
-        versionNegotiation: {
-          mode: negotiation,
-          ...(probeTimeoutMs && { probe: { timeoutMs: probeTimeoutMs } }),
-        },
-        // Every page of a list is fetched, however many: the catalogue must be whole.
-        listMaxPages: 0,
+    return kit.newUpstreamClient(negotiation, probeTimeoutMs, {
+      relay: (method, params, signal) => this.options.relay(this.name, method, params, signal),
+      listChanged: async () => {
+        await this.refresh().catch((error: Error) =>
+          this.log.warning(`could not refresh the catalogue: ${error.message}`),
+        );
+        this.emit('changed');
       },
-    );
-    const relayed =
-      (method: RelayedMethod) => (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) =>
-        this.options.relay(
-          this.name,
-          method,
-          request.params as Record<string, unknown> | undefined,
-          ctx.mcpReq.signal,
-        ) as never;
-    client.setRequestHandler('sampling/createMessage', relayed('sampling/createMessage'));
-    client.setRequestHandler('elicitation/create', relayed('elicitation/create'));
-    client.setRequestHandler('roots/list', relayed('roots/list'));
-    const refreshAndAnnounce = async () => {
-      await this.refresh().catch((error: Error) =>
-        this.log.warning(`could not refresh the catalogue: ${error.message}`),
-      );
-      this.emit('changed');
-    };
-    client.setNotificationHandler('notifications/tools/list_changed', refreshAndAnnounce);
-    client.setNotificationHandler('notifications/prompts/list_changed', refreshAndAnnounce);
-    client.setNotificationHandler('notifications/resources/list_changed', refreshAndAnnounce);
-    client.setNotificationHandler('notifications/message', (notification) => {
-      // Nobody is calling this server now, so its message goes to the aggregator's own log.
-      if (!this.emit('log', notification.params))
-        this.log.debug(`log message (${notification.params.level})`, { data: notification.params.data });
+      log: (params) => {
+        // Nobody is calling this server now, so its message goes to the aggregator's own log.
+        if (!this.emit('log', params)) this.log.debug(`log message (${params.level})`, { data: params.data });
+      },
+      resourceUpdated: (params) => {
+        for (const onUpdated of this.subscribers.get(params.uri) ?? []) onUpdated(params);
+      },
     });
-    client.setNotificationHandler('notifications/resources/updated', (notification) => {
-      for (const onUpdated of this.subscribers.get(notification.params.uri) ?? [])
-        onUpdated(notification.params);
-    });
-    return client;
   }
 
   private async refresh(): Promise<void> {
     const client = this.client;
     if (!client) return;
-    const capabilities = (client.getServerCapabilities() ?? {}) as ServerCapabilities;
-    // Each list is fetched afresh: the catalogue is toolmesh's own cache, and list_changed refreshes it.
-    const fresh = { cacheMode: 'bypass' } as const;
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      capabilities.tools
-        ? listAll<'tools', Tool>('tools', (params) => client.listTools(params, fresh) as never)
-        : [],
-      capabilities.prompts
-        ? listAll<'prompts', Prompt>('prompts', (params) => client.listPrompts(params, fresh) as never)
-        : [],
-      capabilities.resources
-        ? listAll<'resources', Resource>(
-            'resources',
-            (params) => client.listResources(params, fresh) as never,
-          )
-        : [],
-      // Templates are optional even for servers with resources; some answer "method not found".
-      capabilities.resources
-        ? listAll<'resourceTemplates', ResourceTemplate>(
-            'resourceTemplates',
-            (params) => client.listResourceTemplates(params, fresh) as never,
-          ).catch(() => [])
-        : [],
-    ]);
-    const disabled = new Set(this.config.disabledTools);
-    const instructions = client.getInstructions();
+    const catalog = await fetchCatalog(client, this.config.disabledTools);
     this.listedFromCache = false;
-    this.catalog = {
-      tools: tools.filter((tool) => !disabled.has(tool.name)),
-      prompts,
-      resources,
-      resourceTemplates,
-      capabilities,
-      ...(instructions && { instructions }),
-    };
+    this.catalog = catalog;
   }
 
   private lost(reason: string): void {
@@ -610,16 +490,3 @@ export class Upstream extends EventEmitter {
 }
 
 const PASSTHROUGH = z.looseObject({});
-
-export class UpstreamUnavailable extends Error {
-  constructor(readonly upstream: Upstream) {
-    const seconds = upstream.secondsUntilRetry();
-    super(
-      upstream.state === 'stopped' || upstream.state === 'dormant'
-        ? `server ${upstream.name} is ${upstream.state === 'stopped' ? 'stopped' : 'not started'}`
-        : `server ${upstream.name} is ${upstream.state === 'starting' ? 'starting' : 'restarting'}, retry in ${seconds} s${
-            upstream.lastError ? ` (last error: ${upstream.lastError})` : ''
-          }`,
-    );
-  }
-}

@@ -109,6 +109,11 @@ export interface SharedSessions<S extends SessionServer = SessionServer> {
   streamClosed(sessionId: string): void;
   /** A post for a `/sse` stream this process does not hold: 'answered' once passed on to the process that holds it. */
   streamElsewhere(sessionId: string, req: Request, res: Response): Promise<'answered' | undefined>;
+  /**
+   * Answers a 2026-07-28 request that belongs to another process elsewhere (true): one that
+   * resumes what that process holds, such as a call waiting there for its client's answer.
+   */
+  routeModern?(req: Request, res: Response): Promise<boolean>;
 }
 
 export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
@@ -433,7 +438,10 @@ export async function startHttpFront<S extends SessionServer>(
     };
     app.post(endpoint, async (req, res) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
-      if (modern && isModernRequest(req)) return modern(req, res);
+      if (modern && isModernRequest(req)) {
+        if (await shared?.routeModern?.(req, res)) return;
+        return modern(req, res);
+      }
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       const initialize = messages.find(isInitializeRequest);
       if (!initialize) {
