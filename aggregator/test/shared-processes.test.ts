@@ -237,8 +237,9 @@ describe('servers in shared processes through `toolmesh serve`', () => {
       const separate = await serve('separate');
       let expected: { tools: Tool[]; answers: CallResult[] };
       try {
+        // Servers start after initialize is answered (or after the first list, from the cache).
+        await until(() => serversBelow(separate.pid as number).length === 8, PATIENCE_MS);
         expect(hostsBelow(separate.pid as number)).toEqual([]);
-        expect(serversBelow(separate.pid as number)).toHaveLength(8);
         await indexed(separate);
         expected = { tools: await toolsOf(separate), answers: await answers(separate) };
         expect(separate.strayLines()).toEqual([]);
@@ -256,7 +257,7 @@ describe('servers in shared processes through `toolmesh serve`', () => {
 
       const shared = await serve('shared');
       try {
-        expect(hostsBelow(shared.pid as number)).toHaveLength(3);
+        await until(() => hostsBelow(shared.pid as number).length === 3, PATIENCE_MS);
         expect(serversBelow(shared.pid as number)).toEqual([]);
         await indexed(shared);
         expect(await toolsOf(shared)).toEqual(expected.tools);
@@ -275,8 +276,8 @@ describe('servers in shared processes through `toolmesh serve`', () => {
       const shared = await serve('shared');
       const toolmesh = shared.pid as number;
       try {
+        await until(() => hostsBelow(toolmesh).length === 3, PATIENCE_MS);
         const [victim] = hostsBelow(toolmesh);
-        expect(victim).toBeDefined();
         process.kill(victim as number, 'SIGKILL');
         await until(() => isGone(victim as number), PATIENCE_MS);
         // Its servers come back in a new host, beside the two that never stopped.
