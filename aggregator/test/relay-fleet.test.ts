@@ -43,7 +43,6 @@ beforeAll(async () => {
     JSON.stringify({
       mcpServers: { fixture: fixture('fixture') },
       state: { redis: REDIS_URL },
-      fleet: { keyPrefix: prefix },
     }),
   );
   // The first start makes the local token the other then reads.
