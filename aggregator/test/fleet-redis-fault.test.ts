@@ -12,7 +12,15 @@ import { type ConnectedClient, connectHttpClient, resultText } from '@toolmesh/c
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRecords } from '../src/state/postgres-records.js';
 import { Balancer } from './fleet-balancer.js';
-import { ECHO_SERVER, eventually, FleetRig, POSTGRES_URL, type Replica, waitFor } from './fleet-rig.js';
+import {
+  connectSse,
+  ECHO_SERVER,
+  eventually,
+  FleetRig,
+  POSTGRES_URL,
+  type Replica,
+  waitFor,
+} from './fleet-rig.js';
 import { FIXTURE_SERVER } from './harness.js';
 import { PrivateRedis } from './private-redis.js';
 
@@ -187,8 +195,11 @@ describe('a fleet whose Redis fails', () => {
     timeout: 240_000,
   }, async () => {
     const client = await connect();
+    // A legacy /sse client too: its stream stays on one replica, its posts reach both.
+    const sse = await connectSse(url, agent.secret);
     try {
       for (let i = 0; i < 10; i++) await echo(client, `before ${i}`);
+      expect(resultText(await sse.call('echo__echo', { text: 'sse before' }))).toBe('sse before');
       // An approval decided before Redis goes: the call runs once, and the decision is archived.
       const done = path.join(rig.folder, 'decided-before.txt');
       const decided = await waitingApproval(client, done);
@@ -224,6 +235,14 @@ describe('a fleet whose Redis fails', () => {
       expect(readFileSync(done, 'utf8')).toBe('fx ran\n');
       // Its owner recorded the open session again: it goes on on either replica.
       const old = await openSessionAfter(client, 'after restart');
+      // The stream's holder recorded it again, so the other replica passes its posts on.
+      let n = 0;
+      await eventually(async () => {
+        for (let i = 0; i < 2; i++) {
+          const text = `sse after ${n++}`;
+          expect(resultText(await sse.call('echo__echo', { text }))).toBe(text);
+        }
+      }, WITHIN);
       await expectEveryAnswerAudited();
       console.log(
         `fleet Redis restarted empty: waiting call failed after ${Math.round(failedAfter)} ms; a new session served ${Math.round(newSessionAfter)} ms after Redis was back; the open session ${old}`,
@@ -231,6 +250,7 @@ describe('a fleet whose Redis fails', () => {
       await fresh.close();
     } finally {
       await client.close().catch(() => undefined);
+      await sse.close().catch(() => undefined);
     }
   });
 

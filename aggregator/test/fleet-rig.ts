@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolClient } from '@toolmesh/core/testing';
 import { resultText } from '@toolmesh/core/testing';
 import { Balancer, type BalancerPolicy } from './fleet-balancer.js';
@@ -189,6 +192,22 @@ export class FleetRig {
     if (this.schema) await dropSchema(this.schema);
     rmSync(this.folder, { recursive: true, force: true });
   }
+}
+
+/** A 2025 client over the legacy `/sse` transport, `url` being an `/mcp` URL of the same host. */
+export async function connectSse(url: string, token: string) {
+  const client = new Client({ name: 'fleet-sse-test', version: '0.0.0' });
+  await client.connect(
+    new SSEClientTransport(new URL(url.replace(/\/mcp$/, '/sse')), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return {
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult,
+    listTools: () => client.listTools(),
+    close: () => client.close(),
+  };
 }
 
 /** Each client calls echo in a row until `total` calls were made (or `stop` says so); returns the failures. */

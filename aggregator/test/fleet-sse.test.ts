@@ -2,33 +2,14 @@
 // (GET /sse) stays on one replica, while a balancer with no stickiness spreads its posts
 // (POST /messages) over both; the replica a post reaches passes it on to the stream's.
 import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ECHO_SERVER, FleetRig, type Replica } from './fleet-rig.js';
+import { connectSse, ECHO_SERVER, FleetRig, type Replica } from './fleet-rig.js';
 
 const CALLS = 40;
 
 let rig: FleetRig;
 let replicas: Replica[];
-
-/** A 2025 client over /sse, `url` being the balancer's /mcp; each call answers echo's text. */
-async function connectSse(url: string, token: string) {
-  const client = new Client({ name: 'fleet-sse-test', version: '0.0.0' });
-  await client.connect(
-    new SSEClientTransport(new URL(url.replace(/\/mcp$/, '/sse')), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return {
-    call: async (name: string, args: Record<string, unknown>) =>
-      (await client.callTool({ name, arguments: args })) as CallToolResult,
-    listTools: () => client.listTools(),
-    close: () => client.close(),
-  };
-}
 
 beforeAll(async () => {
   rig = new FleetRig({

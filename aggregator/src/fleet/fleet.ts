@@ -480,7 +480,7 @@ export class Fleet implements SharedSessions<Server> {
     const sessions = [...this.#local].map(([id, { session }]) => ({ id, mode: session.mode }));
     await Promise.all([
       this.#directory.refresh(sessions),
-      this.#directory.refreshStreams(this.#sseSessions),
+      this.#directory.refreshStreams(this.lease.id, this.#sseSessions),
     ]).catch((error: Error) =>
       this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
     );
@@ -488,15 +488,16 @@ export class Fleet implements SharedSessions<Server> {
 
   /**
    * Puts what this replica knows back into a Redis that lost it (restarted empty): the fleet's
-   * secret, so a replica starting now does not make another; its heartbeat, then its sessions,
-   * so no other replica takes a session over for want of a heartbeat.
+   * secret, so a replica starting now does not make another; its heartbeat, then its `/sse`
+   * streams and its sessions, so no other replica takes a session over for want of a heartbeat.
    */
   async #restoreInRedis(): Promise<void> {
     if (!this.#front || this.#draining || !this.lease.valid) return;
     try {
       if (!this.options.settings.secret) await this.redis.set(this.#secretKey, this.secret, 'NX');
-      if (this.#local.size === 0) return;
+      if (this.#local.size === 0 && this.#sseSessions.size === 0) return;
       await this.lease.renewNow();
+      await this.#directory.refreshStreams(this.lease.id, this.#sseSessions);
       const sessions = [...this.#local].map(([id, { session, record }]) => ({
         id,
         mode: session.mode,

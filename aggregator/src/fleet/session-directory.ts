@@ -181,10 +181,13 @@ export class SessionDirectory {
     return { owner, ...(beat !== '' && { ownerBeat: JSON.parse(beat) as ReplicaBeat }) };
   }
 
-  /** Keeps the streams open on their owner findable while they stay open. */
-  async refreshStreams(sessionIds: Iterable<string>): Promise<void> {
+  /**
+   * Keeps the streams `owner` holds findable while they stay open; written whole each time, so a
+   * Redis that lost them (restarted empty) has them again.
+   */
+  async refreshStreams(owner: string, sessionIds: Iterable<string>): Promise<void> {
     const batch = this.redis.pipeline();
-    for (const id of sessionIds) batch.pexpire(this.#streamKey(id), this.idleMs);
+    for (const id of sessionIds) batch.set(this.#streamKey(id), owner, 'PX', this.idleMs);
     if (batch.length > 0) await batch.exec();
   }
 
