@@ -2,15 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  connectHttpClient,
-  connectModernHttpClient,
+  dualEraClients,
   everyPage,
   MODERN_REVISION,
+  modernRequest,
   resultText,
   type SpawnedHttpServer,
   spawnHttpServer,
-  spawnModernStdioClient,
-  spawnStdioClient,
   type ToolClient,
   toolExpectations,
 } from '@toolmesh/core/testing';
@@ -81,23 +79,20 @@ const stdioArgs = (config: string, workspace?: string) => [
   ...(workspace ? ['--workspace', workspace] : []),
 ];
 
-const overHttp =
-  (connect: (url: string, token: string | undefined) => Promise<ToolClient>): Connect =>
-  async ({ config, folder, env }, workspace) => {
-    const { server, token } = await serveHttp(config, folder, env);
-    return connect(workspace ? `${server.url}?workspace=${workspace}` : server.url, token);
-  };
-
-const CLIENTS: Record<string, Connect> = {
-  [`${MODERN_REVISION} over stdio`]: ({ config, folder, env }, workspace) =>
-    spawnModernStdioClient(process.execPath, stdioArgs(config, workspace), { env, cwd: folder }),
-  '2025 over stdio': ({ config, folder, env }, workspace) =>
-    spawnStdioClient(process.execPath, stdioArgs(config, workspace), { env, cwd: folder }),
-  [`${MODERN_REVISION} over HTTP`]: overHttp((url, token) =>
-    connectModernHttpClient(url, { ...(token && { token }) }),
-  ),
-  '2025 over HTTP': overHttp((url, token) => connectHttpClient(url, { ...(token && { token }) })),
-};
+const CLIENTS = dualEraClients<Connect>({
+  stdio:
+    (era) =>
+    ({ config, folder, env }, workspace) =>
+      era.stdio(process.execPath, stdioArgs(config, workspace), { env, cwd: folder }),
+  http:
+    (era) =>
+    async ({ config, folder, env }, workspace) => {
+      const { server, token } = await serveHttp(config, folder, env);
+      return era.http(workspace ? `${server.url}?workspace=${workspace}` : server.url, {
+        ...(token && { token }),
+      });
+    },
+});
 
 describe.each(Object.keys(CLIENTS))('toolmesh to a %s client', (clientName) => {
   const connect = CLIENTS[clientName] as Connect;
@@ -160,46 +155,9 @@ describe.each(Object.keys(CLIENTS))('toolmesh to a %s client', (clientName) => {
   }, 120_000);
 });
 
-/** One 2026-07-28 request as any client sends it: the envelope in `_meta`, no session header. */
-async function modernPost(
-  url: string,
-  token: string | undefined,
-  id: number,
-  method: string,
-  params: Record<string, unknown>,
-) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-      ...(token && { authorization: `Bearer ${token}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'toolmesh-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  return {
-    status: response.status,
-    session: response.headers.get('mcp-session-id'),
-    body: (await response.json()) as {
-      result?: { structuredContent?: Record<string, unknown>; isError?: boolean };
-      error?: { message: string };
-    },
-  };
+interface ToolAnswer {
+  result?: { structuredContent?: Record<string, unknown>; isError?: boolean };
+  error?: { message: string };
 }
 
 describe(`${MODERN_REVISION} requests to toolmesh need no session`, () => {
@@ -210,7 +168,7 @@ describe(`${MODERN_REVISION} requests to toolmesh need no session`, () => {
     // The first-start token lives in the data directory: both processes know it.
     expect(second.token).toBe(first.token);
     const post = (to: typeof first, id: number, method: string, params: Record<string, unknown>) =>
-      modernPost(to.server.url, to.token, id, method, params);
+      modernRequest<ToolAnswer>(to.server.url, { id, method, params, ...(to.token && { token: to.token }) });
 
     const tickets = Array.from({ length: COUNT }, (_, i) => ({ title: `ticket ${i} for two processes` }));
     const created = await post(first, 1, 'tools/call', {

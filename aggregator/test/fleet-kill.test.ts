@@ -18,8 +18,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../src/audit/audit-record.js';
 import { PostgresRecords } from '../src/state/postgres-records.js';
 import { Balancer } from './fleet-balancer.js';
-import { ECHO_SERVER, eventually, FleetRig, POSTGRES_URL, type Replica, waitFor } from './fleet-rig.js';
-import { FIXTURE_SERVER } from './harness.js';
+import {
+  approvalAsked,
+  approvalFleetConfig,
+  approve,
+  eventually,
+  FleetRig,
+  POSTGRES_URL,
+  type Replica,
+  waitFor,
+  waitingApprovals,
+} from './fleet-rig.js';
 
 const WITHIN = 60_000;
 
@@ -29,18 +38,7 @@ let audit: PostgresRecords;
 let reviewer: string;
 
 beforeAll(async () => {
-  rig = new FleetRig({
-    postgres: true,
-    config: {
-      mcpServers: {
-        echo: { command: process.execPath, args: [ECHO_SERVER] },
-        fx: { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: 'fx' } },
-      },
-      toolPolicy: { 'fx__*': { actions: ['read'] }, fx__write_marker: { requiresApproval: true } },
-      approvalTimeoutMs: 300_000,
-      auth: { requestsPerMinute: 10_000_000 },
-    },
-  });
+  rig = new FleetRig({ postgres: true, config: approvalFleetConfig() });
   survivors = await rig.startMany(2);
   reviewer = await rig.approverToken();
   audit = await PostgresRecords.open(POSTGRES_URL, { schema: rig.schema as string });
@@ -222,34 +220,17 @@ describe('a replica killed with SIGKILL', () => {
   }, async () => {
     const marker = path.join(rig.folder, 'approved-side-effect.txt');
     const survivor = survivors[0] as Replica;
-    const approvals = async () => {
-      // Asking makes the reviewer a connected approver, so calls wait for a person.
-      const answer = await fetch(`${survivor.origin}/approvals`, {
-        headers: { authorization: `Bearer ${reviewer}` },
-      });
-      return ((await answer.json()) as { approvals: Array<{ id: string; tool: string }> }).approvals;
-    };
-    const decide = (id: string) =>
-      fetch(`${survivor.origin}/approvals/${id}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${reviewer}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ decision: 'approve', by: 'reviewer' }),
-      });
+    const approvals = () => waitingApprovals(survivor, reviewer);
+    const decide = (id: string) => approve(survivor, reviewer, id);
+    const asked = () =>
+      approvalAsked(survivor, reviewer, (approval) => approval.tool === 'fx__write_marker', WITHIN);
     const doomed = await rig.start();
     const { client, close } = await sessionOwnedBy(doomed);
     try {
+      // Asking makes the reviewer a connected approver, so calls wait for a person.
       await approvals();
       const pending = failureOf(client.call('fx__write_marker', { path: marker }));
-      let waiting: { id: string } | undefined;
-      await waitFor(
-        async () => {
-          waiting = (await approvals()).find((approval) => approval.tool === 'fx__write_marker');
-          return waiting !== undefined;
-        },
-        WITHIN,
-        'the approval to be asked',
-      );
-      const id = (waiting as { id: string }).id;
+      const id = await asked();
       const killedAt = await killed(doomed);
       const failure = await pending;
       const failedAfter = performance.now() - killedAt;
@@ -285,16 +266,7 @@ describe('a replica killed with SIGKILL', () => {
       // The same call asked again on the replica that took the session over, and approved, runs once:
       // the side effect this test looks for is one it would see.
       const again = client.call('fx__write_marker', { path: marker });
-      let fresh: { id: string } | undefined;
-      await waitFor(
-        async () => {
-          fresh = (await approvals()).find((approval) => approval.tool === 'fx__write_marker');
-          return fresh !== undefined;
-        },
-        WITHIN,
-        'the second approval to be asked',
-      );
-      expect((await decide((fresh as { id: string }).id)).status).toBe(200);
+      expect((await decide(await asked())).status).toBe(200);
       expect(resultText(await again)).toBe(`wrote ${marker}`);
       expect(readFileSync(marker, 'utf8')).toBe('fx ran\n');
       report('with an approval pending', {

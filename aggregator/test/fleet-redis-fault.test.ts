@@ -13,15 +13,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresRecords } from '../src/state/postgres-records.js';
 import { Balancer } from './fleet-balancer.js';
 import {
+  approvalAsked,
+  approvalFleetConfig,
+  approve,
   connectSse,
-  ECHO_SERVER,
   eventually,
   FleetRig,
   POSTGRES_URL,
   type Replica,
   waitFor,
+  waitingApprovals,
 } from './fleet-rig.js';
-import { FIXTURE_SERVER } from './harness.js';
 import { PrivateRedis } from './private-redis.js';
 
 const WITHIN = 60_000;
@@ -49,15 +51,7 @@ beforeAll(async () => {
   rig = new FleetRig({
     redisUrl: redis.url,
     postgres: true,
-    config: {
-      mcpServers: {
-        echo: { command: process.execPath, args: [ECHO_SERVER] },
-        fx: { command: process.execPath, args: [FIXTURE_SERVER], env: { FIXTURE_NAME: 'fx' } },
-      },
-      toolPolicy: { 'fx__*': { actions: ['read'] }, fx__write_marker: { requiresApproval: true } },
-      approvalTimeoutMs: 300_000,
-      auth: { tokens: [agent.entry, reviewer.entry], requestsPerMinute: 10_000_000 },
-    },
+    config: approvalFleetConfig({ tokens: [agent.entry, reviewer.entry] }),
   });
   replicas = await rig.startMany(2);
   balancer = new Balancer(
@@ -83,40 +77,21 @@ async function echo(client: ConnectedClient, text: string): Promise<void> {
   answered.push(text);
 }
 
-async function approvals(
-  replica: Replica,
-): Promise<Array<{ id: string; tool: string; arguments: { path?: string } }>> {
-  const answer = await fetch(`${replica.origin}/approvals`, {
-    headers: { authorization: `Bearer ${reviewer.secret}` },
-  });
-  if (!answer.ok) throw new Error(`GET /approvals: ${answer.status} ${await answer.text()}`);
-  return ((await answer.json()) as { approvals: never[] }).approvals;
-}
-
-function decide(replica: Replica, id: string) {
-  return fetch(`${replica.origin}/approvals/${id}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${reviewer.secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ decision: 'approve', by: 'reviewer' }),
-  });
-}
+const decide = (replica: Replica, id: string) => approve(replica, reviewer.secret, id);
 
 /** A call of fx__write_marker, once its approval waits for a person; its id. */
 async function waitingApproval(client: ConnectedClient, marker: string) {
   const replica = replicas[0] as Replica;
-  await approvals(replica); // being asked makes the reviewer a connected approver
+  await waitingApprovals(replica, reviewer.secret); // being asked makes the reviewer a connected approver
   const call = client.call('fx__write_marker', { path: marker }).then(
     (result) => ({ ran: !result.isError, text: resultText(result) }),
     (error: Error) => ({ ran: false, text: error.message }),
   );
-  let id = '';
-  await waitFor(
-    async () => {
-      id = (await approvals(replica)).find((approval) => approval.arguments.path === marker)?.id ?? '';
-      return id !== '';
-    },
+  const id = await approvalAsked(
+    replica,
+    reviewer.secret,
+    (approval) => approval.arguments.path === marker,
     WITHIN,
-    'the approval to be asked',
   );
   return { id, call };
 }

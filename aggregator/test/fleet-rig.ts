@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolClient } from '@toolmesh/core/testing';
 import { resultText } from '@toolmesh/core/testing';
 import { Balancer, type BalancerPolicy } from './fleet-balancer.js';
-import { serveToolmesh, TOOLMESH_BIN } from './harness.js';
+import { fixture, serveToolmesh, TOOLMESH_BIN } from './harness.js';
 import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL } from './state-backends.js';
 
 export { POSTGRES_URL, REDIS_URL };
@@ -48,6 +48,65 @@ export async function waitFor(condition: () => Promise<boolean>, withinMs: numbe
   await eventually(async () => {
     if (!(await condition())) throw new Error(`still waiting: ${what}`);
   }, withinMs);
+}
+
+/**
+ * The config of the fleets whose replicas die or lose Redis while calls wait: echo, and the fixture
+ * server, whose write_marker waits for a person's approval (for five minutes: longer than any test).
+ */
+export function approvalFleetConfig(auth: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    mcpServers: {
+      echo: { command: process.execPath, args: [ECHO_SERVER] },
+      fx: fixture('fx'),
+    },
+    toolPolicy: { 'fx__*': { actions: ['read'] }, fx__write_marker: { requiresApproval: true } },
+    approvalTimeoutMs: 300_000,
+    auth: { ...auth, requestsPerMinute: 10_000_000 },
+  };
+}
+
+export interface WaitingApproval {
+  id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The approvals waiting, as the approver `token` reads them on `replica`: asking makes it a connected approver. */
+export async function waitingApprovals(replica: Replica, token: string): Promise<WaitingApproval[]> {
+  const answer = await fetch(`${replica.origin}/approvals`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (!answer.ok) throw new Error(`GET /approvals: ${answer.status} ${await answer.text()}`);
+  return ((await answer.json()) as { approvals: WaitingApproval[] }).approvals;
+}
+
+/** The id of the waiting approval `match` picks, once there is one. */
+export async function approvalAsked(
+  replica: Replica,
+  token: string,
+  match: (approval: WaitingApproval) => boolean,
+  withinMs: number,
+): Promise<string> {
+  let id = '';
+  await waitFor(
+    async () => {
+      id = (await waitingApprovals(replica, token)).find(match)?.id ?? '';
+      return id !== '';
+    },
+    withinMs,
+    'the approval to be asked',
+  );
+  return id;
+}
+
+/** Approves approval `id` on `replica` as the approver `token`, signing as "reviewer". */
+export function approve(replica: Replica, token: string, id: string): Promise<Response> {
+  return fetch(`${replica.origin}/approvals/${id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve', by: 'reviewer' }),
+  });
 }
 
 /** One config, one Redis prefix (and PostgreSQL schema), any number of replicas of it. */

@@ -2,65 +2,24 @@
 // real `toolmesh serve` replicas on one config, one Redis (a key prefix of their own) and one
 // data directory. The retry is carried to the replica that holds the call while it lives; once
 // that one is gone, the client is told the call was cut off and to call again.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, serveToolmesh } from './harness.js';
+import { FleetRig, type Replica } from './fleet-rig.js';
+import { fixture } from './harness.js';
 import { answerText, roundTripCall } from './round-trip-call.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-type Replica = ReturnType<typeof serveToolmesh> & { mcp: string };
-
-let folder: string;
-let config: string;
-let prefix: string;
-let token: string;
-const replicas: Replica[] = [];
-
-async function startReplica(): Promise<Replica> {
-  const served = serveToolmesh(['--config', config, '--transport', 'http', '--port', '0'], folder, {
-    TOOLMESH_DATA_DIR: path.join(folder, 'data'),
-    TOOLMESH_REDIS_PREFIX: prefix,
-  });
-  const mcp = await served.url;
-  token = await served.token;
-  const replica = { ...served, mcp };
-  replicas.push(replica);
-  return replica;
-}
+let rig: FleetRig;
 
 beforeAll(async () => {
-  folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-relay-fleet-'));
-  mkdirSync(path.join(folder, 'data'));
-  prefix = `toolmesh-test-${randomBytes(4).toString('hex')}:`;
-  config = path.join(folder, 'config.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: { fixture: fixture('fixture') },
-      state: { redis: REDIS_URL },
-    }),
-  );
-  // The first start makes the local token the other then reads.
-  await startReplica();
-  await startReplica();
+  rig = new FleetRig({ config: { mcpServers: { fixture: fixture('fixture') } } });
+  await rig.startMany(2);
 }, 120_000);
-afterAll(async () => {
-  for (const replica of replicas) replica.child.kill('SIGKILL');
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-  rmSync(folder, { recursive: true, force: true });
-});
+afterAll(() => rig?.dispose());
+
+const mcp = (replica: Replica) => `${replica.origin}/mcp`;
 
 /** Parks fixture__ask_user on `replica`: the question's key and the state to send back. */
 async function parkOn(replica: Replica) {
-  const first = await roundTripCall(replica.mcp, token, 'fixture__ask_user', {});
+  const first = await roundTripCall(mcp(replica), rig.token, 'fixture__ask_user', {});
   expect(first.result?.resultType, JSON.stringify(first)).toBe('input_required');
   const key = Object.keys(first.result?.inputRequests ?? {})[0] as string;
   return { key, requestState: first.result?.requestState as string };
@@ -70,11 +29,11 @@ describe('a parked call retried through another replica', () => {
   it('is resumed on the replica that holds it, and cut off once that one is gone', {
     timeout: 120_000,
   }, async () => {
-    const [holder, other] = replicas as [Replica, Replica];
+    const [holder, other] = rig.replicas as [Replica, Replica];
     const parked = await parkOn(holder);
     const resumed = await roundTripCall(
-      other.mcp,
-      token,
+      mcp(other),
+      rig.token,
       'fixture__ask_user',
       {},
       {
@@ -88,8 +47,8 @@ describe('a parked call retried through another replica', () => {
     holder.child.kill('SIGKILL');
     await new Promise((resolve) => holder.child.once('exit', resolve));
     const cut = await roundTripCall(
-      other.mcp,
-      token,
+      mcp(other),
+      rig.token,
       'fixture__ask_user',
       {},
       {

@@ -1,4 +1,4 @@
-import { MODERN_REVISION } from '@toolmesh/core/testing';
+import { modernRequest } from '@toolmesh/core/testing';
 import { expect } from 'vitest';
 
 /** A 2026-07-28 tools/call answer as it travels: a result, input_required, or an error. */
@@ -34,41 +34,15 @@ export async function roundTripCall(
   retry: Retry = {},
   capabilities: Record<string, unknown> = { elicitation: { form: {} } },
 ): Promise<RoundTripAnswer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      authorization: `Bearer ${bearer}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        ...retry,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'toolmesh-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    }),
+  const answer = await modernRequest<RoundTripAnswer>(url, {
+    id: ++ids,
+    method: 'tools/call',
+    params: { name, arguments: args, ...retry },
+    token: bearer,
+    capabilities,
   });
-  expect(response.headers.get('mcp-session-id')).toBeNull();
-  const type = response.headers.get('content-type') ?? '';
-  if (!type.startsWith('text/event-stream')) return (await response.json()) as RoundTripAnswer;
-  // An answer on an event stream: the last message that answers the request.
-  const messages = (await response.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice('data: '.length)) as RoundTripAnswer & { id?: number });
-  return messages.filter((message) => message.id !== undefined).at(-1) as RoundTripAnswer;
+  expect(answer.session).toBeNull();
+  return answer.body;
 }
 
 /** The text of a tool result. */

@@ -4,15 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  connectHttpClient,
-  connectModernHttpClient,
+  dualEraClients,
   everyPage,
   MODERN_REVISION,
+  modernRequest,
   resultText,
   type SpawnedHttpServer,
   spawnHttpServer,
-  spawnModernStdioClient,
-  spawnStdioClient,
   type ToolClient,
   toolExpectations,
 } from '@toolmesh/core/testing';
@@ -149,25 +147,19 @@ type Connect = (args: string[], env: Record<string, string>) => Promise<ToolClie
 
 const servers: SpawnedHttpServer[] = [];
 afterAll(() => Promise.all(servers.map((server) => server.close())));
-const overHttp =
-  (connect: (url: string) => Promise<ToolClient>): Connect =>
-  async (args, env) => {
+const CLIENTS = dualEraClients<Connect>({
+  stdio: (era) => (args, env) => era.stdio(process.execPath, args, { env }),
+  http: (era) => async (args, env) => {
     const server = await spawnHttpServer(process.execPath, args, { env });
     servers.push(server);
-    const client = await connect(server.url);
+    const client = await era.http(server.url, {});
     const close = async () => {
       await client.close();
       await server.close();
     };
     return { ...client, close };
-  };
-
-const CLIENTS: Record<string, Connect> = {
-  [`${MODERN_REVISION} over stdio`]: (args, env) => spawnModernStdioClient(process.execPath, args, { env }),
-  '2025 over stdio': (args, env) => spawnStdioClient(process.execPath, args, { env }),
-  [`${MODERN_REVISION} over HTTP`]: overHttp((url) => connectModernHttpClient(url)),
-  '2025 over HTTP': overHttp((url) => connectHttpClient(url)),
-};
+  },
+});
 
 describe.each(Object.entries(SCENARIOS))('%s answers both protocol eras', (name, scenario) => {
   it.each(Object.keys(CLIENTS))(
@@ -214,37 +206,8 @@ describe.each(Object.entries(SCENARIOS))('%s answers both protocol eras', (name,
   );
 });
 
-/** One 2026-07-28 request as any client sends it: the envelope in `_meta`, no session header. */
-async function modernPost(url: string, id: number, method: string, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': method,
-      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'toolmesh-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  return {
-    status: response.status,
-    session: response.headers.get('mcp-session-id'),
-    body: (await response.json()) as { result?: { structuredContent?: Page; isError?: boolean } },
-  };
-}
+const modernPost = (url: string, id: number, method: string, params: Record<string, unknown>) =>
+  modernRequest<{ result?: { structuredContent?: Page; isError?: boolean } }>(url, { id, method, params });
 
 describe(`${MODERN_REVISION} requests need no session`, () => {
   it('are answered the same by a second process of the same server on the same database', async () => {

@@ -12,6 +12,8 @@ const biome = join(repoRoot, 'node_modules', '.bin', 'biome');
 
 const mcpImport =
   "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const a = McpServer;\n";
+const modernMcpImport =
+  "import { McpServer } from '@modelcontextprotocol/server';\nexport const a = McpServer;\n";
 const testingImport =
   "import { connectInMemory } from '@toolmesh/core/testing';\nexport const a = connectInMemory;\n";
 
@@ -30,6 +32,7 @@ const files: Record<string, string> = {
     "import { spawnRawStdio } from './testing.js';\nexport const a = spawnRawStdio;\n",
   'shared/core/src/testing.ts': mcpImport,
   'servers/probe/src/engine/uses-mcp.ts': mcpImport,
+  'servers/probe/src/engine/uses-modern-mcp.ts': modernMcpImport,
   'servers/probe/src/engine/uses-testing.ts': testingImport,
   'servers/probe/src/engine.ts': mcpImport,
   'servers/probe/src/tools/uses-mcp.ts': mcpImport,
@@ -71,8 +74,9 @@ describe('biome.json enforces the layering', () => {
     expect(findings).toContain('aggregator/src/cli/cycle-b.ts lint/suspicious/noImportCycles');
   });
 
-  it('refuses the MCP SDK in an engine and allows it in tools, server and bin', () => {
+  it('refuses the MCP SDK (v1 or v2) in an engine and allows it in tools, server and bin', () => {
     expect(findings).toContain('servers/probe/src/engine/uses-mcp.ts lint/style/noRestrictedImports');
+    expect(findings).toContain('servers/probe/src/engine/uses-modern-mcp.ts lint/style/noRestrictedImports');
     expect(findings).toContain('servers/probe/src/engine.ts lint/style/noRestrictedImports');
     for (const allowed of ['tools/uses-mcp.ts', 'server.ts', 'index.ts', 'cli.ts']) {
       expect(findings.filter((f) => f.startsWith(`servers/probe/src/${allowed} `))).toEqual([]);
@@ -96,6 +100,6 @@ describe('biome.json enforces the layering', () => {
   });
 
   it('reports nothing else', () => {
-    expect(findings).toHaveLength(9);
+    expect(findings).toHaveLength(10);
   });
 });

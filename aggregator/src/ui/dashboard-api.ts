@@ -10,6 +10,7 @@ import { approverOf, viewerOfRequest } from './browser-guard.js';
 import type { FleetServers } from './fleet-servers.js';
 import type { ServerHistory } from './server-history.js';
 import { serverRows } from './server-rows.js';
+import type { ServersAnswer } from './servers-view.js';
 
 export const AUDIT_PAGE_SIZE = 50;
 /** The most records one export holds; narrow the filters for older ones. */
@@ -75,7 +76,8 @@ export function dashboardApi(
           fleet: false,
           replicas: [{ self: true, draining: false, servers: serverRows(aggregator, history) }],
         };
-    res.json({ now: Date.now(), ...view });
+    const answer: ServersAnswer = { now: Date.now(), ...view };
+    res.json(answer);
   });
 
   router.get('/tools', (req, res) => {

@@ -1,6 +1,6 @@
 import type { Logger } from '@toolmesh/core';
 import type { Fleet } from '../fleet/fleet.js';
-import type { ServerRow } from './server-rows.js';
+import type { ReplicaServers, ServerRow } from './servers-view.js';
 
 /** How often a replica publishes its servers besides at every change of state: a publication lost to a Redis hiccup is mended. */
 const PUBLISH_EVERY_MS = 5000;
@@ -10,17 +10,6 @@ const GONE_AFTER_MS = 30_000;
 /** What a replica publishes: its servers, and when. */
 interface Publication {
   at: number;
-  servers: ServerRow[];
-}
-
-/** One replica's servers, as the Servers page shows them in a fleet. */
-export interface ReplicaServers {
-  replica: string;
-  /** Where the other replicas reach it. */
-  url?: string;
-  /** The replica that answered the page. */
-  self: boolean;
-  draining: boolean;
   servers: ServerRow[];
 }
 

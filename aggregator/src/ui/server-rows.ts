@@ -1,26 +1,7 @@
 import type { Aggregator } from '../aggregator.js';
 import { howToFix } from '../upstream/how-to-fix.js';
 import type { ServerHistory } from './server-history.js';
-
-/**
- * One downstream server as the Servers page shows it. Times are epoch milliseconds, so that a
- * row another replica published a moment ago still reads right when the page shows it.
- */
-export interface ServerRow {
-  name: string;
-  state: string;
-  tools: number;
-  /** The MCP revision toolmesh speaks with it, once connected. */
-  protocolVersion?: string;
-  restarts: number;
-  readySince?: number;
-  /** When a restarting server is tried next. */
-  retryAt?: number;
-  lastError?: string;
-  /** What toolmesh doctor would say to do about it. */
-  fix?: string;
-  sandboxWarning?: string;
-}
+import type { ServerRow } from './servers-view.js';
 
 /** This process's downstream servers, now. */
 export function serverRows(aggregator: Aggregator, history: ServerHistory, now = Date.now()): ServerRow[] {

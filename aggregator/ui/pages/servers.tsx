@@ -1,37 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ServerRow, ServersAnswer } from '../../src/ui/servers-view';
 import { getJson, type Me } from '../api';
 import { count, span } from '../format';
 import { useLive } from '../live';
-
-interface ServerRow {
-  name: string;
-  state: 'starting' | 'ready' | 'restarting' | 'stopped' | 'dormant';
-  tools: number;
-  /** The MCP revision toolmesh speaks with it, once connected. */
-  protocolVersion?: string;
-  restarts: number;
-  readySince?: number;
-  retryAt?: number;
-  lastError?: string;
-  /** What toolmesh doctor would say to do about it. */
-  fix?: string;
-  sandboxWarning?: string;
-}
-
-interface ReplicaServers {
-  replica?: string;
-  url?: string;
-  self: boolean;
-  draining: boolean;
-  servers: ServerRow[];
-}
-
-interface ServersAnswer {
-  now: number;
-  fleet: boolean;
-  replicas: ReplicaServers[];
-  problem?: string;
-}
+import { type Column, RowTable } from '../table';
 
 /** Other replicas' states reach this one through Redis, not its event stream: read again this often. */
 const FLEET_REREAD_MS = 2000;
@@ -42,47 +14,49 @@ function stateText(server: ServerRow, now: number): string {
   return server.state;
 }
 
+function serverColumns(now: number): Column<ServerRow>[] {
+  return [
+    { heading: 'Server', cell: (server) => server.name },
+    {
+      heading: 'State',
+      cell: (server) => (
+        <span class={`badge state-${server.state}`} data-state={server.state}>
+          {stateText(server, now)}
+        </span>
+      ),
+    },
+    { heading: 'Tools', cell: (server) => server.tools },
+    { heading: 'Revision', class: 'revision', cell: (server) => server.protocolVersion ?? '—' },
+    { heading: 'Restarts', class: 'restarts', cell: (server) => server.restarts },
+    {
+      heading: 'Up for',
+      cell: (server) => (server.readySince !== undefined ? span(now - server.readySince) : '—'),
+    },
+    {
+      heading: 'Last error',
+      class: 'wrap',
+      cell: (server) => (
+        <>
+          {server.lastError ?? '—'}
+          {server.fix ? <small class="block fix">To fix: {server.fix}</small> : null}
+          {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
+        </>
+      ),
+    },
+  ];
+}
+
 function ServerTable({ servers, now, caption }: { servers: ServerRow[]; now: number; caption?: string }) {
   if (servers.length === 0)
     return <p>No server is configured: run toolmesh init, or install @toolmesh/server-* packages.</p>;
   return (
-    <div class="overflow-auto">
-      <table class="striped">
-        {caption ? <caption class="visually-hidden">{caption}</caption> : null}
-        <thead>
-          <tr>
-            <th scope="col">Server</th>
-            <th scope="col">State</th>
-            <th scope="col">Tools</th>
-            <th scope="col">Revision</th>
-            <th scope="col">Restarts</th>
-            <th scope="col">Up for</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
-        <tbody>
-          {servers.map((server) => (
-            <tr key={server.name} data-server={server.name}>
-              <th scope="row">{server.name}</th>
-              <td>
-                <span class={`badge state-${server.state}`} data-state={server.state}>
-                  {stateText(server, now)}
-                </span>
-              </td>
-              <td>{server.tools}</td>
-              <td class="revision">{server.protocolVersion ?? '—'}</td>
-              <td class="restarts">{server.restarts}</td>
-              <td>{server.readySince !== undefined ? span(now - server.readySince) : '—'}</td>
-              <td class="wrap">
-                {server.lastError ?? '—'}
-                {server.fix ? <small class="block fix">To fix: {server.fix}</small> : null}
-                {server.sandboxWarning ? <small class="block">{server.sandboxWarning}</small> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowTable
+      rows={servers}
+      columns={serverColumns(now)}
+      rowKey={(server) => server.name}
+      rowData={(server) => ({ 'data-server': server.name })}
+      caption={caption}
+    />
   );
 }
 

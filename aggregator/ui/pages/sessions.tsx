@@ -1,13 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, type Me } from '../api';
 import { ago, count } from '../format';
+import { type Column, RowTable } from '../table';
 
-interface SessionRow {
-  id: string;
+/** What a 2025 session and a 2026-07-28 client both show. */
+interface ClientRow {
   identity: string;
   client?: string;
   transport: string;
-  /** The revision the client and toolmesh agreed on at initialize. */
+  /** The revision the client and toolmesh agreed on (at initialize, for a session). */
   revision: string;
   mode: string;
   workspace?: string;
@@ -15,17 +16,13 @@ interface SessionRow {
   lastActive: number;
 }
 
+interface SessionRow extends ClientRow {
+  id: string;
+}
+
 /** A 2026-07-28 client: no session, so it is its token on one endpoint, while it is active. */
-interface ModernClientRow {
-  identity: string;
-  client?: string;
-  transport: string;
-  revision: string;
-  mode: string;
-  workspace?: string;
-  exposure: string;
+interface ModernClientRow extends ClientRow {
   firstSeen: number;
-  lastActive: number;
   requests: number;
 }
 
@@ -37,84 +34,49 @@ interface SessionsAnswer {
 
 const offered = (exposure: string) => (exposure === 'discovery' ? 'discovery only' : 'all');
 
+const who: Column<ClientRow> = { heading: 'Who', cell: (row) => row.identity };
+const client: Column<ClientRow> = { heading: 'Client', cell: (row) => row.client ?? '—' };
+/** From Transport to Tools offered: the columns every client row has. */
+const agreed: Column<ClientRow>[] = [
+  { heading: 'Transport', cell: (row) => row.transport },
+  { heading: 'Revision', class: 'revision', cell: (row) => row.revision },
+  { heading: 'Mode', class: 'mode', cell: (row) => row.mode },
+  { heading: 'Workspace', cell: (row) => row.workspace ?? '—' },
+  { heading: 'Tools offered', cell: (row) => offered(row.exposure) },
+];
+const lastActivity = (now: number): Column<ClientRow> => ({
+  heading: 'Last activity',
+  cell: (row) => ago(row.lastActive, now),
+});
+
 function LegacySessions({ answer }: { answer: SessionsAnswer }) {
   if (answer.sessions.length === 0) return <p>No session is open.</p>;
+  const session: Column<SessionRow> = {
+    heading: 'Session',
+    cell: (row) => <code title={row.id}>{row.id.slice(0, 8)}</code>,
+  };
   return (
-    <div class="overflow-auto">
-      <table class="striped sessions">
-        <thead>
-          <tr>
-            <th scope="col">Who</th>
-            <th scope="col">Client</th>
-            <th scope="col">Session</th>
-            <th scope="col">Transport</th>
-            <th scope="col">Revision</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Workspace</th>
-            <th scope="col">Tools offered</th>
-            <th scope="col">Last activity</th>
-          </tr>
-        </thead>
-        <tbody>
-          {answer.sessions.map((session) => (
-            <tr key={session.id} data-session={session.id}>
-              <th scope="row">{session.identity}</th>
-              <td>{session.client ?? '—'}</td>
-              <td>
-                <code title={session.id}>{session.id.slice(0, 8)}</code>
-              </td>
-              <td>{session.transport}</td>
-              <td class="revision">{session.revision}</td>
-              <td class="mode">{session.mode}</td>
-              <td>{session.workspace ?? '—'}</td>
-              <td>{offered(session.exposure)}</td>
-              <td>{ago(session.lastActive, answer.now)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowTable
+      class="sessions"
+      rows={answer.sessions}
+      columns={[who, client, session, ...agreed, lastActivity(answer.now)]}
+      rowKey={(row) => row.id}
+      rowData={(row) => ({ 'data-session': row.id })}
+    />
   );
 }
 
 function ModernClients({ answer }: { answer: SessionsAnswer }) {
   if (answer.modernClients.length === 0) return <p>No 2026-07-28 client called in the last 30 minutes.</p>;
+  const requests: Column<ModernClientRow> = { heading: 'Requests', cell: (row) => row.requests };
   return (
-    <div class="overflow-auto">
-      <table class="striped modern-clients">
-        <thead>
-          <tr>
-            <th scope="col">Who</th>
-            <th scope="col">Client</th>
-            <th scope="col">Transport</th>
-            <th scope="col">Revision</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Workspace</th>
-            <th scope="col">Tools offered</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Last activity</th>
-          </tr>
-        </thead>
-        <tbody>
-          {answer.modernClients.map((client) => (
-            <tr
-              key={`${client.identity} ${client.workspace ?? ''} ${client.exposure} ${client.firstSeen}`}
-              data-identity={client.identity}
-            >
-              <th scope="row">{client.identity}</th>
-              <td>{client.client ?? '—'}</td>
-              <td>{client.transport}</td>
-              <td class="revision">{client.revision}</td>
-              <td class="mode">{client.mode}</td>
-              <td>{client.workspace ?? '—'}</td>
-              <td>{offered(client.exposure)}</td>
-              <td>{client.requests}</td>
-              <td>{ago(client.lastActive, answer.now)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RowTable
+      class="modern-clients"
+      rows={answer.modernClients}
+      columns={[who, client, ...agreed, requests, lastActivity(answer.now)]}
+      rowKey={(row) => `${row.identity} ${row.workspace ?? ''} ${row.exposure} ${row.firstSeen}`}
+      rowData={(row) => ({ 'data-identity': row.identity })}
+    />
   );
 }
 

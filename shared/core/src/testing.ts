@@ -227,6 +227,93 @@ export async function connectModernHttpClient(
   return wrap(client, () => client.close());
 }
 
+/** How a test reaches a server in one protocol era: over stdio, and over HTTP. */
+export interface EraConnectors {
+  stdio(
+    command: string,
+    args: string[],
+    options: { env?: Record<string, string>; cwd?: string },
+  ): Promise<ToolClient & { stderr(): string }>;
+  http(url: string, options: { token?: string }): Promise<ToolClient>;
+}
+
+const ERAS: [string, EraConnectors][] = [
+  [MODERN_REVISION, { stdio: spawnModernStdioClient, http: connectModernHttpClient }],
+  ['2025', { stdio: spawnStdioClient, http: connectHttpClient }],
+];
+
+/**
+ * For tests run once by every kind of client: `<era> over stdio`, then `<era> over HTTP`, for the
+ * 2026-07-28 era and the 2025 one (a name starts with MODERN_REVISION when its client is modern),
+ * each made by `over` from its era's connectors.
+ */
+export function dualEraClients<C>(over: {
+  stdio(era: EraConnectors): C;
+  http(era: EraConnectors): C;
+}): Record<string, C> {
+  return Object.fromEntries([
+    ...ERAS.map(([era, connectors]) => [`${era} over stdio`, over.stdio(connectors)]),
+    ...ERAS.map(([era, connectors]) => [`${era} over HTTP`, over.http(connectors)]),
+  ]);
+}
+
+/** A hand-made 2026-07-28 request's answer: the HTTP status, the session header (there should be none) and the JSON-RPC message answering it. */
+export interface ModernAnswer<Message> {
+  status: number;
+  session: string | null;
+  body: Message;
+}
+
+/**
+ * One 2026-07-28 request by hand over HTTP, as any client sends it: the envelope in `_meta`, the
+ * routing headers, no session; `capabilities` are the client's (none unless given).
+ */
+export async function modernRequest<Message = Record<string, unknown>>(
+  url: string,
+  request: {
+    id: number;
+    method: string;
+    params: Record<string, unknown>;
+    token?: string;
+    capabilities?: Record<string, unknown>;
+  },
+): Promise<ModernAnswer<Message>> {
+  const { id, method, params, token, capabilities = {} } = request;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_REVISION,
+      'mcp-method': method,
+      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+          'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    }),
+  });
+  const answer = { status: response.status, session: response.headers.get('mcp-session-id') };
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return { ...answer, body: (await response.json()) as Message };
+  // An answer on an event stream: the last message that answers the request.
+  const messages = (await response.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as { id?: unknown });
+  return { ...answer, body: messages.filter((message) => message.id !== undefined).at(-1) as Message };
+}
+
 /**
  * For tests: `ok` calls a tool that must succeed and returns its structured content, `fails` one
  * that must fail and returns its message; `as` calls as an identity the way the aggregator names

@@ -4,15 +4,13 @@ import type { EgressProxy } from '../egress/egress-proxy.js';
 import type { BrowserAnswer } from './browser-driver.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
 import { firstLine } from './outline-machine.js';
-import { PAGE_REF } from './page-outline.js';
-import { staleRef } from './snapshot-book.js';
 import { TabbedMachine } from './tabbed-machine.js';
 
 /** How long an action may wait for its element before saying so (a stale ref fails before this). */
 const ACTION_TIMEOUT_MS = 5000;
 
 /** One headless Chromium driven by playwright-core over a pipe: every browser_use action. */
-export class BrowserMachine extends TabbedMachine<Page> {
+export class BrowserMachine extends TabbedMachine<Page, ElementHandle> {
   readonly controller: string;
   readonly notes: string[];
   readonly displaySize: { width: number; height: number };
@@ -90,29 +88,19 @@ export class BrowserMachine extends TabbedMachine<Page> {
     await this.context.grantPermissions(['clipboard-read', 'clipboard-write']).catch(() => undefined);
   }
 
-  /** The element a ref of the last snapshot names; a ref that no longer holds fails at once. */
-  private async element(ref: string): Promise<ElementHandle> {
-    await this.checkRef(ref);
-    const page = await this.page();
-    const handle = await page.evaluateHandle(
-      `${PAGE_REF}(${JSON.stringify(this.refKey)}, ${JSON.stringify(ref)})`,
-    );
-    const element = handle.asElement();
-    if (!element) {
-      await handle.dispose();
-      throw staleRef(ref, 'its element left the page');
-    }
-    return element as ElementHandle;
+  protected async elementIn(page: Page, expression: string): Promise<ElementHandle | null> {
+    const handle = await page.evaluateHandle(expression);
+    const element = handle.asElement() as ElementHandle | null;
+    if (!element) await handle.dispose();
+    return element;
   }
 
-  /** Runs `use` on a ref's element, releasing the handle after. */
-  private async onElement(ref: string, use: (element: ElementHandle) => Promise<unknown>, done: string) {
-    const element = await this.element(ref);
-    try {
-      return await this.act(() => use(element), done);
-    } finally {
-      await element.dispose().catch(() => undefined);
-    }
+  /** The middle of the element's box, scrolled into view first. */
+  protected async pointOf(element: ElementHandle, ref: string): Promise<{ x: number; y: number }> {
+    await element.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT_MS });
+    const box = await element.boundingBox();
+    if (!box) throw new ToolError(`${ref} is not rendered (it has no box): scroll to it or pick another.`);
+    return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
   }
 
   async navigate(url: string): Promise<BrowserAnswer> {
@@ -199,26 +187,6 @@ export class BrowserMachine extends TabbedMachine<Page> {
     return this.act(() => keyboard.press(key), `pressed ${key}`);
   }
 
-  /** Mouse down on the source, a few moves, up on the target: pointer and HTML drag-and-drop alike. */
-  async drag(ref: string, targetRef: string): Promise<BrowserAnswer> {
-    const source = await this.element(ref);
-    const target = await this.element(targetRef);
-    const page = await this.page();
-    try {
-      return await this.act(async () => {
-        await source.scrollIntoViewIfNeeded({ timeout: ACTION_TIMEOUT_MS });
-        const from = centre(await source.boundingBox(), ref);
-        const to = centre(await target.boundingBox(), targetRef);
-        await page.mouse.move(from.x, from.y);
-        await page.mouse.down();
-        await page.mouse.move(to.x, to.y, { steps: 5 });
-        await page.mouse.up();
-      }, `dragged ${ref} to ${targetRef}`);
-    } finally {
-      await Promise.all([source.dispose(), target.dispose()]).catch(() => undefined);
-    }
-  }
-
   /** Sets files on a file input, or on the chooser a click on the element opens. */
   upload(ref: string, files: string[]): Promise<BrowserAnswer> {
     return this.onElement(
@@ -252,10 +220,4 @@ export class BrowserMachine extends TabbedMachine<Page> {
       image,
     };
   }
-}
-
-/** The middle of an element's box, or an error when it has none (not rendered). */
-function centre(box: { x: number; y: number; width: number; height: number } | null, ref: string) {
-  if (!box) throw new ToolError(`${ref} is not rendered (it has no box): scroll to it or pick another.`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }

@@ -7,8 +7,6 @@ import { type BrowserAnswer, unsupported } from './browser-driver.js';
 import { launchUnderLauncher } from './browser-launcher.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
 import { firstLine } from './outline-machine.js';
-import { PAGE_REF } from './page-outline.js';
-import { staleRef } from './snapshot-book.js';
 import { TabbedMachine } from './tabbed-machine.js';
 
 /** puppeteer's BiDi browser, whose connection sends commands and events for the whole browser. */
@@ -54,7 +52,7 @@ const BACK_WAIT_MS = 10_000;
  * A headless Firefox driven by puppeteer-core over WebDriver BiDi: input, dialogs, tabs and
  * popups, console and network events, uploads, the clipboard and screenshots.
  */
-export class FirefoxMachine extends TabbedMachine<Page> {
+export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
   readonly controller: string;
   readonly notes = [
     'snapshots are an in-page outline of roles and names (WebDriver BiDi has no accessibility tree)',
@@ -178,29 +176,16 @@ export class FirefoxMachine extends TabbedMachine<Page> {
     // The profile's dom.events.testing.asyncClipboard already lets the page read and write it.
   }
 
-  /** The element a ref of the last snapshot names; a stale ref fails at once. */
-  private async element(ref: string): Promise<ElementHandle> {
-    await this.checkRef(ref);
-    const page = await this.page();
-    const handle = await page.evaluateHandle(
-      `${PAGE_REF}(${JSON.stringify(this.refKey)}, ${JSON.stringify(ref)})`,
-    );
+  protected async elementIn(page: Page, expression: string): Promise<ElementHandle | null> {
+    const handle = await page.evaluateHandle(expression);
     const element = handle.asElement() as ElementHandle | null;
-    if (!element) {
-      await handle.dispose();
-      throw staleRef(ref, 'its element left the page');
-    }
+    if (!element) await handle.dispose();
     return element;
   }
 
-  /** Runs `use` on a ref's element, releasing the handle after. */
-  private async onElement(ref: string, use: (element: ElementHandle) => Promise<unknown>, done: string) {
-    const element = await this.element(ref);
-    try {
-      return await this.act(() => use(element), done);
-    } finally {
-      await element.dispose().catch(() => undefined);
-    }
+  /** Where puppeteer would click the element (it fails saying so when the element is not rendered). */
+  protected pointOf(element: ElementHandle): Promise<{ x: number; y: number }> {
+    return element.clickablePoint();
   }
 
   async navigate(url: string): Promise<BrowserAnswer> {
@@ -293,24 +278,6 @@ export class FirefoxMachine extends TabbedMachine<Page> {
       },
       `pressed ${key}`,
     );
-  }
-
-  async drag(ref: string, targetRef: string): Promise<BrowserAnswer> {
-    const source = await this.element(ref);
-    const target = await this.element(targetRef);
-    try {
-      return await this.act(async () => {
-        const from = await source.clickablePoint();
-        const to = await target.clickablePoint();
-        const { mouse } = await this.page();
-        await mouse.move(from.x, from.y);
-        await mouse.down();
-        await mouse.move(to.x, to.y, { steps: 5 });
-        await mouse.up();
-      }, `dragged ${ref} to ${targetRef}`);
-    } finally {
-      await Promise.all([source.dispose(), target.dispose()]).catch(() => undefined);
-    }
   }
 
   upload(ref: string, files: string[]): Promise<BrowserAnswer> {

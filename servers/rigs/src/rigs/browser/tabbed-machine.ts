@@ -2,6 +2,8 @@ import { ToolError } from '@toolmesh/core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import type { BrowserAnswer, BrowserEngine, TabsOp } from './browser-driver.js';
 import { firstLine, OutlineMachine } from './outline-machine.js';
+import { PAGE_REF } from './page-outline.js';
+import { staleRef } from './snapshot-book.js';
 
 /** What Playwright's and puppeteer's pages both offer: all the tab bookkeeping needs. */
 export interface TabPage {
@@ -10,6 +12,16 @@ export interface TabPage {
   isClosed(): boolean;
   close(): Promise<unknown>;
   bringToFront(): Promise<void>;
+  readonly mouse: {
+    move(x: number, y: number, options?: { steps?: number }): Promise<void>;
+    down(): Promise<void>;
+    up(): Promise<void>;
+  };
+}
+
+/** What Playwright's and puppeteer's element handles both offer. */
+export interface PageElement {
+  dispose(): Promise<void>;
 }
 
 /** What Playwright's and puppeteer's dialogs both offer. */
@@ -33,7 +45,7 @@ const POPUP_LOAD_MS = 5000;
  * page events, so tabs, popups, dialogs, console and network are tracked here the same way, and
  * each engine supplies how to list its pages, run a script in one and touch an element.
  */
-export abstract class TabbedMachine<P extends TabPage> extends OutlineMachine<P> {
+export abstract class TabbedMachine<P extends TabPage, E extends PageElement> extends OutlineMachine<P> {
   private readonly tabs = new Map<P, string>();
   private readonly navigations = new WeakMap<P, number>();
   private tabCount = 0;
@@ -55,6 +67,10 @@ export abstract class TabbedMachine<P extends TabPage> extends OutlineMachine<P>
   protected abstract register(page: P): void;
   /** Runs a script expression in a page. */
   protected abstract evaluateIn(page: P, expression: string): Promise<unknown>;
+  /** The element a script expression yields in a page; null (its handle released) when it yields none. */
+  protected abstract elementIn(page: P, expression: string): Promise<E | null>;
+  /** Where a drag grips an element or drops on it, in the viewport. */
+  protected abstract pointOf(element: E, ref: string): Promise<{ x: number; y: number }>;
 
   /** Starts tracking a page as a tab; false when it already is one. */
   protected track(page: P): boolean {
@@ -167,6 +183,46 @@ export abstract class TabbedMachine<P extends TabPage> extends OutlineMachine<P>
       ]);
     }
     return this.answer([done]);
+  }
+
+  /** The element a ref of the last snapshot names; a ref that no longer holds fails at once. */
+  protected async element(ref: string): Promise<E> {
+    await this.checkRef(ref);
+    const found = await this.elementIn(
+      await this.page(),
+      `${PAGE_REF}(${JSON.stringify(this.refKey)}, ${JSON.stringify(ref)})`,
+    );
+    if (!found) throw staleRef(ref, 'its element left the page');
+    return found;
+  }
+
+  /** Runs `use` on a ref's element as an input action (see `act`), releasing the handle after. */
+  protected async onElement(ref: string, use: (element: E) => Promise<unknown>, done: string) {
+    const element = await this.element(ref);
+    try {
+      return await this.act(() => use(element), done);
+    } finally {
+      await element.dispose().catch(() => undefined);
+    }
+  }
+
+  /** Mouse down on the source, a few moves, up on the target: pointer and HTML drag-and-drop alike. */
+  async drag(ref: string, targetRef: string): Promise<BrowserAnswer> {
+    const source = await this.element(ref);
+    const target = await this.element(targetRef);
+    const { mouse } = await this.page();
+    try {
+      return await this.act(async () => {
+        const from = await this.pointOf(source, ref);
+        const to = await this.pointOf(target, targetRef);
+        await mouse.move(from.x, from.y);
+        await mouse.down();
+        await mouse.move(to.x, to.y, { steps: 5 });
+        await mouse.up();
+      }, `dragged ${ref} to ${targetRef}`);
+    } finally {
+      await Promise.all([source.dispose(), target.dispose()]).catch(() => undefined);
+    }
   }
 
   /** The current tab's heading and a body, without touching the page (a dialog blocks its scripts). */
