@@ -21,7 +21,7 @@ import { ParkedCalls } from './session-server/parked-calls.js';
 import { relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
-import { createSessionServer, type SessionEra } from './session-server/session-server.js';
+import { type SessionEra, sessionServerFor } from './session-server/session-server.js';
 import { type AssociationStore, associationStoreFor } from './state/association-store.js';
 import { ShortCache } from './state/short-cache.js';
 import type { AggregatorState } from './state/state.js';
@@ -352,7 +352,7 @@ export class Aggregator implements SessionBackend {
     }
     const workspace = this.workspaces.binding(options.workspace);
     const identity = options.identity ?? localIdentity();
-    return createSessionServer(this, {
+    return sessionServerFor(this, {
       exposure: options.exposure ?? this.config.exposure,
       mode,
       identity,

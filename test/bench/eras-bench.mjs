@@ -11,11 +11,15 @@ import { Server } from '@modelcontextprotocol/server';
 import { createLogger } from '@toolmesh/core';
 import { startHttpFront } from '@toolmesh/core/http';
 import { connectHttpClient, connectModernHttpClient, spawnHttpServer } from '@toolmesh/core/testing';
+import { ECHO_STDIO } from './aggregator-overhead.mjs';
+import { cpuMsOf } from './cpu-time.mjs';
 import { table } from './markdown.mjs';
 import { interleaved, micros } from './stats.mjs';
+import { startToolmeshHttp, writeConfig } from './toolmesh.mjs';
 
 const FRONT_CALLS = Number(process.env.ERAS_FRONT_CALLS ?? 3000);
 const FRONT_ROUNDS = 10;
+const AGGREGATOR_CALLS = Number(process.env.ERAS_AGGREGATOR_CALLS ?? 3000);
 const CLIENT_CALLS = Number(process.env.ERAS_CLIENT_CALLS ?? 500);
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
@@ -62,8 +66,71 @@ function poster(url) {
 }
 
 /**
+ * `tools/call` of `tool` over one socket to `url` in either era: a 2025 session opened first and
+ * its calls sent with Mcp-Session-Id, or a 2026-07-28 request carrying its envelope. Each call is
+ * checked to answer with the text `expected`.
+ */
+async function eraCallers(url, tool, args, expected) {
+  const { post, close } = poster(url);
+  const opened = await post(
+    {},
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+  );
+  const session = { 'mcp-session-id': opened.headers['mcp-session-id'], 'mcp-protocol-version': LEGACY };
+  await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  let id = 1;
+  const call = (meta) => ({ name: tool, arguments: args, ...(meta && { _meta: meta }) });
+  const eras = {
+    modern: () =>
+      post(
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': tool },
+        { jsonrpc: '2.0', id: id++, method: 'tools/call', params: call(envelope) },
+      ),
+    legacy: () => post(session, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: call() }),
+  };
+  for (const [era, send] of Object.entries(eras)) {
+    const answer = await send();
+    if (!answer.text.includes(expected)) throw new Error(`the ${era} call failed: ${answer.text}`);
+  }
+  return { eras, close };
+}
+
+/**
+ * CPU per call, in µs, of `calls` calls per era in FRONT_ROUNDS alternating rounds, as `cpuUs`
+ * reads it (a running total); two unmeasured rounds warm both paths up.
+ */
+async function cpuPerCall(eras, cpuUs, calls) {
+  const cpu = { modern: 0, legacy: 0 };
+  const perRound = calls / FRONT_ROUNDS;
+  for (let round = -2; round < FRONT_ROUNDS; round++) {
+    const order = round % 2 === 0 ? ['modern', 'legacy'] : ['legacy', 'modern'];
+    for (const era of order) {
+      const before = cpuUs();
+      for (let i = 0; i < perRound; i++) await eras[era]();
+      if (round >= 0) cpu[era] += cpuUs() - before;
+    }
+  }
+  return { modernUs: cpu.modern / calls, legacyUs: cpu.legacy / calls };
+}
+
+const processCpuUs = () => {
+  const used = process.cpuUsage();
+  return used.user + used.system;
+};
+
+/**
  * CPU per call of the bench process, which holds both the core HTTP front and a raw client that
- * does the same work for either era, so the difference is the front's. Rounds alternate.
+ * does the same work for either era, so the difference is the front's.
  */
 async function frontCost() {
   const front = await startHttpFront({
@@ -73,54 +140,56 @@ async function frontCost() {
     port: 0,
     log: createLogger({ level: 'error' }),
   });
-  const { post, close } = poster(front.url);
+  const callers = await eraCallers(front.url, 'echo', { text: 'hi' }, '\\"hi\\"');
   try {
-    const opened = await post(
-      {},
-      {
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-      },
-    );
-    const session = { 'mcp-session-id': opened.headers['mcp-session-id'], 'mcp-protocol-version': LEGACY };
-    await post(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
-    const envelope = {
-      'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    let id = 1;
-    const call = (meta) => ({ name: 'echo', arguments: { text: 'hi' }, ...(meta && { _meta: meta }) });
-    const eras = {
-      modern: () =>
-        post(
-          { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
-          { jsonrpc: '2.0', id: id++, method: 'tools/call', params: call(envelope) },
-        ),
-      legacy: () => post(session, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: call() }),
-    };
-    for (const [era, send] of Object.entries(eras)) {
-      const answer = await send();
-      if (!answer.text.includes('\\"hi\\"')) throw new Error(`the ${era} call failed: ${answer.text}`);
+    return await cpuPerCall(callers.eras, processCpuUs, FRONT_CALLS);
+  } finally {
+    callers.close();
+    await front.close();
+  }
+}
+
+/** Waits (up to a minute, on a busy machine) until toolmesh at `url` lists the echo server's tool. */
+async function echoListed(url) {
+  const { post, close } = poster(url);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  try {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      const listed = await post(
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } },
+      );
+      if (listed.text.includes('echo__echo')) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const cpu = { modern: 0, legacy: 0 };
-    const perRound = FRONT_CALLS / FRONT_ROUNDS;
-    // Two unmeasured rounds warm both paths up.
-    for (let round = -2; round < FRONT_ROUNDS; round++) {
-      const order = round % 2 === 0 ? ['modern', 'legacy'] : ['legacy', 'modern'];
-      for (const era of order) {
-        const before = process.cpuUsage();
-        for (let i = 0; i < perRound; i++) await eras[era]();
-        const used = process.cpuUsage(before);
-        if (round >= 0) cpu[era] += used.user + used.system;
-      }
-    }
-    return { modernUs: cpu.modern / FRONT_CALLS, legacyUs: cpu.legacy / FRONT_CALLS };
+    throw new Error('toolmesh did not list echo__echo within a minute');
   } finally {
     close();
-    await front.close();
+  }
+}
+
+/**
+ * CPU per call of a `toolmesh serve` process over Streamable HTTP (its own, read from /proc; not
+ * the echo server's behind it, which does the same for both eras), called by the raw client.
+ */
+async function aggregatorCost() {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-eras-aggregator-'));
+  const config = writeConfig(folder, 'eras', { echo: ECHO_STDIO });
+  const toolmesh = await startToolmeshHttp({ config, cwd: folder, dataDir: path.join(folder, 'data') });
+  try {
+    await echoListed(toolmesh.url);
+    const callers = await eraCallers(toolmesh.url, 'echo__echo', { text: 'hi' }, '"text":"hi"');
+    try {
+      return await cpuPerCall(callers.eras, () => cpuMsOf(toolmesh.pid) * 1000, AGGREGATOR_CALLS);
+    } finally {
+      callers.close();
+    }
+  } finally {
+    await toolmesh.stop();
+    rmSync(folder, { recursive: true, force: true });
   }
 }
 
@@ -156,14 +225,16 @@ export async function benchmarkEras({ log }) {
   const load = os.loadavg()[0].toFixed(1);
   log('bench: protocol eras, the core HTTP front');
   const front = await frontCost();
+  log('bench: protocol eras, a trivial call through toolmesh');
+  const aggregator = await aggregatorCost();
   log('bench: protocol eras, fs stat_file by real clients');
   const clients = await clientCalls();
-  return { front, clients, load };
+  return { front, aggregator, clients, load };
 }
 
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
-export function renderErasSection({ front, clients, load }) {
+export function renderErasSection({ front, aggregator, clients, load }) {
   return `## Protocol eras over Streamable HTTP
 
 A 2026-07-28 request carries no session: the core HTTP front (\`shared/core/src/http-front.ts\`) tells its era
@@ -185,6 +256,23 @@ ${table(
       `**${ratio(front.modernUs, front.legacyUs)}**`,
     ],
     [`${LEGACY} (session)`, `**${Math.round(front.legacyUs)} µs**`, ''],
+  ],
+)}
+
+**Through toolmesh:** the same raw client calls \`echo__echo\` through \`toolmesh serve\` over Streamable HTTP, in front of
+the bench's echo server over stdio; CPU time of the toolmesh process per call (from /proc, so its echo server, which
+does the same for both eras, is left out), ${AGGREGATOR_CALLS.toLocaleString('en-US')} calls per era in ${FRONT_ROUNDS} alternating rounds. A 2026-07-28
+request is served by a session server kept from an earlier request of the same endpoint and caller, not one built for it:
+
+${table(
+  ['Era', 'CPU per call (toolmesh)', 'Modern ÷ legacy'],
+  [
+    [
+      `${MODERN} (no session)`,
+      `**${Math.round(aggregator.modernUs)} µs**`,
+      `**${ratio(aggregator.modernUs, aggregator.legacyUs)}**`,
+    ],
+    [`${LEGACY} (session)`, `**${Math.round(aggregator.legacyUs)} µs**`, ''],
   ],
 )}
 

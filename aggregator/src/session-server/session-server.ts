@@ -9,7 +9,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { packageVersion, runTool, toolListEntry } from '@toolmesh/core';
+import { IdleServers, packageVersion, runTool, toolListEntry, whileServing } from '@toolmesh/core';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
@@ -69,32 +69,45 @@ const MODERN_REVISION = '2026-07-28';
 /** Whether a request is of the 2026-07-28 era: it carries the per-request envelope in `_meta`. */
 const isModern = (context: ServerContext) => context.mcpReq.envelope !== undefined;
 
+/** What a session server is made for. */
+export interface SessionServerOptions {
+  exposure: Exposure;
+  mode: string;
+  identity: string;
+  workspace?: string;
+  allowedModes?: readonly string[];
+  transport: 'stdio' | 'http';
+  era: SessionEra;
+  /** What a 2026-07-28 client's state is bound to: its token (hash), else its identity. */
+  principal: string;
+}
+
+const idleModernServers = new WeakMap<SessionBackend, IdleServers>();
+
+/**
+ * The session server for `options`. One made for a 2026-07-28 request serves the next request
+ * made for the same options once its exchange is over: everything else it serves comes from the
+ * request itself, and building one per request cost more than the call it answered.
+ */
+export function sessionServerFor(backend: SessionBackend, options: SessionServerOptions): Server {
+  if (options.era !== 'modern') return createSessionServer(backend, options);
+  let idle = idleModernServers.get(backend);
+  if (!idle) {
+    idle = new IdleServers();
+    idleModernServers.set(backend, idle);
+  }
+  const { exposure, mode, identity, workspace, allowedModes, transport, principal } = options;
+  const key = JSON.stringify([exposure, mode, identity, workspace, allowedModes, transport, principal]);
+  return idle.take(key, () => createSessionServer(backend, options));
+}
+
 /**
  * The MCP server one client session talks to: the merged tools (or only the discovery tools),
  * prompts and resources of every upstream, each request forwarded to the server that owns it.
  */
-export function createSessionServer(
+function createSessionServer(
   backend: SessionBackend,
-  {
-    exposure,
-    mode,
-    identity,
-    workspace,
-    allowedModes,
-    transport,
-    era,
-    principal,
-  }: {
-    exposure: Exposure;
-    mode: string;
-    identity: string;
-    workspace?: string;
-    allowedModes?: readonly string[];
-    transport: 'stdio' | 'http';
-    era: SessionEra;
-    /** What a 2026-07-28 client's state is bound to: its token (hash), else its identity. */
-    principal: string;
-  },
+  { exposure, mode, identity, workspace, allowedModes, transport, era, principal }: SessionServerOptions,
 ): Server {
   const server = new Server(
     { name: 'toolmesh', version: packageVersion(import.meta.url), title: 'toolmesh' },
@@ -231,7 +244,8 @@ export function createSessionServer(
     'tools/call',
     afterStart(async (request, context) => {
       const session = await sessionOf(context, request.params);
-      const extra: Extra = context.mcpReq;
+      // What reaches its client goes through this request's exchange only (see whileServing).
+      const extra: Extra = whileServing(server, context.mcpReq);
       session.lastActive = Date.now();
       // A retry that answers what a server asked resumes the call parked for it, and nothing else.
       if (resumesParkedCall(backend, session)) return resumeParkedCall(backend, session, extra);
