@@ -1,7 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts', 'src/http.ts', 'src/secrets.ts', 'src/host.ts'],
+  entry: [
+    'src/index.ts',
+    'src/testing.ts',
+    'src/http.ts',
+    'src/secrets.ts',
+    'src/host.ts',
+    'src/small-heap.ts',
+  ],
   format: ['esm'],
   dts: true,
   sourcemap: true,
