@@ -104,6 +104,7 @@ export class ParsePool {
     );
     const id = this.nextId++;
     target.jobs.set(id, job);
+    target.worker.busy(true);
     target.queuedBytes += job.source.length;
     target.worker.send({ id, relative: job.relative, source: job.source } satisfies ParseRequest);
   }
@@ -119,6 +120,7 @@ export class ParsePool {
       entry.queuedBytes -= job.source.length;
       if ('facts' in reply) job.resolve(reply.facts);
       else job.reject(new Error(reply.error));
+      if (entry.jobs.size === 0) worker.busy(false);
       if (this.workers.every((other) => other.jobs.size === 0)) {
         this.idleTimer = setTimeout(() => void this.close(), IDLE_MS);
         this.idleTimer.unref();

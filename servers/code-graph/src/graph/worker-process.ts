@@ -19,6 +19,11 @@ export interface WorkerEnd {
 export interface WorkerProcess {
   send(message: unknown): void;
   onMessage(listener: (message: unknown) => void): void;
+  /**
+   * Whether the worker has work to answer: a busy worker keeps this process running (a one-shot
+   * CLI waits for its answer); an idle one does not keep a server that is done from exiting.
+   */
+  busy(working: boolean): void;
   /** Calls `listener` once, when the worker has stopped (or could not start). */
   onExit(listener: (ended: WorkerEnd) => void): void;
   /** Ends the worker (if still running) and resolves once it has stopped. */
@@ -54,10 +59,10 @@ export function startWorkerProcess(file: string, options: WorkerProcessOptions =
     process.stderr.write(chunk);
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
   });
-  // A worker alone must not keep the server running.
+  (child.stderr as Socket | null)?.unref();
+  // Idle until given work.
   child.unref();
   child.channel?.unref();
-  (child.stderr as Socket | null)?.unref();
   const ended = new Promise<WorkerEnd>((resolve) => {
     child.once('error', (error) => {
       if (child.pid === undefined) resolve({ how: error.message, outOfMemory: false });
@@ -76,8 +81,19 @@ export function startWorkerProcess(file: string, options: WorkerProcessOptions =
       if (child.connected) child.send(message as Serializable);
     },
     onMessage: (listener) => child.on('message', listener),
+    busy: (working) => {
+      if (working) {
+        child.ref();
+        child.channel?.ref();
+      } else {
+        child.unref();
+        child.channel?.unref();
+      }
+    },
     onExit: (listener) => void ended.then(listener),
     end: async () => {
+      // Waiting for it to stop keeps this process running, as any work does.
+      child.ref();
       if (child.exitCode === null && child.signalCode === null) child.kill();
       await ended;
     },
@@ -132,6 +148,7 @@ export function startWorkerThread(
   return {
     send: (message) => worker.postMessage(message),
     onMessage: (listener) => worker.on('message', listener),
+    busy: (working) => (working ? worker.ref() : worker.unref()),
     onExit: (listener) => void ended.then(listener),
     end: async () => {
       await worker.terminate();

@@ -80,6 +80,7 @@ export class CheckerClient {
           if (generation !== this.generation) throw new Error('the checker worker was stopped');
           const worker = this.worker ?? this.spawn();
           this.pending = { resolve, reject, onMessage };
+          worker.busy(true);
           worker.send(request);
         }),
     );
@@ -108,9 +109,11 @@ export class CheckerClient {
       if (!pending) return;
       if (message.type === 'done') {
         this.pending = undefined;
+        worker.busy(false);
         pending.resolve(message);
       } else if (message.type === 'failed') {
         this.pending = undefined;
+        worker.busy(false);
         pending.reject(new Error(message.message));
       } else {
         pending.onMessage(message);
