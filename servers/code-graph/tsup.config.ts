@@ -28,7 +28,7 @@ function shipGrammars(): void {
 
 export default defineConfig({
   // The precise-mode checker and the parse pool's worker are entries of their own: each runs in
-  // a worker thread, off the main thread.
+  // a worker process (see src/graph/worker-process.ts), off the main thread.
   entry: [
     'src/index.ts',
     'src/program.ts',

@@ -50,6 +50,16 @@ async function inThisThread(files: SourceFile[]) {
   return facts;
 }
 
+/** The command lines of this process's children (of any of its threads), from /proc. */
+function childCommands(): string[] {
+  return readdirSync(`/proc/${process.pid}/task`)
+    .flatMap((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' '))
+    .filter((pid) => pid.trim())
+    .map((pid) => readFileSync(`/proc/${pid.trim()}/cmdline`, 'utf8').split('\0').join(' '));
+}
+
+const parseWorkers = () => childCommands().filter((command) => command.includes(BUILT_WORKER));
+
 let files: SourceFile[];
 let scratch: string;
 const logged: string[] = [];
@@ -64,18 +74,21 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('ParsePool', () => {
-  it('parses a large batch on worker threads, with the facts this thread reads', async () => {
+  it('parses a large batch in worker processes, with the facts this thread reads', async () => {
     expect(files.length).toBeGreaterThanOrEqual(MIN_PARALLEL_FILES);
     const pool = new ParsePool({ log, workerFile: BUILT_WORKER, size: 2 });
     try {
       const parsing = parseAll(pool, files);
       await Promise.resolve();
       expect(pool.running).toBe(2);
+      // Processes, whose memory all goes back when they end, unlike a thread's native memory.
+      expect(parseWorkers()).toHaveLength(2);
       expect(await parsing).toEqual(await inThisThread(files));
     } finally {
       await pool.close();
     }
     expect(pool.running).toBe(0);
+    expect(parseWorkers()).toHaveLength(0);
   });
 
   it('parses a few files in this thread, starting no worker', async () => {

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { Logger } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
 import { readFileFacts } from './file-facts.js';
 import type { LanguageSpec } from './language-spec.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 export interface ParseRequest {
   id: number;
@@ -17,7 +17,7 @@ export type ParseReply = { id: number; facts: FileFacts } | { id: number; error:
 
 /** Files asked for together that make workers worth their start: fewer are parsed in this thread. */
 export const MIN_PARALLEL_FILES = 8;
-/** Workers left idle this long are ended, and their WASM heaps with them. */
+/** Workers left idle this long are ended, and their memory with them. */
 const IDLE_MS = 2000;
 
 // Bundled, this module sits in dist/ beside graph/parse-worker.js. Run from src/, there is no
@@ -33,7 +33,7 @@ interface Job {
 }
 
 interface PoolWorker {
-  worker: Worker;
+  worker: WorkerProcess;
   jobs: Map<number, Job>;
   /** Source bytes sent and not answered yet: new work goes to the least loaded worker. */
   queuedBytes: number;
@@ -43,15 +43,15 @@ export interface ParsePoolOptions {
   log: Logger;
   /** The worker entry; by default the one built beside this bundle. */
   workerFile?: string;
-  /** Workers to run (default one per core, at most 4). */
+  /** Worker processes to run (default one per core, at most 4). */
   size?: number;
 }
 
 /**
- * Parses files on worker threads when many are asked for at once (a full index, a branch
- * switch), and in this thread otherwise, where one saved file is parsed fastest. Each worker
- * loads its own tree-sitter grammars; facts come back as structured clones. A worker that fails
- * hands its files back to this thread and the pool stops using workers.
+ * Parses files in worker processes (see worker-process.ts) when many are asked for at once (a
+ * full index, a branch switch), and in this thread otherwise, where one saved file is parsed
+ * fastest. Each worker loads its own tree-sitter grammars; facts come back as structured clones.
+ * A worker that fails hands its files back to this thread and the pool stops using workers.
  */
 export class ParsePool {
   private readonly waiting: Job[] = [];
@@ -69,7 +69,7 @@ export class ParsePool {
     this.size = options.size ?? Math.max(1, Math.min(os.availableParallelism(), 4));
   }
 
-  /** Worker threads running now (none between large batches). */
+  /** Worker processes running now (none between large batches). */
   get running(): number {
     return this.workers.length;
   }
@@ -104,30 +104,29 @@ export class ParsePool {
     );
     const id = this.nextId++;
     target.jobs.set(id, job);
+    target.worker.busy(true);
     target.queuedBytes += job.source.length;
-    target.worker.postMessage({ id, relative: job.relative, source: job.source } satisfies ParseRequest);
+    target.worker.send({ id, relative: job.relative, source: job.source } satisfies ParseRequest);
   }
 
   private spawn(file: string): PoolWorker {
-    // stdout of a stdio server carries protocol messages only.
-    const worker = new Worker(file, { stdout: true });
-    worker.stdout.pipe(process.stderr);
-    worker.unref();
+    const worker = startWorkerProcess(file);
     const entry: PoolWorker = { worker, jobs: new Map(), queuedBytes: 0 };
-    worker.on('message', (reply: ParseReply) => {
+    worker.onMessage((message) => {
+      const reply = message as ParseReply;
       const job = entry.jobs.get(reply.id);
       if (!job) return;
       entry.jobs.delete(reply.id);
       entry.queuedBytes -= job.source.length;
       if ('facts' in reply) job.resolve(reply.facts);
       else job.reject(new Error(reply.error));
+      if (entry.jobs.size === 0) worker.busy(false);
       if (this.workers.every((other) => other.jobs.size === 0)) {
         this.idleTimer = setTimeout(() => void this.close(), IDLE_MS);
         this.idleTimer.unref();
       }
     });
-    worker.on('error', (error) => this.lost(entry, error));
-    worker.on('exit', (code) => this.lost(entry, new Error(`the parse worker stopped (exit code ${code})`)));
+    worker.onExit(({ how }) => this.lost(entry, new Error(`the parse worker stopped (${how})`)));
     return entry;
   }
 
@@ -155,7 +154,7 @@ export class ParsePool {
       entry.jobs.clear();
       void runHere(jobs);
     }
-    await Promise.all(ending.map((entry) => entry.worker.terminate()));
+    await Promise.all(ending.map((entry) => entry.worker.end()));
   }
 }
 

@@ -1,13 +1,10 @@
-import { parentPort } from 'node:worker_threads';
 import { readFileFacts } from './file-facts.js';
 import { languageOf } from './languages.js';
 import type { ParseReply, ParseRequest } from './parse-pool.js';
+import { serveParent } from './worker-process.js';
 
 // A parse worker (see parse-pool.ts): reads the facts of each file it is sent, one at a time.
-const port = parentPort;
-if (!port) throw new Error('parse-worker.js runs only as a worker thread of the code-graph index');
-
-port.on('message', async (request: ParseRequest) => {
+serveParent<ParseRequest>(async (request, post) => {
   let reply: ParseReply;
   try {
     const language = languageOf(request.relative);
@@ -16,5 +13,5 @@ port.on('message', async (request: ParseRequest) => {
   } catch (error) {
     reply = { id: request.id, error: (error as Error).message };
   }
-  port.postMessage(reply);
+  post(reply);
 });

@@ -252,7 +252,7 @@ export class RootIndex {
     const removedPaths: string[] = [];
     const parsedPaths: string[] = [];
     const sliceAt = (start: number) => paths.slice(start, start + FILES_PER_SLICE);
-    // The next slices are read and parsed (on worker threads when large) while this one is
+    // The next slices are read and parsed (in worker processes when large) while this one is
     // written, enough of them that no worker waits for the writes.
     const ahead: Promise<SliceEntry[]>[] = [];
     let readFrom = 0;

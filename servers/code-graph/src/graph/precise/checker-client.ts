@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
-import { Worker } from 'node:worker_threads';
+import { startWorkerProcess, startWorkerThread, type WorkerProcess } from '../worker-process.js';
 import type { WorkerMessage, WorkerRequest } from './checker-protocol.js';
 
 // Bundled, this module sits in dist/ beside graph/precise/checker-worker.js; run from src/
@@ -21,14 +21,15 @@ export const CHECKER_HEAP_MB = 4096;
  * Each checker worker compiles the TypeScript compiler anew, and V8's background compiler spent as
  * much CPU on that as the checks took (on zod: about 9 s of 18 s, two workers). Optimizing a
  * function only after more calls, and inlining less into each, halves that without slowing the
- * check. V8's flags are the process's: the main thread compiles under the same ones from then on.
+ * check. A worker process gets them as its own flags; V8's flags are a process's, so with worker
+ * threads the main thread compiles under the same ones from then on.
  */
+const CHECKER_COMPILER_FLAGS = ['--interrupt-budget=300000', '--max-inlined-bytecode-size-cumulative=200'];
 let compilerTuned = false;
 function tuneCompilerForChecker(): void {
   if (compilerTuned) return;
   compilerTuned = true;
-  v8.setFlagsFromString('--interrupt-budget=300000');
-  v8.setFlagsFromString('--max-inlined-bytecode-size-cumulative=200');
+  for (const flag of CHECKER_COMPILER_FLAGS) v8.setFlagsFromString(flag);
 }
 
 function workerFile(): string {
@@ -48,15 +49,22 @@ interface Pending {
   onMessage(message: WorkerMessage): void;
 }
 
-/** The checker worker of one root: started on the first request, one request at a time. */
+/**
+ * The checker worker of one root: started on the first request, one request at a time. It is a
+ * process of its own (see worker-process.ts), or a thread when `threads` is set: workers that
+ * split a check share the claims of its files in memory.
+ */
 export class CheckerClient {
-  private worker: Worker | undefined;
+  private worker: WorkerProcess | undefined;
   private pending: Pending | undefined;
   private previous: Promise<unknown> = Promise.resolve();
   /** Counts close() calls. */
   private generation = 0;
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    private readonly options: { threads?: boolean } = {},
+  ) {}
 
   get running(): boolean {
     return this.worker !== undefined;
@@ -72,54 +80,60 @@ export class CheckerClient {
           if (generation !== this.generation) throw new Error('the checker worker was stopped');
           const worker = this.worker ?? this.spawn();
           this.pending = { resolve, reject, onMessage };
-          worker.postMessage(request);
+          worker.busy(true);
+          worker.send(request);
         }),
     );
     this.previous = answered.catch(() => undefined);
     return answered;
   }
 
-  private spawn(): Worker {
-    tuneCompilerForChecker();
-    const worker = new Worker(workerFile(), {
-      workerData: { root: this.root },
-      resourceLimits: { maxOldGenerationSizeMb: CHECKER_HEAP_MB },
-      // stdout of a stdio server carries protocol messages only.
-      stdout: true,
-    });
-    worker.stdout.pipe(process.stderr);
-    worker.unref();
-    worker.on('message', (message: WorkerMessage) => {
+  private spawn(): WorkerProcess {
+    const file = workerFile();
+    let worker: WorkerProcess;
+    if (this.options.threads) {
+      tuneCompilerForChecker();
+      worker = startWorkerThread(file, {
+        workerData: { root: this.root },
+        maxOldGenerationSizeMb: CHECKER_HEAP_MB,
+      });
+    } else {
+      worker = startWorkerProcess(file, {
+        args: [this.root],
+        execArgv: [`--max-old-space-size=${CHECKER_HEAP_MB}`, ...CHECKER_COMPILER_FLAGS],
+      });
+    }
+    worker.onMessage((received) => {
+      const message = received as WorkerMessage;
       const pending = this.pending;
       if (!pending) return;
       if (message.type === 'done') {
         this.pending = undefined;
+        worker.busy(false);
         pending.resolve(message);
       } else if (message.type === 'failed') {
         this.pending = undefined;
+        worker.busy(false);
         pending.reject(new Error(message.message));
       } else {
         pending.onMessage(message);
       }
     });
-    worker.on('error', (error: Error & { code?: string }) =>
+    worker.onExit(({ how, outOfMemory }) =>
       this.lost(
         worker,
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        outOfMemory
           ? new Error(
               `the TypeScript checker ran out of its ${CHECKER_HEAP_MB} MB heap; split the project into tsconfig.json projects, or turn precise mode off with --no-precise`,
             )
-          : error,
+          : new Error(`the checker worker stopped (${how})`),
       ),
-    );
-    worker.on('exit', (code) =>
-      this.lost(worker, new Error(`the checker worker stopped (exit code ${code})`)),
     );
     this.worker = worker;
     return worker;
   }
 
-  private lost(worker: Worker, error: Error): void {
+  private lost(worker: WorkerProcess, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
     const pending = this.pending;
@@ -133,6 +147,6 @@ export class CheckerClient {
     const worker = this.worker;
     if (!worker) return;
     this.lost(worker, new Error('the checker worker was stopped'));
-    await worker.terminate();
+    await worker.end();
   }
 }

@@ -109,8 +109,10 @@ export class PreciseUpgrader {
       workers: number;
     },
   ) {
-    this.client = new CheckerClient(index.root);
-    this.helper = new CheckerClient(index.root);
+    // A split check shares its files' claims in memory, which only threads can.
+    const threads = options.workers > 1;
+    this.client = new CheckerClient(index.root, { threads });
+    this.helper = new CheckerClient(index.root, { threads });
     this.upgrade = new EdgeUpgrade(index.store);
     index.onResolved((batch) => this.afterBatch(batch));
     index.onParsed((paths) => this.prepare(paths));
