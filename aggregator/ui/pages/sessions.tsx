@@ -12,7 +12,12 @@ interface SessionRow {
   mode: string;
   workspace?: string;
   exposure: string;
-  lastActive: number;
+  /** Known on the replica that serves the session; another replica's show none. */
+  lastActive?: number;
+  /** In a fleet: the replica that serves it ('' while none does). */
+  replica?: string;
+  /** In a fleet: false when that replica is gone (the session's next request takes it over). */
+  replicaAlive?: boolean;
 }
 
 /** A 2026-07-28 client: no session, so it is its token on one endpoint, while it is active. */
@@ -31,11 +36,22 @@ interface ModernClientRow {
 
 interface SessionsAnswer {
   now: number;
+  /** A fleet: the sessions of every replica, each with its replica; `replica` is the one answering. */
+  fleet: boolean;
+  replica?: string;
+  problem?: string;
   sessions: SessionRow[];
   modernClients: ModernClientRow[];
 }
 
 const offered = (exposure: string) => (exposure === 'discovery' ? 'discovery only' : 'all');
+
+function servedBy(session: SessionRow, answer: SessionsAnswer): string {
+  if (session.replica === '') return 'none yet (handed over)';
+  if (session.replica === answer.replica) return `${session.replica} (this one)`;
+  if (session.replicaAlive === false) return `${session.replica} (gone: taken over at its next request)`;
+  return session.replica ?? '—';
+}
 
 function LegacySessions({ answer }: { answer: SessionsAnswer }) {
   if (answer.sessions.length === 0) return <p>No session is open.</p>;
@@ -52,6 +68,7 @@ function LegacySessions({ answer }: { answer: SessionsAnswer }) {
             <th scope="col">Mode</th>
             <th scope="col">Workspace</th>
             <th scope="col">Tools offered</th>
+            {answer.fleet ? <th scope="col">Replica</th> : null}
             <th scope="col">Last activity</th>
           </tr>
         </thead>
@@ -68,7 +85,12 @@ function LegacySessions({ answer }: { answer: SessionsAnswer }) {
               <td class="mode">{session.mode}</td>
               <td>{session.workspace ?? '—'}</td>
               <td>{offered(session.exposure)}</td>
-              <td>{ago(session.lastActive, answer.now)}</td>
+              {answer.fleet ? (
+                <td class="replica" data-replica={session.replica}>
+                  {servedBy(session, answer)}
+                </td>
+              ) : null}
+              <td>{session.lastActive === undefined ? '—' : ago(session.lastActive, answer.now)}</td>
             </tr>
           ))}
         </tbody>
@@ -161,7 +183,11 @@ export function SessionsPage(_props: { me: Me }) {
             </h2>
             <p class="part-note">
               Clients that initialized a session; each keeps the revision it agreed on then.
+              {answer.fleet
+                ? ' Every replica’s, from the session directory in Redis: another replica’s session shows the revision its client asked for, and no last activity.'
+                : ''}
             </p>
+            {answer.problem ? <p role="alert">{answer.problem}</p> : null}
             <LegacySessions answer={answer} />
           </section>
           <section aria-labelledby="modern-title">
