@@ -267,11 +267,14 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         });
         // Last of the public routes: it runs before the front authenticates every other request.
         const { sharedRateLimit } = access;
-        // A request another replica passed on was taken from the fleet's budget there: once only.
         if (sharedRateLimit)
-          app.use((req, res, next) =>
-            fleet?.passedOnByReplica(req) ? next() : sharedRateLimit(req, res, next),
-          );
+          app.use(async (req, res, next) => {
+            if (!fleet?.passedOnByReplica(req)) return sharedRateLimit(req, res, next);
+            // Another replica took it from the fleet's budget: once only. Its token is still
+            // checked here, on a copy read again if this process stood still (as the limit does).
+            await authenticator?.store.freshen?.();
+            next();
+          });
       },
       routes: (app) => {
         approvals(app);
