@@ -1,14 +1,23 @@
-// The Servers page of a fleet: two real `toolmesh serve` replicas on one Redis (a key prefix of
-// this run), each running its own downstream servers; the page of one shows both.
+// The Servers and Sessions pages of a fleet: two real `toolmesh serve` replicas on one Redis (a
+// key prefix of this run), each running its own downstream servers and serving its own
+// sessions; the pages of one show both.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, Browsers, pidOfFixture, SCREENSHOTS } from './dashboard-browser.js';
+import {
+  axeViolations,
+  Browsers,
+  openPage,
+  pidOfFixture,
+  SCREENSHOTS,
+  signInWithForm,
+} from './dashboard-browser.js';
 import { fixture, serveToolmesh, until } from './harness.js';
 import { deleteKeys, REDIS_URL } from './state-backends.js';
+import { openLegacySession } from './ui-sessions-cases.js';
 
 type Replica = ReturnType<typeof serveToolmesh>;
 
@@ -65,6 +74,49 @@ afterAll(async () => {
   await deleteKeys(prefix);
   redis?.disconnect();
   rmSync(folder, { recursive: true, force: true });
+});
+
+describe('the Sessions page of a fleet', () => {
+  it('lists the sessions of every replica, each with the replica that serves it', async () => {
+    const [first, second] = replicas as [Replica, Replica];
+    const ids = [await replicaId(first), await replicaId(second)];
+    const token = await first.token;
+    const here = await openLegacySession(await first.url, token, '2025-06-18');
+    const there = await openLegacySession(await second.url, token, '2025-03-26');
+    const page = await signInWithForm(await browsers.open(), new URL(await first.url).origin, token);
+    try {
+      await openPage(page, 'Sessions');
+      const row = (id: string) => page.locator(`table.sessions tr[data-session="${id}"]`);
+      await row(there).waitFor();
+      await expect(row(there).locator('td.replica').getAttribute('data-replica')).resolves.toBe(ids[1]);
+      await expect(row(there).locator('td.revision').textContent()).resolves.toBe('2025-03-26');
+      // The session served here, once, by toolmesh's id for it (the directory's entry is not shown again).
+      const rows = page.locator('table.sessions tbody tr');
+      const ours = rows.filter({ has: page.locator('td.replica', { hasText: '(this one)' }) });
+      await expect(rows.count()).resolves.toBe(2);
+      await expect(ours.locator('td.replica').textContent()).resolves.toBe(`${ids[0]} (this one)`);
+      await expect(ours.locator('td.revision').textContent()).resolves.toBe('2025-06-18');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'sessions-fleet.png') });
+      // Ended on its replica, it leaves the page of the other.
+      const ended = await fetch(await second.url, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}`, 'mcp-session-id': there },
+      });
+      expect(ended.status).toBe(200);
+      await until(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        return (await row(there).count()) === 0;
+      }, 30_000);
+      await expect(rows.count()).resolves.toBe(1);
+      await expect(ours.count()).resolves.toBe(1);
+    } finally {
+      await fetch(await first.url, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}`, 'mcp-session-id': here },
+      });
+    }
+  });
 });
 
 describe('the Servers page of a fleet', () => {

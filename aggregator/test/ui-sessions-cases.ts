@@ -15,7 +15,7 @@ export interface DashboardUnderTest {
 }
 
 /** Opens a 2025 session by hand, asking for `revision` (older than the SDK client's); resolves to its id. */
-async function openLegacySession(url: string, token: string, revision: string): Promise<string> {
+export async function openLegacySession(url: string, token: string, revision: string): Promise<string> {
   const headers = {
     authorization: `Bearer ${token}`,
     'content-type': 'application/json',

@@ -6,6 +6,8 @@ export interface Column<Row> {
   cell(row: Row): ComponentChildren;
   /** The cell's class (tests and styles find cells by it). */
   class?: string;
+  /** The cell's `data-*` attributes. */
+  cellData?(row: Row): Record<`data-${string}`, string>;
 }
 
 /**
@@ -43,7 +45,7 @@ export function RowTable<Row>(props: {
                 </th>
               ) : null}
               {rest.map((column) => (
-                <td key={column.heading} class={column.class}>
+                <td key={column.heading} class={column.class} {...column.cellData?.(row)}>
                   {column.cell(row)}
                 </td>
               ))}

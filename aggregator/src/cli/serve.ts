@@ -4,9 +4,11 @@ import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
 import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
+import type { TokenRegistry } from '../auth/token-store.js';
 import type { Fleet } from '../fleet/fleet.js';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import type { Exposure } from '../session-server/session.js';
+import { StateUnavailableError } from '../state/state-unavailable.js';
 import { toolmeshInvocation } from './invocation.js';
 import { stopPromptly } from './stop-promptly.js';
 
@@ -232,14 +234,19 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         app.get('/health', async (req, res) => {
           const upstreams = aggregator.upstreams.list();
           const seen = fleet && (await fleet.health());
+          // What every request is judged by, not a view of its own: a copy of the tokens too old
+          // to trust refuses requests (503) though the lease holds.
+          const tokens = authenticator && (await tokenCopy(authenticator.store));
           const healthy =
             upstreams.every((upstream) => upstream.state === 'ready') &&
-            (!seen || (seen.lease === 'held' && !seen.draining));
+            (!seen || (seen.lease === 'held' && !seen.draining)) &&
+            tokens?.stale === undefined;
           const status = seen?.draining ? 'draining' : healthy ? 'ok' : 'degraded';
           res.status(healthy ? 200 : 503);
+          const tokensSeen = tokens?.copy && { tokens: tokens.stale === undefined ? 'fresh' : 'stale' };
           if (!mayReadDetails(req)) {
-            // Which replica answered and whether it holds its lease are for balancers and probes.
-            res.json({ status, ...(seen && { replica: seen.replica, lease: seen.lease }) });
+            // Which replica answered, whether it holds its lease and can check tokens are for balancers and probes.
+            res.json({ status, ...(seen && { replica: seen.replica, lease: seen.lease }), ...tokensSeen });
             return;
           }
           const servers = upstreams.map((upstream) => ({
@@ -252,13 +259,22 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           res.json({
             status,
             ...seen,
+            ...tokensSeen,
             ...(await stateHealth(aggregator)),
             servers,
             sessions: aggregator.sessionCount,
           });
         });
         // Last of the public routes: it runs before the front authenticates every other request.
-        if (access.sharedRateLimit) app.use(access.sharedRateLimit);
+        const { sharedRateLimit } = access;
+        if (sharedRateLimit)
+          app.use(async (req, res, next) => {
+            if (!fleet?.passedOnByReplica(req)) return sharedRateLimit(req, res, next);
+            // Another replica took it from the fleet's budget: once only. Its token is still
+            // checked here, on a copy read again if this process stood still (as the limit does).
+            await authenticator?.store.freshen?.();
+            next();
+          });
       },
       routes: (app) => {
         approvals(app);
@@ -349,6 +365,21 @@ async function joinFleet(
     await aggregator.state.close().catch(() => undefined);
     process.stderr.write(`toolmesh: ${(error as Error).message}\n`);
     process.exit(1);
+  }
+}
+
+/**
+ * Whether requests can be authenticated now, by the check each request makes: a store that
+ * answers from a copy (Redis) refuses every request while its copy is too old to trust.
+ */
+async function tokenCopy(store: TokenRegistry): Promise<{ copy: boolean; stale?: string }> {
+  await store.freshen?.();
+  try {
+    store.list();
+    return { copy: store.freshen !== undefined };
+  } catch (error) {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    return { copy: true, stale: error.message };
   }
 }
 

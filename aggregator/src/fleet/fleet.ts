@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '@toolmesh/core';
@@ -10,17 +10,20 @@ import type { ClientSession } from '../session-server/session.js';
 import { ShortCache } from '../state/short-cache.js';
 import { recordCutOffCalls } from './cut-off-calls.js';
 import type { FleetMetrics } from './fleet-metrics.js';
-import { forwardRequest } from './forward-request.js';
+import {
+  FLEET_SECRET,
+  FORWARDED_BY,
+  hopsOf,
+  jsonRpcError,
+  mayForward,
+  movedWhileTravelling,
+  sameSecret,
+} from './forward-hops.js';
+import { type ForwardOutcome, forwardRequest } from './forward-request.js';
 import { InFlightMarks } from './in-flight-marks.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
 import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './session-directory.js';
-
-/**
- * The replicas a request was forwarded by, in order. Once is the rule; more when the session
- * moved while the request travelled (a leaving replica gave it to an heir); never beyond MAX_HOPS.
- */
-export const FORWARDED_BY = 'x-toolmesh-forwarded-by';
-const MAX_HOPS = 3;
+import { StalledOwners } from './stalled-owners.js';
 
 /**
  * How long a replica forwards a session's requests to the owner it read without reading the
@@ -31,8 +34,6 @@ const OWNER_TTL_MS = 1000;
 
 /** After a drain, how long the requests that arrived meanwhile (all forwarded) may still take. */
 const LAST_FORWARDS_MS = 5000;
-/** The fleet's shared secret: only a replica may send FORWARDED_BY. */
-export const FLEET_SECRET = 'x-toolmesh-fleet-secret';
 
 export interface FleetSettings {
   drainTimeoutMs: number;
@@ -55,39 +56,12 @@ export interface FleetOptions {
   rebuild(mode: string, record: SessionRecord): Server;
 }
 
-function jsonRpcError(res: Response, status: number, message: string, headers: Record<string, string> = {}) {
-  res
-    .status(status)
-    .set(headers)
-    .json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-}
-
 const secretKey = (keyPrefix: string) => `${keyPrefix}fleet:secret`;
 
 /** The fleet's forwarding secret: the first replica makes it, the others read it. */
 async function sharedSecret(redis: Redis, key: string): Promise<string> {
   await redis.set(key, randomBytes(32).toString('hex'), 'NX');
   return (await redis.get(key)) as string;
-}
-
-function hopsOf(req: Request): string[] {
-  const header = req.headers[FORWARDED_BY];
-  return typeof header === 'string' && header !== '' ? header.split(',') : [];
-}
-
-/** Whether this replica may pass the request on: bounded hops, so it never travels in a circle. */
-function mayForward(req: Request): boolean {
-  return hopsOf(req).length < MAX_HOPS;
-}
-
-function movedWhileTravelling(sessionId: string, req: Request, res: Response): 'answered' {
-  jsonRpcError(
-    res,
-    503,
-    `Session ${sessionId} moved between toolmesh replicas while this request travelled (through ${hopsOf(req).join(', ')}): retry it.`,
-    { 'Retry-After': '1' },
-  );
-  return 'answered';
 }
 
 /** The replica that holds the call a 2026-07-28 tools/call resumes, by its sealed request state. */
@@ -97,12 +71,6 @@ function parkedCallHolder(body: unknown, aggregator: Aggregator): string | undef
   if (requestState === undefined) return undefined;
   const opened = aggregator.requestStateSeal.open(requestState);
   return 'state' in opened && opened.state.kind === 'relay' ? opened.state.replica : undefined;
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**
@@ -115,7 +83,8 @@ function sameSecret(given: string, expected: string): boolean {
 export class Fleet implements SharedSessions<Server> {
   readonly lease: ReplicaLease;
   readonly metrics: FleetMetrics;
-  readonly #directory: SessionDirectory;
+  /** The fleet's sessions in Redis (the dashboard lists them). */
+  readonly directory: SessionDirectory;
   /** The sessions this replica serves, with what another would need to carry each on. */
   readonly #local = new Map<string, { session: ClientSession; record: SessionRecord }>();
   /** Directory entries of sessions other replicas serve, as last read (see OWNER_TTL_MS). */
@@ -127,6 +96,7 @@ export class Fleet implements SharedSessions<Server> {
   /** The legacy `/sse` sessions open here, whose posts other replicas pass on to this one. */
   readonly #sseSessions = new Set<string>();
   readonly #marks: InFlightMarks;
+  readonly #stalledOwners: StalledOwners;
   #front: HttpFront | undefined;
   #draining = false;
   #refresher: NodeJS.Timeout | undefined;
@@ -148,8 +118,10 @@ export class Fleet implements SharedSessions<Server> {
         if (!held) this.#dropSessions();
       },
     );
-    this.#directory = new SessionDirectory(redis, prefix, options.sessionIdleMs, this.lease.heartbeatPrefix);
+    this.directory = new SessionDirectory(redis, prefix, options.sessionIdleMs, this.lease.heartbeatPrefix);
     this.#marks = new InFlightMarks(redis, prefix, this.lease.id, options.log);
+    const timing = options.timing ?? DEFAULT_LEASE_TIMING;
+    this.#stalledOwners = new StalledOwners(this.lease, timing.ttlMs, timing.renewMs);
     this.metrics = options.metrics;
     this.metrics.replica(this.lease.id);
     // ioredis is ready again after each reconnection: Redis may have restarted with nothing.
@@ -222,14 +194,21 @@ export class Fleet implements SharedSessions<Server> {
     next();
   };
 
+  /**
+   * Whether another replica of this fleet passed the request on (its marker, with the fleet's
+   * secret): that replica took it from the fleet's rate limit already, so it is not taken again.
+   */
+  passedOnByReplica(req: Request): boolean {
+    const given = req.headers[FLEET_SECRET];
+    return (
+      req.headers[FORWARDED_BY] !== undefined && typeof given === 'string' && sameSecret(given, this.secret)
+    );
+  }
+
   intercept(req: Request, res: Response): boolean {
-    const forwardedBy = req.headers[FORWARDED_BY];
-    if (forwardedBy !== undefined) {
-      const given = req.headers[FLEET_SECRET];
-      if (typeof given !== 'string' || !sameSecret(given, this.secret)) {
-        jsonRpcError(res, 403, `${FORWARDED_BY} is for toolmesh replicas only; send the request without it.`);
-        return true;
-      }
+    if (req.headers[FORWARDED_BY] !== undefined && !this.passedOnByReplica(req)) {
+      jsonRpcError(res, 403, `${FORWARDED_BY} is for toolmesh replicas only; send the request without it.`);
+      return true;
     }
     if (!this.lease.check()) {
       jsonRpcError(
@@ -275,29 +254,34 @@ export class Fleet implements SharedSessions<Server> {
       initialize,
     };
     this.#local.set(sessionId, { session, record });
-    await this.#directory.add(sessionId, this.lease.id, session.mode, record);
+    await this.directory.add(sessionId, this.lease.id, session.mode, record);
+  }
+
+  /** Whether this replica serves the session of that Mcp-Session-Id now. */
+  servesHere(sessionId: string): boolean {
+    return this.#local.has(sessionId);
   }
 
   ended(sessionId: string): void {
     this.#local.delete(sessionId);
     // A leaving replica's sessions end here, not for their clients: others carry them on.
     if (this.#draining) return;
-    void this.#directory.remove(sessionId).catch(() => undefined);
+    void this.directory.remove(sessionId).catch(() => undefined);
   }
 
   async streamOpening(sessionId: string): Promise<void> {
-    await this.#directory.addStream(sessionId, this.lease.id);
+    await this.directory.addStream(sessionId, this.lease.id);
     this.#sseSessions.add(sessionId);
   }
 
   streamClosed(sessionId: string): void {
     this.#sseSessions.delete(sessionId);
-    void this.#directory.removeStream(sessionId).catch(() => undefined);
+    void this.directory.removeStream(sessionId).catch(() => undefined);
   }
 
   async streamElsewhere(sessionId: string, req: Request, res: Response): Promise<'answered' | undefined> {
     try {
-      const found = await this.#directory.streamOwner(sessionId);
+      const found = await this.directory.streamOwner(sessionId);
       const beat = found?.ownerBeat;
       if (!found || !beat || found.owner === this.lease.id || !mayForward(req)) return undefined;
       const { owner } = found;
@@ -341,7 +325,7 @@ export class Fleet implements SharedSessions<Server> {
   ): Promise<'answered' | ResumedSession<Server> | undefined> {
     // A request another replica passed on was sent by what that one read: here the directory is read
     // afresh, so two replicas that each read the other as owner cannot pass it back and forth.
-    const read = () => this.#directory.lookup(sessionId);
+    const read = () => this.directory.lookup(sessionId);
     let entry = hopsOf(req).length === 0 ? await this.#owners.get(sessionId, read) : await read();
     if (entry && entry.owner !== '' && entry.owner !== this.lease.id && entry.ownerBeat) {
       const beat = entry.ownerBeat;
@@ -356,7 +340,7 @@ export class Fleet implements SharedSessions<Server> {
       if (outcome === 'answered') return 'answered';
       await this.lease.declareGone(entry.owner, beat);
       // Nothing listens where the owner was: what happens next goes by the directory as it is now.
-      entry = await this.#directory.lookup(sessionId);
+      entry = await this.directory.lookup(sessionId);
     } else this.#owners.delete(sessionId);
     if (!entry) return undefined;
     // Nobody serves it, or this leaving replica still owns it unserved: it goes to one that stays.
@@ -376,7 +360,7 @@ export class Fleet implements SharedSessions<Server> {
     let adopting = this.#adopting.get(sessionId);
     if (!adopting) {
       adopting = (async () => {
-        const owner = await this.#directory.claim(sessionId, this.lease.id, this.lease.heartbeatPrefix);
+        const owner = await this.directory.claim(sessionId, this.lease.id, this.lease.heartbeatPrefix);
         if (owner !== this.lease.id) return undefined;
         // What the dead owner left unfinished is on record before the session goes on here.
         if (previous !== '' && previous !== this.lease.id) await this.#recordCutOff(previous);
@@ -391,7 +375,7 @@ export class Fleet implements SharedSessions<Server> {
     const adopted = await adopting;
     if (adopted) return adopted;
     // Another replica claimed it first: it is that one's now.
-    const entry = await this.#directory.lookup(sessionId);
+    const entry = await this.directory.lookup(sessionId);
     const beat = entry?.ownerBeat;
     if (!entry || !beat) return undefined;
     if (!mayForward(req)) return movedWhileTravelling(sessionId, req, res);
@@ -399,21 +383,30 @@ export class Fleet implements SharedSessions<Server> {
     return 'answered';
   }
 
-  #forward(
+  async #forward(
     req: Request,
     res: Response,
     owner: string,
     beat: ReplicaBeat,
     retryAdvice = `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
-  ) {
-    const outcome = forwardRequest(
+  ): Promise<ForwardOutcome> {
+    // A replica found stalled is not sent more requests to hang on while its heartbeat says so.
+    const stalled = this.#stalledOwners.suspects(owner) && (await this.#stalledOwners.stillStalled(owner));
+    if (stalled) {
+      this.metrics.forwards.inc({ outcome: 'failed' });
+      jsonRpcError(res, 503, stalled.message, { 'Retry-After': String(stalled.retryAfterSeconds) });
+      return 'answered';
+    }
+    const watch = this.#stalledOwners.watch(owner);
+    const outcome = await forwardRequest(
       req,
       res,
       new URL(beat.url),
       { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
       retryAdvice,
-    );
-    void outcome.then((how) => this.metrics.forwards.inc({ outcome: how === 'answered' ? 'ok' : 'failed' }));
+      watch.signal,
+    ).finally(watch.release);
+    this.metrics.forwards.inc({ outcome: outcome === 'answered' && res.statusCode < 500 ? 'ok' : 'failed' });
     return outcome;
   }
 
@@ -426,7 +419,7 @@ export class Fleet implements SharedSessions<Server> {
     const others = mayForward(req) ? await this.lease.others().catch(() => []) : [];
     for (const other of others) {
       // The session becomes that replica's before the request reaches it, so nobody else claims it meanwhile.
-      if (session) await this.#directory.handOver([session.sessionId], session.owner, [other.id]);
+      if (session) await this.directory.handOver([session.sessionId], session.owner, [other.id]);
       if ((await this.#forward(req, res, other.id, other)) === 'answered') return true;
       if (session) session.owner = other.id;
     }
@@ -479,8 +472,8 @@ export class Fleet implements SharedSessions<Server> {
     if (!this.lease.valid) return;
     const sessions = [...this.#local].map(([id, { session }]) => ({ id, mode: session.mode }));
     await Promise.all([
-      this.#directory.refresh(sessions),
-      this.#directory.refreshStreams(this.lease.id, this.#sseSessions),
+      this.directory.refresh(sessions),
+      this.directory.refreshStreams(this.lease.id, this.#sseSessions),
     ]).catch((error: Error) =>
       this.options.log.debug(`fleet: sessions not refreshed in Redis: ${error.message}`),
     );
@@ -497,13 +490,13 @@ export class Fleet implements SharedSessions<Server> {
       if (!this.options.settings.secret) await this.redis.set(this.#secretKey, this.secret, 'NX');
       if (this.#local.size === 0 && this.#sseSessions.size === 0) return;
       await this.lease.renewNow();
-      await this.#directory.refreshStreams(this.lease.id, this.#sseSessions);
+      await this.directory.refreshStreams(this.lease.id, this.#sseSessions);
       const sessions = [...this.#local].map(([id, { session, record }]) => ({
         id,
         mode: session.mode,
         record,
       }));
-      const restored = await this.#directory.restore(this.lease.id, sessions);
+      const restored = await this.directory.restore(this.lease.id, sessions);
       if (restored > 0)
         this.options.log.warning(
           `fleet: Redis had lost ${restored} sessions of this replica: recorded them again`,
@@ -532,7 +525,7 @@ export class Fleet implements SharedSessions<Server> {
     const handedOver = released?.ids ?? [];
     this.#local.clear();
     const heirs = (await this.lease.others().catch(() => [])).map((other) => other.id);
-    await this.#directory
+    await this.directory
       .handOver(handedOver, this.lease.id, heirs)
       .catch((error: Error) =>
         this.options.log.warning(
@@ -568,7 +561,8 @@ export class Fleet implements SharedSessions<Server> {
     return {
       replica: this.lease.id,
       draining: this.#draining,
-      lease: this.lease.valid ? 'held' : 'lapsed',
+      // The check every session request makes (intercept), so /health says what requests meet.
+      lease: this.lease.check() ? 'held' : 'lapsed',
       redis,
     };
   }
@@ -576,6 +570,7 @@ export class Fleet implements SharedSessions<Server> {
   async close(): Promise<void> {
     clearInterval(this.#refresher);
     clearInterval(this.#sweeper);
+    this.#stalledOwners.close();
     await this.lease.stop();
     this.redis.disconnect();
   }

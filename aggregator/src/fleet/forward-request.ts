@@ -54,11 +54,23 @@ function cutOff(req: Request, res: Response, message: string, eventStream = fals
 
 export type ForwardOutcome = 'answered' | 'refused';
 
+/** Why a forward gave up on a replica that accepted it but does not answer: told to the client. */
+export class TargetStalled extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Passes one request to another replica and streams its answer back as it comes: JSON, or an
  * event stream (a call's progress and server-to-client requests, the GET stream). 'refused'
  * when nothing listens at `target` (before anything was sent, so the caller may serve it
  * otherwise); a replica that fails mid-answer gets the client a JSON-RPC error that says to retry.
+ * When `stalled` aborts (its reason a TargetStalled), the forward gives up: a 503 that says why
+ * and when to retry, or, once the answer began, the error that says to retry.
  */
 export function forwardRequest(
   req: Request,
@@ -66,6 +78,7 @@ export function forwardRequest(
   target: URL,
   headers: Record<string, string>,
   retryAdvice: string,
+  stalled: AbortSignal,
 ): Promise<ForwardOutcome> {
   const passed: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers))
@@ -74,9 +87,15 @@ export function forwardRequest(
     req.method === 'POST' && req.body !== undefined ? Buffer.from(JSON.stringify(req.body)) : undefined;
   if (body) passed['content-length'] = body.length;
   let eventStream = false;
-  return new Promise((resolve) => {
+  let gaveUp: TargetStalled | undefined;
+  let outgoing: http.ClientRequest;
+  const giveUp = () => {
+    gaveUp = stalled.reason instanceof TargetStalled ? stalled.reason : new TargetStalled(retryAdvice, 1);
+    outgoing.destroy(gaveUp);
+  };
+  return new Promise<ForwardOutcome>((resolve) => {
     const send = () => {
-      const outgoing = http.request({
+      outgoing = http.request({
         agent,
         host: target.hostname,
         port: target.port,
@@ -97,13 +116,20 @@ export function forwardRequest(
         answer.on('error', () => undefined);
         answer.on('close', () => {
           if (answer.complete) res.end();
-          else if (!res.writableEnded) cutOff(req, res, retryAdvice, eventStream);
+          else if (!res.writableEnded) cutOff(req, res, gaveUp?.message ?? retryAdvice, eventStream);
           resolve('answered');
         });
       });
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
         if (res.headersSent) {
-          if (!res.writableEnded) cutOff(req, res, retryAdvice, eventStream);
+          if (!res.writableEnded) cutOff(req, res, gaveUp?.message ?? retryAdvice, eventStream);
+          return resolve('answered');
+        }
+        if (gaveUp) {
+          res
+            .status(503)
+            .set('Retry-After', String(gaveUp.retryAfterSeconds))
+            .json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: gaveUp.message } });
           return resolve('answered');
         }
         // The replica closed an idle kept-alive connection as this request took it: nothing
@@ -121,5 +147,7 @@ export function forwardRequest(
       outgoing.end(body);
     };
     send();
-  });
+    if (stalled.aborted) giveUp();
+    else stalled.addEventListener('abort', giveUp, { once: true });
+  }).finally(() => stalled.removeEventListener('abort', giveUp));
 }

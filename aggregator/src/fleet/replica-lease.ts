@@ -87,6 +87,10 @@ export class ReplicaLease {
   }
 
   async #tick(): Promise<void> {
+    // First whether the lease lapsed since the last tick (this process stood still, or Redis was
+    // away): its sessions go before the renewal below makes it valid again, since another replica
+    // may have taken them over meanwhile.
+    this.check();
     try {
       await this.#renew();
     } catch (error) {
@@ -114,6 +118,12 @@ export class ReplicaLease {
   async beatOf(replica: string): Promise<ReplicaBeat | undefined> {
     const raw = await this.redis.get(this.keyOf(replica));
     return raw ? (JSON.parse(raw) as ReplicaBeat) : undefined;
+  }
+
+  /** How long ago `replica` last renewed its heartbeat, by Redis's clock; undefined when it has none. */
+  async renewedAgo(replica: string): Promise<number | undefined> {
+    const left = await this.redis.pttl(this.keyOf(replica));
+    return left < 0 ? undefined : this.timing.ttlMs - left;
   }
 
   /** Replicas alive and not draining, this one excepted. */

@@ -51,14 +51,33 @@ if owner ~= '' and owner ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. owner) =
 redis.call('HSET', KEYS[1], 'owner', ARGV[1])
 return ARGV[1]`;
 
-// Records a session again (owner ARGV[1], mode ARGV[2], record ARGV[3], for ARGV[4] ms) unless
-// it is there: never over an entry another replica wrote meanwhile (a refresh may have left
-// only the mode, which does not count).
+// Records a session again (owner ARGV[1], mode ARGV[2], record ARGV[3], for ARGV[4] ms; listed
+// in KEYS[2] until ARGV[5], its id ARGV[6]) unless it is there: never over an entry another
+// replica wrote meanwhile (a refresh may have left only the mode, which does not count).
 const RESTORE = `
 if redis.call('HEXISTS', KEYS[1], 'record') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'mode', ARGV[2], 'record', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
 return 1`;
+
+// The sessions listed in KEYS[1] (latest active first, at most ARGV[2]) with their owners and
+// whether each owner has a heartbeat; drops from the list those expired (before ARGV[1]) or
+// gone. ARGV[3]: the sessions' key prefix; ARGV[4]: the heartbeat prefix.
+const LIST = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local listed = {}
+for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
+  local found = redis.call('HMGET', ARGV[3] .. id, 'owner', 'mode', 'record')
+  if found[1] and found[3] then
+    local alive = 0
+    if found[1] ~= '' and redis.call('EXISTS', ARGV[4] .. found[1]) == 1 then alive = 1 end
+    table.insert(listed, {id, found[1], found[2] or '', found[3], alive})
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return listed`;
 
 // Gives each session ARGV[1] still owns to the replica named beside it (ARGV[i + 1]; '' for nobody).
 const HAND_OVER = `
@@ -71,9 +90,17 @@ for i, key in ipairs(KEYS) do
 end
 return count`;
 
+/** A session as the fleet's directory lists it. */
+export interface ListedSession extends DirectoryEntry {
+  id: string;
+  /** Whether its owner has a heartbeat: a session of a replica gone is taken over at its next request. */
+  ownerAlive: boolean;
+}
+
 /**
  * The fleet's sessions in Redis: one hash per session (owner, mode, record) that expires when
- * the session has been idle as long as a replica keeps an idle session.
+ * the session has been idle as long as a replica keeps an idle session, and a list of them (a
+ * sorted set by expiry) for the dashboard, which reads the fleet's sessions without a SCAN.
  */
 export class SessionDirectory {
   constructor(
@@ -91,12 +118,42 @@ export class SessionDirectory {
     return `${this.prefix}session:${sessionId}`;
   }
 
+  get #listKey(): string {
+    return `${this.prefix}sessions`;
+  }
+
+  /** When a session refreshed now expires, the score of its place in the list. */
+  #expiry(): number {
+    return Date.now() + this.idleMs;
+  }
+
   async add(sessionId: string, owner: string, mode: string, record: SessionRecord): Promise<void> {
     await this.redis
       .multi()
       .hset(this.#key(sessionId), { owner, mode, record: JSON.stringify(record) })
       .pexpire(this.#key(sessionId), this.idleMs)
+      .zadd(this.#listKey, this.#expiry(), sessionId)
       .exec();
+  }
+
+  /** The fleet's sessions, latest refreshed first, at most `limit`. */
+  async list(limit: number): Promise<ListedSession[]> {
+    const listed = (await this.redis.eval(
+      LIST,
+      1,
+      this.#listKey,
+      Date.now(),
+      limit,
+      this.#key(''),
+      this.heartbeatPrefix,
+    )) as Array<[string, string, string, string, number]>;
+    return listed.map(([id, owner, mode, record, alive]) => ({
+      id,
+      owner,
+      mode,
+      record: JSON.parse(record) as SessionRecord,
+      ownerAlive: alive === 1,
+    }));
   }
 
   /** The session's entry with its owner's heartbeat (one round trip: it is on every forwarded request's path). */
@@ -126,6 +183,7 @@ export class SessionDirectory {
     for (const { id, mode } of sessions) {
       batch.hset(this.#key(id), 'mode', mode);
       batch.pexpire(this.#key(id), this.idleMs);
+      batch.zadd(this.#listKey, this.#expiry(), id);
     }
     await batch.exec();
   }
@@ -138,7 +196,18 @@ export class SessionDirectory {
     if (sessions.length === 0) return 0;
     const batch = this.redis.pipeline();
     for (const { id, mode, record } of sessions)
-      batch.eval(RESTORE, 1, this.#key(id), owner, mode, JSON.stringify(record), this.idleMs);
+      batch.eval(
+        RESTORE,
+        2,
+        this.#key(id),
+        this.#listKey,
+        owner,
+        mode,
+        JSON.stringify(record),
+        this.idleMs,
+        this.#expiry(),
+        id,
+      );
     const results = (await batch.exec()) ?? [];
     return results.filter(([error, restored]) => !error && restored === 1).length;
   }
@@ -156,7 +225,7 @@ export class SessionDirectory {
   }
 
   async remove(sessionId: string): Promise<void> {
-    await this.redis.del(this.#key(sessionId));
+    await this.redis.multi().del(this.#key(sessionId)).zrem(this.#listKey, sessionId).exec();
   }
 
   #streamKey(sessionId: string): string {

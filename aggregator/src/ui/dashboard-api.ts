@@ -11,6 +11,15 @@ import type { FleetServers } from './fleet-servers.js';
 import type { ServerHistory } from './server-history.js';
 import { serverRows } from './server-rows.js';
 import type { ServersAnswer } from './servers-view.js';
+import { localSessionRows, type SessionRow } from './session-rows.js';
+
+/** What the pages of a fleet's replica read besides its own: every replica's servers and sessions. */
+export interface FleetView {
+  /** The replica that answers. */
+  replica: string;
+  servers: FleetServers;
+  sessions(): Promise<{ sessions: SessionRow[]; problem?: string }>;
+}
 
 export const AUDIT_PAGE_SIZE = 50;
 /** The most records one export holds; narrow the filters for older ones. */
@@ -66,12 +75,12 @@ export function dashboardApi(
   router: Router,
   aggregator: Aggregator,
   history: ServerHistory,
-  fleet: FleetServers | undefined,
+  fleet: FleetView | undefined,
 ): void {
   router.get('/servers', async (_req, res) => {
     // One process: its servers. A fleet: each live replica's, as published in Redis.
     const view = fleet
-      ? { fleet: true, ...(await fleet.view()) }
+      ? { fleet: true, ...(await fleet.servers.view()) }
       : {
           fleet: false,
           replicas: [{ self: true, draining: false, servers: serverRows(aggregator, history) }],
@@ -163,23 +172,11 @@ export function dashboardApi(
     res.end();
   });
 
-  router.get('/sessions', (_req, res) => {
-    const sessions = aggregator.liveSessions().map((session) => {
-      const client = session.server.getClientVersion();
-      return {
-        id: session.id,
-        identity: session.identity,
-        ...(client && { client: `${client.name} ${client.version}` }),
-        transport: session.transport,
-        // What the client and toolmesh agreed on at initialize (deprecated in the SDK for
-        // per-request reads, but a 2025 session's revision is fixed at initialize).
-        revision: session.server.getNegotiatedProtocolVersion() ?? 'initializing',
-        mode: session.mode,
-        ...(session.workspace && { workspace: session.workspace }),
-        exposure: session.exposure,
-        lastActive: session.lastActive,
-      };
-    });
-    res.json({ now: Date.now(), sessions, modernClients: aggregator.modernClients.active() });
+  router.get('/sessions', async (_req, res) => {
+    // One process: its sessions. A fleet: every replica's, from the session directory in Redis.
+    const view = fleet
+      ? { fleet: true, replica: fleet.replica, ...(await fleet.sessions()) }
+      : { fleet: false, sessions: localSessionRows(aggregator) };
+    res.json({ now: Date.now(), ...view, modernClients: aggregator.modernClients.active() });
   });
 }

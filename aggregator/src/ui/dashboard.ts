@@ -13,6 +13,7 @@ import { PendingWatch } from './pending-watch.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerHistory } from './server-history.js';
 import { serverRows } from './server-rows.js';
+import { fleetSessionRows } from './session-rows.js';
 import { signInRoutes } from './sign-in.js';
 import { StaticAssets } from './static-assets.js';
 
@@ -25,7 +26,7 @@ export interface DashboardOptions {
   authenticator: Authenticator | undefined;
   /** The token of the person at this machine: the sign-in link printed at start signs in with it. */
   localToken: string | undefined;
-  /** The fleet this process is a replica of, if any: the Servers page then shows every replica's servers. */
+  /** The fleet this process is a replica of, if any: the Servers and Sessions pages then show every replica's. */
   fleet?: Fleet | undefined;
 }
 
@@ -79,7 +80,17 @@ export function createDashboard({
   api.get('/me', (req, res) => {
     res.json({ ...viewerOfRequest(req), csrf: resolver.csrfOf(req) });
   });
-  dashboardApi(api, aggregator, history, fleetServers);
+  dashboardApi(
+    api,
+    aggregator,
+    history,
+    fleet &&
+      fleetServers && {
+        replica: fleet.lease.id,
+        servers: fleetServers,
+        sessions: () => fleetSessionRows(aggregator, fleet),
+      },
+  );
   api.get('/events', liveEvents(aggregator, watch, history, signedIn));
   approvalsApi(aggregator.state, {
     approver: (request) => {

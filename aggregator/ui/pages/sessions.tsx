@@ -13,7 +13,12 @@ interface ClientRow {
   mode: string;
   workspace?: string;
   exposure: string;
-  lastActive: number;
+  /** Known on the replica that serves the session; another replica's show none. */
+  lastActive?: number;
+  /** In a fleet: the replica that serves it ('' while none does). */
+  replica?: string;
+  /** In a fleet: false when that replica is gone (the session's next request takes it over). */
+  replicaAlive?: boolean;
 }
 
 interface SessionRow extends ClientRow {
@@ -28,6 +33,10 @@ interface ModernClientRow extends ClientRow {
 
 interface SessionsAnswer {
   now: number;
+  /** A fleet: the sessions of every replica, each with its replica; `replica` is the one answering. */
+  fleet: boolean;
+  replica?: string;
+  problem?: string;
   sessions: SessionRow[];
   modernClients: ModernClientRow[];
 }
@@ -46,8 +55,15 @@ const agreed: Column<ClientRow>[] = [
 ];
 const lastActivity = (now: number): Column<ClientRow> => ({
   heading: 'Last activity',
-  cell: (row) => ago(row.lastActive, now),
+  cell: (row) => (row.lastActive === undefined ? '—' : ago(row.lastActive, now)),
 });
+
+function servedBy(session: SessionRow, answer: SessionsAnswer): string {
+  if (session.replica === '') return 'none yet (handed over)';
+  if (session.replica === answer.replica) return `${session.replica} (this one)`;
+  if (session.replicaAlive === false) return `${session.replica} (gone: taken over at its next request)`;
+  return session.replica ?? '—';
+}
 
 function LegacySessions({ answer }: { answer: SessionsAnswer }) {
   if (answer.sessions.length === 0) return <p>No session is open.</p>;
@@ -55,11 +71,17 @@ function LegacySessions({ answer }: { answer: SessionsAnswer }) {
     heading: 'Session',
     cell: (row) => <code title={row.id}>{row.id.slice(0, 8)}</code>,
   };
+  const replica: Column<SessionRow> = {
+    heading: 'Replica',
+    class: 'replica',
+    cell: (row) => servedBy(row, answer),
+    cellData: (row) => ({ 'data-replica': row.replica ?? '' }),
+  };
   return (
     <RowTable
       class="sessions"
       rows={answer.sessions}
-      columns={[who, client, session, ...agreed, lastActivity(answer.now)]}
+      columns={[who, client, session, ...agreed, ...(answer.fleet ? [replica] : []), lastActivity(answer.now)]}
       rowKey={(row) => row.id}
       rowData={(row) => ({ 'data-session': row.id })}
     />
@@ -123,7 +145,11 @@ export function SessionsPage(_props: { me: Me }) {
             </h2>
             <p class="part-note">
               Clients that initialized a session; each keeps the revision it agreed on then.
+              {answer.fleet
+                ? ' Every replica’s, from the session directory in Redis: another replica’s session shows the revision its client asked for, and no last activity.'
+                : ''}
             </p>
+            {answer.problem ? <p role="alert">{answer.problem}</p> : null}
             <LegacySessions answer={answer} />
           </section>
           <section aria-labelledby="modern-title">
