@@ -227,17 +227,20 @@ export class Aggregator implements SessionBackend {
     // that turn's immediates come before the next poll.
     const everyServerCached = !dormant && cached.size === options.servers.size;
     const held = everyServerCached && options.startServersAfterFirstList ? this.#holdServers() : undefined;
-    let indexed: Promise<void> | undefined;
+    let cachedChange: RegistryChange | undefined;
     const launched = afterOnePoll().then(() => {
       this.upstreams.start(options.servers, catalogs, { dormant, ...(held && { after: held }) });
       // Every server's catalogue is known: the registry is built from them now, names given by
       // the same rule as at the end of the wait; a server that lists otherwise joins as it would.
-      // The search index follows a turn later: a list, answered meanwhile, does not need it.
-      if (everyServerCached) {
-        const change = this.#rebuildRegistry();
-        indexed = new Promise((resolve) => setImmediate(resolve)).then(() => this.#reindex(change));
-      }
+      if (everyServerCached) cachedChange = this.#rebuildRegistry();
     });
+    // The search index follows once the first list is answered (held), else a turn later: a list
+    // does not need it, and calls, searches among them, wait for `started`.
+    const indexed = launched
+      .then(() => held ?? new Promise((resolve) => setImmediate(resolve)))
+      .then(() => {
+        if (cachedChange) this.#reindex(cachedChange);
+      });
     this.started = launched
       .then(() => Promise.all([held, indexed]))
       .then(() =>

@@ -19,13 +19,13 @@ const NEEDS_NETWORK = new Set<string>(['feeds', 'rigs']);
 /** The servers whose tools change files under their roots; the rest keep state in the data directory. */
 const WRITES_ROOTS = new Set<string>(['fs', 'git']);
 
-const require = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
 
 /** The bin of an installed package, by absolute path, or undefined when the package is not installed. */
 export function installedBin(packageName: string): string | undefined {
   let manifestPath: string;
   try {
-    manifestPath = require.resolve(`${packageName}/package.json`);
+    manifestPath = requireHere.resolve(`${packageName}/package.json`);
   } catch {
     return undefined;
   }
