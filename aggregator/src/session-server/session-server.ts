@@ -16,6 +16,7 @@ import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import type { Extra } from './call-channel.js';
+import { answerPlainToolCalls } from './direct-tool-calls.js';
 import { forwardToolCall } from './forward.js';
 import { resumeParkedCall, resumesParkedCall } from './resume-parked-call.js';
 import { type AskedCapability, ClientSession, type Exposure } from './session.js';
@@ -127,7 +128,10 @@ export function createSessionServer(
     void session.unsubscribeAll();
   };
   session.reachable = transport === 'stdio';
+  // A 2025 session's plain tools/call requests are answered past the SDK once it is open.
+  let initialized = false;
   server.oninitialized = () => {
+    initialized = true;
     attach();
     if (session.reachable && server.getClientCapabilities()?.roots) backend.rootsChanged();
   };
@@ -227,9 +231,11 @@ export function createSessionServer(
     }),
   );
 
-  server.setRequestHandler(
-    'tools/call',
-    afterStart(async (request, context) => {
+  const callTool = afterStart(
+    async (
+      request: { params: { name: string; arguments?: Record<string, unknown> } },
+      context: ServerContext,
+    ) => {
       const session = await sessionOf(context, request.params);
       const extra: Extra = context.mcpReq;
       session.lastActive = Date.now();
@@ -273,8 +279,10 @@ export function createSessionServer(
           log: backend.log,
         });
       }) as Promise<CallToolResult>;
-    }),
+    },
   );
+  server.setRequestHandler('tools/call', callTool);
+  answerPlainToolCalls(server, callTool, () => initialized);
 
   server.setRequestHandler(
     'prompts/list',
