@@ -1,5 +1,5 @@
 // The aggregator's section of docs/benchmarks.md.
-import { callCpuRows } from './aggregator-call-cpu.mjs';
+import { CALL_CPU_COLUMNS, callCpuRows } from './aggregator-call-cpu.mjs';
 import { cliTimingRows } from './aggregator-cli-timings.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { count, table } from './markdown.mjs';
@@ -233,13 +233,15 @@ ${table(
 function callCpuSection({ callCpu }) {
   return `### CPU per proxied call
 
-The same trivial \`echo\` call over stdio, back to back (each call sent when the last was answered), ${count(callCpu.rounds)} rounds
-of ${count(callCpu.calls)} calls straight to the echo server and then through \`toolmesh serve\` to it. CPU is user + system
-time from /proc of each process over a round, divided by its calls (median of the rounds): unlike wall time, a
-loaded machine inflates it little. The echo server's own CPU per call is the yardstick (issue 26): under toolmesh
-it is called at toolmesh's pace, so both of its figures are given.
+The same trivial \`echo\` call, back to back (each call sent when the last was answered), ${count(callCpu.rounds)} rounds
+of ${count(callCpu.calls)} calls straight to the echo server and then through \`toolmesh serve\` to it (downstream over
+stdio), the rounds alternating. The client reaches toolmesh over stdio or Streamable HTTP, in a 2025 session or in
+2026-07-28; the echo server speaks 2025 only, so the direct call is the 2025 one over the same transport. CPU is
+user + system time from /proc of each process over a round, divided by its calls (median of the rounds): unlike
+wall time, a loaded machine inflates it little. The echo server's own CPU per call is the yardstick (issue 26):
+under toolmesh it is called at toolmesh's pace, so both of its figures are given.
 
-${table(['Measure', 'Value', 'Target (issue 26)'], callCpuRows(callCpu))}`;
+${table(CALL_CPU_COLUMNS, callCpuRows(callCpu))}`;
 }
 
 /** The CLI's one-shot timings; `node test/bench/run.mjs --only cli-timings` rewrites it alone. */

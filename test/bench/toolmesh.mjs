@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnStdioClient } from '@toolmesh/core/testing';
+import { spawnModernStdioClient, spawnStdioClient } from '@toolmesh/core/testing';
 import { startProcess } from './processes.mjs';
 
 /** The bin of the workspace's @toolmesh/aggregator (dist/index.js beside its dist/aggregator.js). */
@@ -21,9 +21,12 @@ export function writeConfig(folder, name, mcpServers) {
   return file;
 }
 
-/** `toolmesh serve` over stdio, with `config` or (without) every installed first-party server. */
-export function startToolmeshStdio({ config, cwd, dataDir }) {
-  return spawnStdioClient(
+/**
+ * `toolmesh serve` over stdio, with `config` or (without) every installed first-party server;
+ * its client speaks 2026-07-28 when `modern`, else opens a 2025 session.
+ */
+export function startToolmeshStdio({ config, cwd, dataDir, modern = false }) {
+  return (modern ? spawnModernStdioClient : spawnStdioClient)(
     process.execPath,
     [AGGREGATOR_BIN, 'serve', ...(config ? ['--config', config] : []), '--log-level', 'warning'],
     { cwd, env: { TOOLMESH_DATA_DIR: dataDir } },

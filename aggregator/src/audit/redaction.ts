@@ -37,13 +37,51 @@ function keyWords(key: string): string[] {
     .filter(Boolean);
 }
 
-function isSecretKey(key: string): boolean {
+function judgeKey(key: string): boolean {
   const words = keyWords(key);
   const joined = words.flatMap((word, i) => [word, word.replace(/s$/, ''), `${word}${words[i + 1] ?? ''}`]);
   return (
     joined.some((word) => SECRET_KEY_WORDS.has(word)) &&
     !words.some((word) => ABOUT_A_SECRET_WORDS.has(word.replace(/s$/, '')))
   );
+}
+
+/**
+ * What the audit redacts is judged on every call, and calls repeat themselves: the same keys,
+ * the same paths and names. Verdicts are remembered, the oldest forgotten first, so that a
+ * repeated value is not scanned by every secret format again. Only texts found to hold nothing
+ * to redact are remembered, and only short ones: no secret is kept here.
+ */
+class Remembered<T> {
+  readonly #entries = new Map<string, T>();
+  constructor(private readonly most: number) {}
+
+  get(key: string): T | undefined {
+    return this.#entries.get(key);
+  }
+
+  set(key: string, value: T): void {
+    if (this.#entries.size >= this.most) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+    this.#entries.set(key, value);
+  }
+}
+
+const MOST_REMEMBERED = 1000;
+/** Longer texts are rarely sent twice, and scanning them dwarfs a lookup anyway. */
+const LONGEST_REMEMBERED_TEXT = 256;
+const keyVerdicts = new Remembered<boolean>(MOST_REMEMBERED);
+const cleanTexts = new Remembered<true>(MOST_REMEMBERED);
+
+function isSecretKey(key: string): boolean {
+  let secret = keyVerdicts.get(key);
+  if (secret === undefined) {
+    secret = judgeKey(key);
+    if (key.length <= LONGEST_REMEMBERED_TEXT) keyVerdicts.set(key, secret);
+  }
+  return secret;
 }
 
 /**
@@ -122,9 +160,12 @@ function looksRandom(run: string): boolean {
 
 /** A string with every secret-looking part (tokens, keys, JWTs, private keys…) replaced. */
 export function redactSecretText(text: string): string {
+  if (cleanTexts.get(text)) return text;
   let redacted = text;
   for (const { pattern, replacement } of NAMED_SECRETS) redacted = redacted.replace(pattern, replacement);
-  return redactFormats(redacted).replace(TOKEN_LIKE, (run) => (looksRandom(run) ? REDACTED : run));
+  redacted = redactFormats(redacted).replace(TOKEN_LIKE, (run) => (looksRandom(run) ? REDACTED : run));
+  if (redacted === text && text.length <= LONGEST_REMEMBERED_TEXT) cleanTexts.set(text, true);
+  return redacted;
 }
 
 /**

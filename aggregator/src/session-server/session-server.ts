@@ -16,6 +16,7 @@ import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import type { Extra } from './call-channel.js';
+import { answerPlainToolCalls } from './direct-tool-calls.js';
 import { forwardToolCall } from './forward.js';
 import { resumeParkedCall, resumesParkedCall } from './resume-parked-call.js';
 import { type AskedCapability, ClientSession, type Exposure } from './session.js';
@@ -140,7 +141,10 @@ function createSessionServer(
     void session.unsubscribeAll();
   };
   session.reachable = transport === 'stdio';
+  // A 2025 session's plain tools/call requests are answered past the SDK once it is open.
+  let initialized = false;
   server.oninitialized = () => {
+    initialized = true;
     attach();
     if (session.reachable && server.getClientCapabilities()?.roots) backend.rootsChanged();
   };
@@ -240,9 +244,11 @@ function createSessionServer(
     }),
   );
 
-  server.setRequestHandler(
-    'tools/call',
-    afterStart(async (request, context) => {
+  const callTool = afterStart(
+    async (
+      request: { params: { name: string; arguments?: Record<string, unknown> } },
+      context: ServerContext,
+    ) => {
       const session = await sessionOf(context, request.params);
       // What reaches its client goes through this request's exchange only (see whileServing).
       const extra: Extra = whileServing(server, context.mcpReq);
@@ -287,8 +293,10 @@ function createSessionServer(
           log: backend.log,
         });
       }) as Promise<CallToolResult>;
-    }),
+    },
   );
+  server.setRequestHandler('tools/call', callTool);
+  answerPlainToolCalls(server, callTool, () => initialized);
 
   server.setRequestHandler(
     'prompts/list',

@@ -1,14 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import {
-  type JSONRPCMessage,
-  ReadBuffer,
-  serializeMessage,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { unwatchProcessGroup, watchProcessGroup } from './orphan-watchdog.js';
 import { endProcessGroup } from './process-group.js';
+import { ServerLines } from './server-lines.js';
 import type { StdioLaunch } from './stdio-launch.js';
 
 /** How long a server has to leave on its own after its stdin ends, then after SIGTERM. */
@@ -36,7 +32,7 @@ export class ProcessGroupTransport implements Transport {
   get pid(): number | undefined {
     return this.child?.pid;
   }
-  private readonly readBuffer = new ReadBuffer();
+  private readonly lines = new ServerLines();
   private ending: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
 
@@ -69,7 +65,7 @@ export class ProcessGroupTransport implements Transport {
       child.stdout?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
         try {
-          this.readBuffer.append(chunk);
+          this.lines.append(chunk);
           this.deliver();
         } catch (error) {
           this.onerror?.(error as Error);
@@ -83,7 +79,7 @@ export class ProcessGroupTransport implements Transport {
   private deliver(): void {
     for (;;) {
       try {
-        const message = this.readBuffer.readMessage();
+        const message = this.lines.readMessage();
         if (message === null) return;
         this.onmessage?.(message);
       } catch (error) {
@@ -118,7 +114,7 @@ export class ProcessGroupTransport implements Transport {
     }
     // A server that exited on its own may still have its group being ended.
     await this.ending;
-    this.readBuffer.clear();
+    this.lines.clear();
   }
 
   send(message: JSONRPCMessage): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { requestParamsProblem } from './jsonrpc-line.js';
+import { isPlainToolCall, requestParamsProblem } from './jsonrpc-line.js';
 
 /**
  * Answers a request whose params do not fit its method with InvalidParams naming the fields,
@@ -11,7 +11,7 @@ export function guardRequestParams(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message, extra) => {
-    if (!isJSONRPCRequest(message)) return deliver(message, extra);
+    if (isPlainToolCall(message) || !isJSONRPCRequest(message)) return deliver(message, extra);
     const problem = requestParamsProblem(message);
     if (problem === undefined) return deliver(message, extra);
     void transport

@@ -70,6 +70,7 @@ export {
 } from './host-protocol.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { IdleServers, whileServing } from './idle-servers.js';
+export { isPlainToolCall, type PlainToolCall } from './jsonrpc-line.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
 export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';

@@ -61,6 +61,49 @@ function envelopeProblem(value: Record<string, unknown>): string {
   return 'it is not a JSON-RPC 2.0 request, notification or response';
 }
 
+/** A tools/call request in the plainest form, which needs no schema to be read (see isPlainToolCall). */
+export interface PlainToolCall {
+  jsonrpc: '2.0';
+  id: string | number;
+  method: 'tools/call';
+  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const PLAIN_REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PLAIN_TOOL_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
+/** `_meta` keys the protocol gives a shape of its own (the 2026-07-28 envelope, related tasks). */
+const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
+
+const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+};
+
+/**
+ * Whether `value` is a tools/call request with nothing but a name, plain arguments and `_meta`
+ * holding at most a progress token besides keys of no protocol shape: the call every client
+ * makes. Every such value passes the SDK's message and params schemas, so it is taken after
+ * these few checks instead of a pass through each schema; anything else is read by them.
+ */
+export function isPlainToolCall(value: unknown): value is PlainToolCall {
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0' || value.method !== 'tools/call') return false;
+  const { id, params } = value;
+  if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !onlyKeys(value, PLAIN_REQUEST_KEYS))
+    return false;
+  if (!isPlainObject(params) || typeof params.name !== 'string') return false;
+  if (!onlyKeys(params, PLAIN_TOOL_CALL_PARAMS)) return false;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  for (const key in meta) if (key.startsWith(RESERVED_META_PREFIX)) return false;
+  const token = meta.progressToken;
+  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
+}
+
 /**
  * Reads one line of a stdio client. A line that is not a JSON-RPC message, or a request whose
  * params do not fit its method, is answered here with an error that says what was wrong, so a
@@ -91,6 +134,7 @@ export function readJsonRpcLine(line: string): ReadLine {
       ProtocolErrorCode.InvalidRequest,
       `Invalid Request: expected a JSON object, got ${kindOf(value)}. ${FIX}`,
     );
+  if (isPlainToolCall(value)) return { message: value as JSONRPCMessage };
   const record = value as Record<string, unknown>;
   const parsed = JSONRPCMessageSchema.safeParse(record);
   if (!parsed.success) {
