@@ -79,7 +79,7 @@ async function failureOf(call: Promise<CallToolResult>): Promise<string> {
 }
 
 const rootsOf = (who: string) => ({ roots: [{ uri: `file:///home/${who}` }] });
-const answered = (answer: string) => ({ action: 'accept', content: { answer } });
+const answered = (answer: string) => ({ action: 'accept' as const, content: { answer } });
 /** What a person answers each of the two questions of `ask_twice`. */
 const ANSWERS: Record<string, string> = { 'First question?': 'one', 'Second question?': 'two' };
 

@@ -81,7 +81,14 @@ function LegacySessions({ answer }: { answer: SessionsAnswer }) {
     <RowTable
       class="sessions"
       rows={answer.sessions}
-      columns={[who, client, session, ...agreed, ...(answer.fleet ? [replica] : []), lastActivity(answer.now)]}
+      columns={[
+        who,
+        client,
+        session,
+        ...agreed,
+        ...(answer.fleet ? [replica] : []),
+        lastActivity(answer.now),
+      ]}
       rowKey={(row) => row.id}
       rowData={(row) => ({ 'data-session': row.id })}
     />
