@@ -11,6 +11,7 @@ import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/session-server/session.js';
 import { SqliteState } from '../src/state/sqlite-state.js';
+import type { AggregatorState } from '../src/state/state.js';
 import type { UpstreamOptions } from '../src/upstream/upstream.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('./fixtures/fixture-server.mjs', import.meta.url));
@@ -111,15 +112,17 @@ export interface Harness {
  * A real aggregator over real child processes, with a temp folder and captured logs. Servers are
  * not pinged and restart after 100 ms doubling to 400 ms, unless `upstream` says otherwise. It
  * starts once every server's first attempt has ended, unless the config sets `startupWaitMs`.
+ * Its state is a SQLite file in the folder, unless `state` is given (it is closed with the harness).
  */
 export async function startHarness(
   raw: Record<string, unknown>,
   upstream: Omit<UpstreamOptions, 'log' | 'relay'> = {},
+  given: { state?: AggregatorState } = {},
 ): Promise<Harness> {
   const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'toolmesh-agg-')));
   const logs: string[] = [];
   const loaded = parseConfig(raw);
-  const state = SqliteState.open(path.join(folder, 'state.sqlite'));
+  const state = given.state ?? SqliteState.open(path.join(folder, 'state.sqlite'));
   const aggregator = await Aggregator.start({
     config: loaded.config,
     servers: loaded.servers,

@@ -54,8 +54,8 @@ const COMMANDS: Record<string, { usage: string; load: () => Promise<Command> }> 
     load: async () => (await import('./token.js')).token,
   },
   discovery: {
-    usage:
-      '  toolmesh discovery forget             forget what tool search learnt from the tools sessions called',
+    usage: `  toolmesh discovery forget [--redis URL]
+                                        forget what tool search learnt from the tools sessions called`,
     load: async () => (await import('./discovery.js')).discovery,
   },
   sandbox: {

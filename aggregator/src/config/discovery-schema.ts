@@ -6,7 +6,7 @@ export const discoverySchema = z.strictObject({
     .boolean()
     .default(true)
     .describe(
-      'Tie the words of a session’s searches to the tool it then calls, and lift that tool a little when those words come again. Kept in discovery.sqlite beside the state; never the call’s arguments.',
+      'Tie the words of a session’s searches to the tool it then calls, and lift that tool a little when those words come again. Kept in discovery.sqlite beside the state, or in Redis for the whole fleet when the state is there; never the call’s arguments.',
     ),
   learnedHalfLifeDays: z
     .number()

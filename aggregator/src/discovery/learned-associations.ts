@@ -34,9 +34,20 @@ export class LearnedAssociations {
     return this.#count;
   }
 
-  /** Takes in links kept from before (as `reinforce` and `evicted` left them). */
+  /**
+   * Takes in links kept from before or learnt elsewhere (as `reinforce` left them); of two
+   * states of one link, the later stands.
+   */
   load(associations: readonly Association[]): void {
-    for (const { term, tool, strength, at } of associations) this.#set(term, tool, strength, at);
+    for (const { term, tool, strength, at } of associations) {
+      const held = this.#byTerm.get(term)?.get(tool);
+      if (!held || held.at <= at) this.#set(term, tool, strength, at);
+    }
+  }
+
+  /** Drops links another process dropped. */
+  forget(associations: readonly Pick<Association, 'term' | 'tool'>[]): void {
+    for (const { term, tool } of associations) this.#delete(term, tool);
   }
 
   /**

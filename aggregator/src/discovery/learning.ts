@@ -1,5 +1,5 @@
 import type { Logger } from '@toolmesh/core';
-import type { AssociationStore } from '../state/association-store.js';
+import type { AssociationChange, AssociationStore } from '../state/association-store.js';
 import { LearnedAssociations } from './learned-associations.js';
 import { SearchTrails } from './search-trail.js';
 
@@ -48,9 +48,10 @@ export class DiscoveryLearning {
     return this.#settings().learnFromUse ? this.#associations : undefined;
   }
 
-  /** Reads what earlier runs learnt. */
+  /** Reads what earlier runs learnt, and follows what other replicas sharing the store learn. */
   async load(): Promise<void> {
     if (!this.#store) return;
+    this.#store.watch?.((change) => this.#apply(change));
     try {
       this.#associations.load(await this.#store.all());
     } catch (error) {
@@ -90,6 +91,12 @@ export class DiscoveryLearning {
   async close(): Promise<void> {
     await this.#writes;
     await this.#store?.close();
+  }
+
+  #apply(change: AssociationChange): void {
+    if ('put' in change) this.#associations.load(change.put);
+    else if ('removed' in change) this.#associations.forget(change.removed);
+    else this.#associations.clear();
   }
 
   #write(step: (store: AssociationStore) => Promise<void>): void {

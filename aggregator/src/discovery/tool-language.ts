@@ -96,4 +96,13 @@ export const TOOL_LANGUAGE: readonly ToolLanguageGroup[] = [
     words: ['emulate', 'simulate', 'throttle'],
     seenIn: ['chrome-devtools-mcp: emulate (network and CPU throttling, geolocation, user agent)'],
   },
+  {
+    // What a customer pays for, again and again: the tools say subscription, people say billing.
+    words: ['subscription', 'billing'],
+    seenIn: [
+      '@stripe/mcp: list_subscriptions, update_subscription, cancel_subscription',
+      'terminaldotshop/terminal-sdk-js mcp-server: delete_subscription ("Cancel a subscription")',
+      'mongodb-industry-solutions/agentic-mcp-demo: billing_service ("subscribe to" an add-on)',
+    ],
+  },
 ];

@@ -1,8 +1,15 @@
 import path from 'node:path';
 import { errorMessage, type Logger, openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { Association } from '../discovery/learned-associations.js';
+import { ComposedState } from './composed-state.js';
 import { SqliteState } from './sqlite-state.js';
-import type { AggregatorState } from './state.js';
+import type { AggregatorState, LiveState } from './state.js';
+
+/** A change to the learned links that another process made. */
+export type AssociationChange =
+  | { put: Association[] }
+  | { removed: Pick<Association, 'term' | 'tool'>[] }
+  | { cleared: true };
 
 /** Where the learned links of discovery are kept between runs. */
 export interface AssociationStore {
@@ -11,7 +18,21 @@ export interface AssociationStore {
   put(associations: readonly Association[]): Promise<void>;
   remove(associations: readonly Pick<Association, 'term' | 'tool'>[]): Promise<void>;
   clear(): Promise<void>;
+  /**
+   * For a store several replicas share: calls `listener` with each change another of them
+   * makes, so what one learns lifts searches on all of them.
+   */
+  watch?(listener: (change: AssociationChange) => void): void;
   close(): Promise<void>;
+}
+
+/** A live state that keeps the learned links itself, for every replica sharing it (Redis). */
+interface KeepsAssociations {
+  associationStore(): AssociationStore;
+}
+
+function keepsAssociations(state: LiveState): state is LiveState & KeepsAssociations {
+  return typeof (state as Partial<KeepsAssociations>).associationStore === 'function';
 }
 
 const MIGRATIONS = [
@@ -77,16 +98,19 @@ export class SqliteAssociationStore implements AssociationStore {
 }
 
 /**
- * The store that goes with `state`: beside its SQLite file, or none for state kept elsewhere or
- * in memory, or when the file cannot be opened (then learning stays in memory, said in the log).
+ * The store that goes with `state`'s live part: in Redis when it is shared there, so the whole
+ * fleet learns as one; beside its SQLite file otherwise; none for state kept in memory, or when
+ * the file cannot be opened (then learning stays in memory, said in the log).
  */
 export function associationStoreFor(state: AggregatorState, log: Logger): AssociationStore | undefined {
-  if (!(state instanceof SqliteState) || state.location === ':memory:') return undefined;
+  const live = state instanceof ComposedState ? state.live : state;
+  if (keepsAssociations(live)) return live.associationStore();
+  if (!(live instanceof SqliteState) || live.location === ':memory:') return undefined;
   try {
-    return SqliteAssociationStore.besideState(state.location);
+    return SqliteAssociationStore.besideState(live.location);
   } catch (error) {
     log.warning(
-      `what discovery learns from use is kept in memory only: ${path.join(path.dirname(state.location), 'discovery.sqlite')} cannot be opened (${errorMessage(error)})`,
+      `what discovery learns from use is kept in memory only: ${path.join(path.dirname(live.location), 'discovery.sqlite')} cannot be opened (${errorMessage(error)})`,
     );
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisAssociationStore } from './redis-associations.js';
 import { RedisConnections, redisCall, redisHealth } from './redis-connection.js';
 import type {
   ApprovalDecision,
@@ -58,6 +59,9 @@ export interface RedisStateOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The channel on which replicas announce what discovery learnt from use. */
+const LEARNT_CHANNEL = 'discovery:learnt';
+
 /** How long a decision seen on the channel is remembered, for a waiter that looks just after it landed. */
 const RECENT_DECISION_MS = 60_000;
 
@@ -110,6 +114,7 @@ export class RedisState implements LiveState {
   readonly #now: () => number;
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #recentlyDecided = new Map<string, number>();
+  #associations: RedisAssociationStore | undefined;
   #closed = false;
 
   private constructor(url: string, connections: RedisConnections, options: RedisStateOptions) {
@@ -127,13 +132,27 @@ export class RedisState implements LiveState {
   /** Connects (two connections: commands, and the decision channel); an unreachable Redis says what to fix. */
   static async open(url: string, options: RedisStateOptions = {}): Promise<RedisState> {
     let state: RedisState | undefined;
+    const prefix = options.keyPrefix ?? 'toolmesh:';
     const connections = await RedisConnections.open(url, {
-      [`${options.keyPrefix ?? 'toolmesh:'}decided`]: (id) => {
+      [`${prefix}decided`]: (id) => {
         if (state) state.#decided(id);
+      },
+      [`${prefix}${LEARNT_CHANNEL}`]: (message) => {
+        if (state) state.#associations?.received(message);
       },
     });
     state = new RedisState(url, connections, options);
     return state;
+  }
+
+  /** What discovery learns from use, kept here for the whole fleet (see `RedisAssociationStore`). */
+  associationStore(): RedisAssociationStore {
+    this.#associations ??= new RedisAssociationStore(this.#client, {
+      key: this.#key('discovery:associations'),
+      channel: this.#key(LEARNT_CHANNEL),
+      where: this.location,
+    });
+    return this.#associations;
   }
 
   #key(name: string): string {
