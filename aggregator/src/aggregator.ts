@@ -1,16 +1,17 @@
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Server } from '@modelcontextprotocol/server';
-import { createLogger, dataDirectory, type Logger } from '@toolmesh/core';
+import { createLogger, type Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { ApprovalPort } from './approvals/approval-port.js';
-import { dataDirectoryKey, RequestStateSeal } from './approvals/request-state.js';
+import { configuredRequestStateKey, RequestStateSeal } from './approvals/request-state.js';
 import { AuditLog } from './audit/audit-log.js';
 import type { AuditRecord } from './audit/audit-record.js';
 import { AuditRetention } from './audit/audit-retention.js';
+import { localIdentity } from './auth/local-identity.js';
 import type { AggregatorConfig, ServerConfig } from './config/schema.js';
 import { ConfiguredEmbeddings } from './discovery/configured-embeddings.js';
+import { indexedTool } from './discovery/indexed-tool.js';
 import { DiscoveryLearning } from './discovery/learning.js';
 import { ToolIndex } from './discovery/tool-index.js';
 import { Policy } from './policy/policy.js';
@@ -77,18 +78,6 @@ export interface AggregatorOptions {
   requestStateKey?: () => Buffer;
 }
 
-/** Replicas on different data directories share a key through the environment. */
-function requestStateKey(): Buffer {
-  const configured = process.env.TOOLMESH_REQUEST_STATE_KEY;
-  if (configured) {
-    const key = Buffer.from(configured, 'hex');
-    if (key.length < 32)
-      throw new Error('TOOLMESH_REQUEST_STATE_KEY must be at least 32 bytes as hex (64 hex digits)');
-    return key;
-  }
-  return dataDirectoryKey(dataDirectory());
-}
-
 const PASSTHROUGH = z.looseObject({});
 
 /**
@@ -97,33 +86,12 @@ const PASSTHROUGH = z.looseObject({});
  */
 const BOUND_MODE_TTL_MS = 500;
 
-function entryDocument(entry: ToolEntry) {
-  return {
-    name: entry.exposed,
-    server: entry.server,
-    tool: entry.tool.name,
-    ...(entry.tool.title && { title: entry.tool.title }),
-    ...(entry.tool.description && { description: entry.tool.description }),
-    inputSchema: entry.tool.inputSchema,
-    ...(entry.tool.annotations && { annotations: entry.tool.annotations }),
-  };
-}
-
 /** How long the servers wait for a session's first tools/list, at most (startServersAfterFirstList). */
 const FIRST_LIST_HOLD_MS = 1000;
 
 /** Resolves after the event loop has polled for I/O at least once from now. */
 function afterOnePoll(): Promise<void> {
   return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-}
-
-/** The person running toolmesh, for sessions no token names: `local:<login>`. */
-function localIdentity(): string {
-  try {
-    return `local:${os.userInfo().username}`;
-  } catch {
-    return `local:${process.env.USER ?? 'user'}`;
-  }
 }
 
 /**
@@ -195,7 +163,7 @@ export class Aggregator implements SessionBackend {
     });
     this.policy = new Policy(options.config);
     this.approvals = this.#approvalPort(options.config);
-    this.requestStateSeal = new RequestStateSeal(options.requestStateKey ?? requestStateKey);
+    this.requestStateSeal = new RequestStateSeal(options.requestStateKey ?? configuredRequestStateKey);
     // A client answering its server's question is a person answering, given as long as an approval.
     this.parkedCalls = new ParkedCalls({ waitMs: () => this.config.approvalTimeoutMs });
     this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
@@ -562,9 +530,9 @@ export class Aggregator implements SessionBackend {
   /** The search index (and its embeddings) brought in line with a change of the registry. */
   #reindex(change: RegistryChange): void {
     for (const name of change.removed) this.index.remove(name);
-    for (const entry of [...change.added, ...change.updated]) this.index.upsert(entryDocument(entry));
+    for (const entry of [...change.added, ...change.updated]) this.index.upsert(indexedTool(entry));
     this.embeddings.follow(
-      () => this.registry.tools().map(entryDocument),
+      () => this.registry.tools().map(indexedTool),
       change.added.length + change.removed.length + change.updated.length > 0,
     );
   }

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { dataDirectory } from '@toolmesh/core';
 import { canonicalJson } from '../audit/arguments-digest.js';
 
 /**
@@ -136,4 +137,19 @@ export class RequestStateSeal {
       return { problem: 'the arguments differ from those the request state was issued for' };
     return { state: state as Extract<RequestState, { kind: K }> };
   }
+}
+
+/**
+ * The key that seals approval round trips: TOOLMESH_REQUEST_STATE_KEY (hex) when set, so replicas
+ * on different data directories share one, else the data directory's own.
+ */
+export function configuredRequestStateKey(): Buffer {
+  const configured = process.env.TOOLMESH_REQUEST_STATE_KEY;
+  if (configured) {
+    const key = Buffer.from(configured, 'hex');
+    if (key.length < 32)
+      throw new Error('TOOLMESH_REQUEST_STATE_KEY must be at least 32 bytes as hex (64 hex digits)');
+    return key;
+  }
+  return dataDirectoryKey(dataDirectory());
 }
