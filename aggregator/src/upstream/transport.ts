@@ -5,9 +5,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { fetchWithOwnSignal } from '@toolmesh/core';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
 import { isHosted } from '../config/shared-processes.js';
-import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 import { HostedServerTransport } from './hosted-server-transport.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
 import { serverHostFor } from './server-host.js';

@@ -42,6 +42,7 @@ export {
   withContent,
 } from './define-tool.js';
 export { shannonEntropy } from './entropy.js';
+export { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 export {
   COMMON_FLAGS,
   type FlagSpec,

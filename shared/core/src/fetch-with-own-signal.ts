@@ -35,7 +35,8 @@ function releasingWhenDone(
  * abort listener on it per request until garbage collection: under load they pile up into
  * thousands (MaxListenersExceededWarning). Here the caller's signal holds one listener per
  * request still in flight, removed as soon as its response body is done; so many listeners
- * mean many concurrent calls, not a leak, and the warning limit is lifted.
+ * mean many concurrent calls, not a leak, and the warning limit is lifted. The aggregator's
+ * upstream HTTP connections use it, and so do the HTTP clients of tests and benchmarks.
  */
 export function fetchWithOwnSignal(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {

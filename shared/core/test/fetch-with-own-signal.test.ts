@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchWithOwnSignal } from '../src/upstream/fetch-with-own-signal.js';
+import { fetchWithOwnSignal } from '../src/fetch-with-own-signal.js';
 
 let server: Server;
 let base: string;
