@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 import type { SessionServer } from './http-front.js';
 
 const CLIENT_INFO = { name: 'toolmesh-test', version: '0.0.0' };
@@ -123,8 +124,12 @@ export async function connectHttpClient(
   const { token, ...clientOptions } = options ?? {};
   const client = new Client(CLIENT_INFO, clientOptions);
   const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  // The SDK hands one signal to every request, and Node's fetch would pile a listener per call on it.
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { ...(requestInit && { requestInit }) }),
+    new StreamableHTTPClientTransport(new URL(url), {
+      fetch: fetchWithOwnSignal(),
+      ...(requestInit && { requestInit }),
+    }),
   );
   return wrap(client, () => client.close());
 }
