@@ -11,7 +11,8 @@ import type { FleetServers } from './fleet-servers.js';
 import type { ServerHistory } from './server-history.js';
 import { serverRows } from './server-rows.js';
 import type { ServersAnswer } from './servers-view.js';
-import { localSessionRows, type SessionRow } from './session-rows.js';
+import { localSessionRows } from './session-rows.js';
+import type { SessionRow } from './sessions-view.js';
 
 /** What the pages of a fleet's replica read besides its own: every replica's servers and sessions. */
 export interface FleetView {

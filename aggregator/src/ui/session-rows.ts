@@ -1,29 +1,10 @@
 import type { Aggregator } from '../aggregator.js';
 import type { Fleet } from '../fleet/fleet.js';
 import type { ListedSession } from '../fleet/session-directory.js';
+import type { SessionRow } from './sessions-view.js';
 
 /** The most sessions of other replicas one Sessions page lists. */
 const LISTED_MAX = 500;
-
-/** One 2025 session as the Sessions page shows it. */
-export interface SessionRow {
-  /** Toolmesh's id for a session served here (audit records name it); another replica's Mcp-Session-Id. */
-  id: string;
-  identity: string;
-  client?: string;
-  transport: string;
-  /** The revision agreed on at initialize (here), or the one the client asked for (elsewhere). */
-  revision: string;
-  mode: string;
-  workspace?: string;
-  exposure: string;
-  /** Known where the session is served; another replica's sessions show none. */
-  lastActive?: number;
-  /** In a fleet: the replica that serves it ('' while none does). */
-  replica?: string;
-  /** In a fleet: false when its replica is gone (the next request takes it over). */
-  replicaAlive?: boolean;
-}
 
 /** The sessions this process serves. */
 export function localSessionRows(aggregator: Aggregator, replica?: string): SessionRow[] {

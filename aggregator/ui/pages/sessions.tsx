@@ -1,29 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { SessionRow } from '../../src/ui/sessions-view';
 import { getJson, type Me } from '../api';
 import { ago, count } from '../format';
 import { type Column, RowTable } from '../table';
 
 /** What a 2025 session and a 2026-07-28 client both show. */
-interface ClientRow {
-  identity: string;
-  client?: string;
-  transport: string;
-  /** The revision the client and toolmesh agreed on (at initialize, for a session). */
-  revision: string;
-  mode: string;
-  workspace?: string;
-  exposure: string;
-  /** Known on the replica that serves the session; another replica's show none. */
-  lastActive?: number;
-  /** In a fleet: the replica that serves it ('' while none does). */
-  replica?: string;
-  /** In a fleet: false when that replica is gone (the session's next request takes it over). */
-  replicaAlive?: boolean;
-}
-
-interface SessionRow extends ClientRow {
-  id: string;
-}
+type ClientRow = Omit<SessionRow, 'id'>;
 
 /** A 2026-07-28 client: no session, so it is its token on one endpoint, while it is active. */
 interface ModernClientRow extends ClientRow {
