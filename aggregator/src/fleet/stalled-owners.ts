@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { TargetStalled } from './forward-request.js';
 import type { ReplicaLease } from './replica-lease.js';
 
@@ -44,6 +45,9 @@ export class StalledOwners {
         timer: setInterval(() => void this.#check(replica, created), this.checkEveryMs),
       };
       created.timer.unref();
+      // Every forward waiting on this replica listens to one signal, each removing its listener
+      // when it ends: many at once is the normal case under load, not a leak.
+      setMaxListeners(0, created.stopped.signal);
       this.#watches.set(replica, created);
       watch = created;
     }
