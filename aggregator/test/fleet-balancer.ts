@@ -1,8 +1,9 @@
 // A small HTTP load balancer for the fleet tests, in front of toolmesh replicas: round-robin,
 // sticky on Mcp-Session-Id (learned from the response, as HAProxy's stick-table does), or always
-// the wrong replica. Like a balancer with retries and redispatch, it tries the next replica when
-// one refuses or resets the connection, or closes a reused idle one, since then nothing was sent; any other
-// failure reaches the client as a 502.
+// the wrong replica. As the HAProxy set-up in docs/deployment.md does (`retry-on conn-failure
+// empty-response`), it tries the next replica when one refuses the connection, or closes or resets
+// it before any answer: a leaving replica that stops listening resets the connections the kernel
+// had accepted for it but the replica had not yet taken. Any other failure reaches the client as a 502.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,8 +16,8 @@ export class Balancer {
   readonly #owners = new Map<string, URL>();
   readonly #agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   readonly #server: http.Server;
-  /** Requests that reached a replica, and those answered by the balancer's 502. */
-  readonly counts = { requests: 0, failed: 0 };
+  /** Requests that reached a replica, those answered by the balancer's 502, and the tries repeated elsewhere. */
+  readonly counts = { requests: 0, failed: 0, retried: 0 };
 
   constructor(backends: string[], policy: BalancerPolicy) {
     this.#backends = backends.map((backend) => new URL(backend));
@@ -87,11 +88,14 @@ export class Balancer {
         });
       });
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        const nothingSent =
+        const noAnswer =
           error.code === 'ECONNREFUSED' ||
           (error as { syscall?: string }).syscall === 'connect' ||
-          (outgoing.reusedSocket && error.code === 'ECONNRESET');
-        if (nothingSent && !res.headersSent) return resolve('retry');
+          error.code === 'ECONNRESET';
+        if (noAnswer && !res.headersSent) {
+          this.counts.retried++;
+          return resolve('retry');
+        }
         this.counts.failed++;
         if (!res.headersSent) res.writeHead(502).end(`replica failed: ${error.message}`);
         else res.destroy();

@@ -265,8 +265,12 @@ describe('a rolling restart', () => {
         }
         const { failures, made } = await running;
         await slowCalls;
-        if (failures.length > 0) console.error(stopped.map((replica) => replica.stderr()).join('\n---\n'));
+        const logs = stopped.map((replica) => replica.stderr()).join('\n---\n');
+        if (failures.length > 0) console.error(logs);
         expect(made).toBeGreaterThan(0);
+        // The balancer repeats a try that got no answer, so a call cut off by a drain would pass
+        // unseen but for the drain's own word.
+        expect(logs).not.toContain('drain timeout');
         expect(failures).toEqual([]);
         expect(slowFailures).toEqual([]);
         expect(balancer.counts.failed).toBe(0);
