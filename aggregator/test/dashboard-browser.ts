@@ -1,6 +1,6 @@
 // What the dashboard's browser tests share: Debian's Chromium through playwright-core, signing
 // in as a person does, axe-core, and finding the fixture servers a toolmesh started.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,16 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-export const SCREENSHOTS = fileURLToPath(new URL('../../docs/dashboard/', import.meta.url));
+/**
+ * Where the browser tests put their screenshots: docs/dashboard/ when asked
+ * (`TOOLMESH_SCREENSHOTS=docs`), else one folder under the system's temporary folder, each run
+ * overwriting the last, so a test run leaves the tree clean.
+ */
+export const SCREENSHOTS =
+  process.env.TOOLMESH_SCREENSHOTS === 'docs'
+    ? fileURLToPath(new URL('../../docs/dashboard/', import.meta.url))
+    : path.join(os.tmpdir(), 'toolmesh-ui-screenshots');
+mkdirSync(SCREENSHOTS, { recursive: true });
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Browsers a test opened, each with its own user-data-dir, closed together after it. */
