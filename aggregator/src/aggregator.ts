@@ -19,7 +19,7 @@ import { Registry, type RegistryChange, type ToolEntry } from './registry/regist
 import { type ModernRequestFacts, RecentModernClients } from './session-server/modern-clients.js';
 import { abandon } from './session-server/parkable-call.js';
 import { ParkedCalls } from './session-server/parked-calls.js';
-import { relayTarget } from './session-server/relay-target.js';
+import { type CallerOfCall, relayTarget } from './session-server/relay-target.js';
 import type { ClientSession, Exposure } from './session-server/session.js';
 import type { SessionBackend } from './session-server/session-backend.js';
 import { type SessionEra, sessionServerFor } from './session-server/session-server.js';
@@ -169,7 +169,7 @@ export class Aggregator implements SessionBackend {
     this.workspaces = new WorkspaceScope(options.workspaces ?? [defaultWorkspace(process.cwd())]);
     this.upstreams = new UpstreamSet(
       this.log,
-      (upstream, method, params, signal) => this.relay(upstream, method, params, signal),
+      (upstream, method, params, signal, caller) => this.relay(upstream, method, params, signal, caller),
       options.upstream,
     );
     // Until the start-up wait is over, one registry is built at its end, so names that collide are
@@ -552,22 +552,26 @@ export class Aggregator implements SessionBackend {
   /**
    * A downstream server asks its client for sampling, elicitation or roots: the request goes to
    * the client of the call it belongs to (see relayTarget), never to another person's client.
+   * `caller` made that call, when the wire said which call the request is part of.
    */
   private async relay(
     upstream: string,
     method: RelayedMethod,
     params: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    caller: unknown,
   ): Promise<Record<string, unknown>> {
     const { workspace } = instanceOf(upstream);
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
-    const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method);
+    // What forwardToolCall gave the upstream's callTool.
+    const known = caller as CallerOfCall | undefined;
+    const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method, known?.session);
     const request = { method, ...(params && { params }) } as never;
     // Asked as part of the call, the request travels on that call's response stream, which every
     // Streamable HTTP client reads (the separate event stream is one a client may never open);
     // a 2026-07-28 call is parked and answers input_required with it (see parkableCall).
-    const call = target.latestCall(upstream);
+    const call = known ? known.call : target.latestCall(upstream);
     const asked = call
       ? call.send(request, PASSTHROUGH, { signal })
       : target.server.request(request, PASSTHROUGH, { signal });

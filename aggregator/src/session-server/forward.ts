@@ -12,6 +12,7 @@ import { approvalRefusal, blockedMessage } from './authorize.js';
 import { CallChannel, type Extra } from './call-channel.js';
 import { deadlineMessage, deadlineOptions } from './call-deadline.js';
 import { parkableCall } from './parkable-call.js';
+import type { CallerOfCall } from './relay-target.js';
 import { capResult } from './result-budget.js';
 import type { ClientSession } from './session.js';
 import type { SessionBackend } from './session-backend.js';
@@ -140,6 +141,7 @@ export async function callDownstream(
         ...(withProgress && { onprogress: (progress) => channel.progress(progress) }),
       },
       { [META_KEYS.agent]: session.identity, [META_KEYS.conversation]: session.conversation },
+      { session, call: channel.active } satisfies CallerOfCall,
     );
     return capResult(result, backend.config.resultMaxBytes, exposed);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import type { RelayedMethod } from '../upstream/upstream-client.js';
-import type { AskedCapability, ClientSession } from './session.js';
+import type { ActiveCall, AskedCapability, ClientSession } from './session.js';
 
 const RELAY_CAPABILITY: Record<RelayedMethod, AskedCapability> = {
   'sampling/createMessage': 'sampling',
@@ -28,22 +28,32 @@ const supports = (session: ClientSession, method: RelayedMethod) =>
     ? session.roundTrip.declares.has(RELAY_CAPABILITY[method])
     : Boolean(session.server.getClientCapabilities()?.[RELAY_CAPABILITY[method]]);
 
+/** A call to a downstream server, as the session server made it: whose, and through what its client is asked. */
+export interface CallerOfCall {
+  session: ClientSession;
+  call: ActiveCall;
+}
+
 /**
  * The session whose client answers a request a downstream server sends to "its client"; throws
- * when none may. The request belongs to a call to that server, but over stdio it does not say
- * which, so of the sessions calling it the most recently active is taken, and only when they
- * all act for one identity: a question must never reach another person's client. Outside any
- * call only roots/list is relayed, and only while every connected client is the same identity.
+ * when none may. The request belongs to a call to that server: `caller` made it, when the wire
+ * said which call that is (a 2026-07-28 server's `input_required` result, a 2025 server's request
+ * on a call's Streamable HTTP response stream). Else (a 2025 server over stdio, where nothing
+ * ties a request to a call, or over the event stream outside any call's) of the sessions calling
+ * it the most recently active is taken, and only when they all act for one identity: a question
+ * must never reach another person's client. Outside any call only roots/list is relayed, and
+ * only while every connected client is the same identity.
  */
 export function relayTarget(
   sessions: readonly ClientSession[],
   upstream: string,
   method: RelayedMethod,
+  caller?: ClientSession,
 ): ClientSession {
   const capability = RELAY_CAPABILITY[method];
-  const calling = sessions.filter((session) => session.isCalling(upstream));
-  const caller = mostRecentlyActive(calling);
-  if (caller) {
+  const calling = caller ? [caller] : sessions.filter((session) => session.isCalling(upstream));
+  const latest = mostRecentlyActive(calling);
+  if (latest) {
     const identities = identitiesOf(calling);
     if (identities.length > 1) {
       throw refused(
@@ -51,13 +61,13 @@ export function relayTarget(
       );
     }
     // A 2026-07-28 client is asked by a round trip of its call, for what its request declares.
-    if (caller.roundTrip && !supports(caller, method))
+    if (latest.roundTrip && !supports(latest, method))
       throw refused(
         `The client calling server ${upstream} through toolmesh speaks MCP 2026-07-28 and its request does not declare ${capability} (io.modelcontextprotocol/clientCapabilities in _meta), so the server's ${method} request cannot be put to it.`,
       );
-    if (!supports(caller, method))
+    if (!supports(latest, method))
       throw refused(`The client calling server ${upstream} through toolmesh does not support ${capability}.`);
-    return caller;
+    return latest;
   }
   if (method !== 'roots/list') {
     throw refused(

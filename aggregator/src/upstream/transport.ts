@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { fetchWithOwnSignal } from '@toolmesh/core';
 import { isStdioServer, type RemoteServerConfig, type ServerConfig } from '../config/schema.js';
 import { isHosted } from '../config/shared-processes.js';
+import { callTaggingFetch } from './call-tagging-fetch.js';
 import { HostedServerTransport } from './hosted-server-transport.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
 import { serverHostFor } from './server-host.js';
@@ -56,7 +57,7 @@ export function transportsFor(
   const remote = config as RemoteServerConfig;
   const url = new URL(remote.url);
   const requestInit = { headers: remote.headers };
-  const fetch = fetchWithOwnSignal();
+  const fetch = callTaggingFetch(fetchWithOwnSignal());
   const streamable: Dial = {
     open: () => new StreamableHTTPClientTransport(url, { requestInit, fetch }),
     probe: true,

@@ -1,32 +1,91 @@
-import { Client } from '@modelcontextprotocol/client';
+import { Client, isInputRequiredResult, type RequestOptions } from '@modelcontextprotocol/client';
 import type {
   LoggingMessageNotification,
   ResourceUpdatedNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion } from '@toolmesh/core';
+import { callTagIn, callTagOf, taggedParams, untagged } from './call-tag.js';
 
 /** Requests a downstream server sends to "its client", relayed to a real client session. */
 export type RelayedMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
+/**
+ * `caller`: who made the call to `upstream` the request belongs to, as given to its callTool,
+ * when the wire said which call that is.
+ */
 export type Relay = (
   upstream: string,
   method: RelayedMethod,
   params: Record<string, unknown> | undefined,
   signal: AbortSignal,
+  caller: unknown,
 ) => Promise<Record<string, unknown>>;
 
 export type LogMessage = LoggingMessageNotification['params'];
 
 /** Where what a downstream server sends its client goes. */
 export interface UpstreamClientHandlers {
+  /** `callTag`: the tag of the call the request belongs to, when the wire said which one. */
   relay(
     method: RelayedMethod,
     params: Record<string, unknown> | undefined,
     signal: AbortSignal,
+    callTag: string | undefined,
   ): Promise<Record<string, unknown>>;
   /** Its tools, prompts or resources changed. */
   listChanged(): Promise<void>;
   log(params: LogMessage): void;
   resourceUpdated(params: ResourceUpdatedNotification['params']): void;
+}
+
+type InputRequests = Record<string, unknown>;
+
+/** What of the SDK's flow of a call's `input_required` rounds is used here (it does not export its type). */
+interface RoundsOfCall {
+  options: RequestOptions | undefined;
+  retry(params: Record<string, unknown> | undefined, legOptions: RequestOptions): Promise<unknown>;
+}
+
+/** Each input request of a 2026-07-28 server's `input_required` result, tagged as part of the call `tag`. */
+const taggedRequests = (requests: InputRequests | undefined, tag: string): InputRequests =>
+  Object.fromEntries(
+    Object.entries(requests ?? {}).map(([key, request]) => {
+      const embedded = request as { params?: Record<string, unknown> } | null;
+      // What is not an embedded request is left for the SDK to refuse as it is.
+      return [
+        key,
+        embedded && typeof embedded === 'object'
+          ? { ...embedded, params: taggedParams(embedded.params, tag) }
+          : request,
+      ];
+    }),
+  );
+
+/**
+ * The SDK's client, whose answers to a 2026-07-28 server's `input_required` rounds (which the
+ * SDK puts through the registered handlers, as if the server had asked them) say which call
+ * they are for: every round of a call toolmesh tagged is tagged the same.
+ */
+class CallTaggingClient extends Client {
+  protected override _resolveNonCompleteResult(
+    decoded: { kind: 'input_required'; inputRequests: InputRequests; requestState?: string },
+    flow: RoundsOfCall,
+  ): Promise<unknown> {
+    const tag = callTagOf(flow.options);
+    if (tag === undefined) return super._resolveNonCompleteResult(decoded, flow as never);
+    const tagged: RoundsOfCall = {
+      ...flow,
+      retry: async (params, legOptions) => {
+        const result = await flow.retry(params, legOptions);
+        return isInputRequiredResult(result)
+          ? { ...result, inputRequests: taggedRequests(result.inputRequests, tag) }
+          : result;
+      },
+    };
+    return super._resolveNonCompleteResult(
+      { ...decoded, inputRequests: taggedRequests(decoded.inputRequests, tag) },
+      tagged as never,
+    );
+  }
 }
 
 /**
@@ -41,7 +100,7 @@ export function newUpstreamClient(
   probeTimeoutMs: number | undefined,
   handlers: UpstreamClientHandlers,
 ): Client {
-  const client = new Client(
+  const client = new CallTaggingClient(
     { name: 'toolmesh', version: packageVersion(import.meta.url) },
     {
       capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },
@@ -53,13 +112,16 @@ export function newUpstreamClient(
       listMaxPages: 0,
     },
   );
+  // The tag is read where the SDK keeps the request's `_meta` as it came, before validation.
   const relayed =
-    (method: RelayedMethod) => (request: { params?: unknown }, ctx: { mcpReq: { signal: AbortSignal } }) =>
-      handlers.relay(
-        method,
-        request.params as Record<string, unknown> | undefined,
-        ctx.mcpReq.signal,
-      ) as never;
+    (method: RelayedMethod) =>
+    (
+      request: { params?: unknown },
+      ctx: { mcpReq: { signal: AbortSignal; _meta?: Record<string, unknown> | undefined } },
+    ) => {
+      const params = untagged(request.params as Record<string, unknown> | undefined);
+      return handlers.relay(method, params, ctx.mcpReq.signal, callTagIn(ctx.mcpReq._meta)) as never;
+    };
   client.setRequestHandler('sampling/createMessage', relayed('sampling/createMessage'));
   client.setRequestHandler('elicitation/create', relayed('elicitation/create'));
   client.setRequestHandler('roots/list', relayed('roots/list'));

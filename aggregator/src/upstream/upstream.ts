@@ -11,6 +11,7 @@ import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
 import { backoffDelay } from './backoff.js';
+import { CALL_TAG_HEADER, newCallTag } from './call-tag.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ConnectionKit, connectionKit } from './connection-kit-loader.js';
 import { ErrorCode, inLegacyTerms, McpError } from './legacy-error.js';
@@ -92,6 +93,8 @@ export class Upstream extends EventEmitter {
   private attempt = 0;
   private cancelRestart: () => void = () => undefined;
   private cancelPing: () => void = () => undefined;
+  /** Who made each call in flight, by its call tag (see call-tag.ts). */
+  private readonly callers = new Map<string, unknown>();
   /** Who is told when a resource changes, by URI; the server is subscribed once per URI. */
   private readonly subscribers = new Map<string, Set<ResourceUpdated>>();
 
@@ -297,7 +300,14 @@ export class Upstream extends EventEmitter {
       ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
       : undefined;
     return kit.newUpstreamClient(negotiation, probeTimeoutMs, {
-      relay: (method, params, signal) => this.options.relay(this.name, method, params, signal),
+      relay: (method, params, signal, callTag) =>
+        this.options.relay(
+          this.name,
+          method,
+          params,
+          signal,
+          callTag === undefined ? undefined : this.callers.get(callTag),
+        ),
       listChanged: async () => {
         await this.refresh().catch((error: Error) =>
           this.log.warning(`could not refresh the catalogue: ${error.message}`),
@@ -375,25 +385,35 @@ export class Upstream extends EventEmitter {
     return this.client;
   }
 
-  /** Forwards a call untouched: no output-schema validation here, the client judges the result. */
+  /**
+   * Forwards a call untouched: no output-schema validation here, the client judges the result.
+   * What the server asks as part of it, where the wire says so, is relayed with `caller`.
+   */
   async callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     options: RequestOptions,
     meta?: Record<string, unknown>,
+    caller?: unknown,
   ): Promise<CallToolResult> {
     await this.wake();
-    const result = await inLegacyTerms(
-      this.connected().request(
-        {
-          method: 'tools/call',
-          params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
-        },
-        PASSTHROUGH,
-        options,
-      ),
-    );
-    return result as CallToolResult;
+    const tag = newCallTag();
+    this.callers.set(tag, caller);
+    try {
+      const result = await inLegacyTerms(
+        this.connected().request(
+          {
+            method: 'tools/call',
+            params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
+          },
+          PASSTHROUGH,
+          { ...options, headers: { ...options.headers, [CALL_TAG_HEADER]: tag } },
+        ),
+      );
+      return result as CallToolResult;
+    } finally {
+      this.callers.delete(tag);
+    }
   }
 
   /** Subscribes `onUpdated` to changes of `uri`, asking the server on the first subscriber only. */
