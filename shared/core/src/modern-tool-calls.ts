@@ -151,6 +151,8 @@ function eventStream(res: Response) {
   const write = (message: unknown) => res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   return {
     write,
+    /** The client went away: nothing more is written. */
+    drop: () => clearInterval(keepAlive),
     end(message: unknown) {
       clearInterval(keepAlive);
       write(message);
@@ -208,7 +210,10 @@ export async function answerModernToolCall(
   };
   const outcome = await settledToolCall(direct.handle, request, { mcpReq } as unknown as ServerContext);
   res.off('close', gone);
-  if (controller.signal.aborted) return exchangeEnded(server);
+  if (controller.signal.aborted) {
+    stream?.drop();
+    return exchangeEnded(server);
+  }
   const answer = modernAnswer(id, outcome, direct.serverInfo);
   if (!answer) return replay(res, outcome, viaSdk, stream);
   exchangeEnded(server);

@@ -21,6 +21,8 @@ const INFO = { name: 'probe', version: '1.2.3', title: 'Probe' };
 
 /** What each tool name makes the handler do; which way each call reached it. */
 const ways: string[] = [];
+/** The signal of the call that waits until its client goes away. */
+let hung: AbortSignal | undefined;
 async function handle(
   request: { params: { name: string } },
   context: ServerContext,
@@ -69,6 +71,14 @@ async function handle(
         params: { progressToken: 'p', progress: 1 },
       });
       return { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }] };
+    case 'hang':
+      await context.mcpReq.notify({
+        method: 'notifications/progress',
+        params: { progressToken: 'p', progress: 1 },
+      });
+      hung = context.mcpReq.signal;
+      await new Promise((resolve) => context.mcpReq.signal.addEventListener('abort', resolve));
+      return { content: [text('late')] };
     default:
       return { content: [text(name)] };
   }
@@ -227,6 +237,34 @@ describe('a plain 2026-07-28 tools/call answered past the SDK', () => {
     expect((await both(call('plain', { headers: { 'mcp-name': '=?base64?cGxhaW4=?=' } }))).ways).toEqual([
       'sdk',
     ]);
+  });
+});
+
+describe('a 2026-07-28 call answered past the SDK whose client goes away', () => {
+  it('is aborted as the SDK aborts it, with its event stream left', async () => {
+    const client = new AbortController();
+    const sent = call('hang');
+    const response = await fetch(front.url, {
+      method: 'POST',
+      signal: client.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN_REVISION,
+        ...sent.headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'hang', _meta: { ...ENVELOPE, progressToken: 'p' } },
+      }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    await response.body?.getReader().read();
+    client.abort();
+    while (!hung?.aborted) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(hung.reason).toMatchObject({ message: 'Connection closed' });
   });
 });
 
