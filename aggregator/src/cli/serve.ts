@@ -19,7 +19,11 @@ import { stopPromptly } from './stop-promptly.js';
 function opensLegacySession(request: { method: string; body?: unknown }): boolean {
   if (request.method !== 'POST') return true;
   const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
-  return messages.some((message) => isInitializeRequest(message));
+  // The method first: the schema costs a failed pass on every other request.
+  return messages.some(
+    (message) =>
+      (message as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(message),
+  );
 }
 
 /** The identity of HTTP sessions when authentication is off. */

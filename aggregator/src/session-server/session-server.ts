@@ -9,7 +9,14 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { IdleServers, packageVersion, runTool, toolListEntry, whileServing } from '@toolmesh/core';
+import {
+  IdleServers,
+  packageVersion,
+  runTool,
+  serveToolCalls,
+  toolListEntry,
+  whileServing,
+} from '@toolmesh/core';
 import { OWN_TOOL_NAMES } from '../registry/naming.js';
 import { AGGREGATOR_TOOLS } from '../tools/index.js';
 import { ErrorCode, McpError } from '../upstream/legacy-error.js';
@@ -110,21 +117,19 @@ function createSessionServer(
   backend: SessionBackend,
   { exposure, mode, identity, workspace, allowedModes, transport, era, principal }: SessionServerOptions,
 ): Server {
-  const server = new Server(
-    { name: 'toolmesh', version: packageVersion(import.meta.url), title: 'toolmesh' },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { listChanged: true, subscribe: true },
-        completions: {},
-        logging: {},
-      },
-      cacheHints: { 'tools/list': TOOL_LIST_CACHE, 'server/discover': DISCOVER_CACHE },
-      instructions:
-        'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
+  const serverInfo = { name: 'toolmesh', version: packageVersion(import.meta.url), title: 'toolmesh' };
+  const server = new Server(serverInfo, {
+    capabilities: {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      completions: {},
+      logging: {},
     },
-  );
+    cacheHints: { 'tools/list': TOOL_LIST_CACHE, 'server/discover': DISCOVER_CACHE },
+    instructions:
+      'toolmesh proxies many MCP servers. Tools are named <server>__<tool>, except those of servers configured to keep their own names. To find a tool, call search_tool_bm25 with keywords (service, verb, object), then call it directly or through call_tool.',
+  });
   const session = new ClientSession(server, exposure, mode, identity, workspace, allowedModes);
   session.transport = transport;
   // A 2025 session is attached (counted, recorded, told of list changes) once it is one: at
@@ -295,7 +300,8 @@ function createSessionServer(
       }) as Promise<CallToolResult>;
     },
   );
-  server.setRequestHandler('tools/call', callTool);
+  // Through the SDK, and past it for plain calls: a 2026-07-28 one over HTTP, a 2025 session's.
+  serveToolCalls(server, callTool, serverInfo);
   answerPlainToolCalls(server, callTool, () => initialized);
 
   server.setRequestHandler(

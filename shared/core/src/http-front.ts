@@ -6,16 +6,16 @@ import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middle
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { onEventStreamOpened } from './event-stream-opened.js';
 import { guardRequestParams } from './guard-request-params.js';
 import { SessionTable } from './http-sessions.js';
-import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
+import { modernLeg } from './modern-leg.js';
 import { replayInitialize, resumedTransport } from './resumed-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
-import { isModernRequest, sendWebResponse, webRequestOf } from './web-exchange.js';
+import { isModernRequest } from './web-exchange.js';
 
 export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
@@ -179,11 +179,6 @@ export interface HttpFront {
 
 const JSON_RPC_PARSE_ERROR = -32700;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const INVALID_PARAMS = -32602;
-
 function jsonRpcError(res: Response, status: number, message: string, code = -32000): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
@@ -324,56 +319,26 @@ export async function startHttpFront<S extends SessionServer>(
   const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
   const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
-  const modernHandlers: McpHttpHandler[] = [];
-
-  /**
-   * The 2026-07-28 leg of an endpoint: one server per request, made from the request it
-   * answers; the SDK refuses 2025 traffic there, which the session leg takes before it.
-   */
-  const modernLeg = (createServer: SessionFactory<S>) => {
-    // Made before the SDK asks, so a refusal (a mode that does not exist) is answered as such.
-    const serverFor = new WeakMap<globalThis.Request, S>();
-    const handler = createMcpHandler(
-      ({ requestInfo }) => {
-        const server = requestInfo && serverFor.get(requestInfo);
-        if (!server) throw new Error('no server was made for this request');
-        return server as Server;
-      },
-      {
-        legacy: 'reject',
-        maxRequestBodySize: maxBodyBytes,
-        onerror: (error) => log.debug(`2026-07-28 request: ${error.message}`),
-      },
-    );
-    modernHandlers.push(handler);
-    return async (req: Request, res: Response) => {
-      // Refused here, as over stdio, with the fields named, rather than by the SDK's schema dump.
-      const problem = isRecord(req.body) && 'id' in req.body ? requestParamsProblem(req.body) : undefined;
-      if (problem !== undefined)
-        return res.json({
-          jsonrpc: '2.0',
-          id: req.body.id,
-          error: { code: INVALID_PARAMS, message: problem },
-        });
-      let server: S;
+  const modernHandlers: ReturnType<typeof modernLeg>[] = [];
+  const madeFor =
+    (createServer: SessionFactory<S>) =>
+    (req: Request, res: Response): Server | undefined => {
       try {
-        server = createServer(req);
+        return createServer(req) as Server;
       } catch (error) {
-        if (error instanceof SessionRefusal) return refuse(res, error);
-        throw error;
+        if (!(error instanceof SessionRefusal)) throw error;
+        refuse(res, error);
+        return undefined;
       }
-      const request = webRequestOf(req, res);
-      serverFor.set(request, server);
-      await sendWebResponse(res, await handler.fetch(request, { parsedBody: req.body }));
     };
-  };
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
     // Sessions belong to the endpoint that opened them.
     const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
     tables.push(sessions);
     const serverOf = new WeakMap<StreamableHTTPServerTransport, S>();
-    const modern = options.modernEra ? modernLeg(createServer) : undefined;
+    const modern = options.modernEra ? modernLeg(madeFor(createServer), { maxBodyBytes, log }) : undefined;
+    if (modern) modernHandlers.push(modern);
     const resuming = new Map<string, Promise<void>>();
     const resume = async (sessionId: string, resumed: ResumedSession<S>) => {
       const transport = resumedTransport(sessionId);
@@ -440,7 +405,7 @@ export async function startHttpFront<S extends SessionServer>(
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
       if (modern && isModernRequest(req)) {
         if (await shared?.routeModern?.(req, res)) return;
-        return modern(req, res);
+        return modern.serve(req, res);
       }
       const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
       const initialize = messages.find(isInitializeRequest);

@@ -4,6 +4,17 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
 const IDLE_PER_KEY = 4;
 const KEYS_KEPT = 256;
 
+/** How each pooled server goes back to its pool. */
+const backToPool = new WeakMap<Server, () => void>();
+
+/**
+ * The exchange `server` was taken for ended without the SDK connecting it (its request was
+ * answered past the SDK): a pooled server is idle again, as when the SDK closes it.
+ */
+export function exchangeEnded(server: Server): void {
+  backToPool.get(server)?.();
+}
+
 /**
  * Servers that answer 2026-07-28 requests one after another. The SDK connects a server to one
  * exchange at a time and disconnects it when its answer is out; building a server (and
@@ -24,10 +35,12 @@ export class IdleServers<S extends Server = Server> {
     const server = idle?.pop();
     if (server) return server;
     const made = make();
+    const keep = () => this.#keep(key, made);
+    backToPool.set(made, keep);
     const onclose = made.onclose;
     made.onclose = () => {
       onclose?.();
-      this.#keep(key, made);
+      keep();
     };
     return made;
   }

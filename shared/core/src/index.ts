@@ -70,9 +70,10 @@ export {
   hostServerParams,
 } from './host-protocol.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
-export { IdleServers, whileServing } from './idle-servers.js';
+export { exchangeEnded, IdleServers, whileServing } from './idle-servers.js';
 export { isPlainToolCall, type PlainToolCall } from './jsonrpc-line.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
+export { serveToolCalls } from './modern-tool-calls.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
 export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';
 export {
@@ -101,6 +102,13 @@ export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { checkLiteralHost, guardedLookup, NetworkRefusal, refusalReason } from './ssrf-guard.js';
 export { type Statement, statementCache } from './statement-cache.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-transport.js';
+export {
+  legacyAnswer,
+  modernAnswer,
+  settledToolCall,
+  type ToolCallHandler,
+  type ToolCallOutcome,
+} from './tool-call-answer.js';
 export { renderToolReference } from './tool-docs.js';
 export { errnoCode, errorMessage, ToolError } from './tool-error.js';
 export { toolListEntry } from './tool-schema.js';
