@@ -3,6 +3,7 @@
 // within the turn never reaches it, and the replicas list themselves, so the marks of one that
 // died are found (and taken once) without a SCAN of the keyspace.
 import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { createLogger } from '@toolmesh/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -20,18 +21,41 @@ const log = createLogger({ sink: () => {} });
 const TIMING = { ttlMs: 9000, renewMs: 1000 };
 
 let redis: Redis;
-let monitor: Redis;
+let monitor: Socket | undefined;
 /** Every command Redis ran on a key of this run, as sent (lower-case name first). */
 const seen: string[][] = [];
+
+/**
+ * Redis's MONITOR feed on a connection of its own (a plain socket: ioredis's monitor mode can
+ * take a feed line for a reply on a busy machine), one `+time [db addr] "name" "arg" …` per line.
+ */
+async function watchCommands(): Promise<Socket> {
+  const { hostname, port } = new URL(REDIS_URL);
+  const socket = connect(Number(port || 6379), hostname);
+  let partial = '';
+  let started: () => void = () => undefined;
+  const ok = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  socket.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\r\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === '+OK') started();
+      const args = [...line.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string);
+      if (args.some((arg) => arg.startsWith(runPrefix)))
+        seen.push([String(args[0]).toLowerCase(), ...args.slice(1)]);
+    }
+  });
+  socket.write('MONITOR\r\n');
+  await ok;
+  return socket;
+}
 const leases: ReplicaLease[] = [];
 
 beforeAll(async () => {
   redis = new Redis(REDIS_URL);
-  monitor = await redis.monitor();
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (args.some((arg) => arg.startsWith(runPrefix)))
-      seen.push([String(args[0]).toLowerCase(), ...args.slice(1)]);
-  });
+  monitor = await watchCommands();
 });
 
 beforeEach(() => {
@@ -43,8 +67,8 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  monitor.disconnect();
-  redis.disconnect();
+  monitor?.destroy();
+  redis?.disconnect();
   await deleteKeys(runPrefix);
 });
 

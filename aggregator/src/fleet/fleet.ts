@@ -573,6 +573,8 @@ export class Fleet implements SharedSessions<Server> {
     clearInterval(this.#refresher);
     clearInterval(this.#sweeper);
     this.#stalledOwners.close();
+    // The last calls' marks cleared before the heartbeat goes, or others would record them as cut off.
+    await this.#marks.flush();
     await this.lease.stop();
     this.redis.disconnect();
   }

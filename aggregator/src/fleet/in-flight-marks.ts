@@ -54,17 +54,23 @@ export class InFlightMarks implements InFlightCalls {
 
   mark(id: string, call: InFlightCall): void {
     this.#pending.set(id, JSON.stringify(call));
-    this.#flush ??= setImmediate(this.#send);
+    this.#flush ??= setImmediate(() => void this.#send());
   }
 
   unmark(id: string): void {
     if (this.#sent.has(id)) {
       this.#pending.set(id, null);
-      this.#flush ??= setImmediate(this.#send);
+      this.#flush ??= setImmediate(() => void this.#send());
     } else this.#pending.delete(id);
   }
 
-  readonly #send = (): void => {
+  /** Sends the marks waiting for the turn's end now, and waits for Redis: the replica is leaving. */
+  async flush(): Promise<void> {
+    clearImmediate(this.#flush);
+    await this.#send();
+  }
+
+  readonly #send = async (): Promise<void> => {
     this.#flush = undefined;
     const marked: string[] = [];
     const cleared: string[] = [];
@@ -82,10 +88,12 @@ export class InFlightMarks implements InFlightCalls {
     const batch = this.redis.pipeline();
     if (marked.length > 0) batch.hset(this.#own, ...marked);
     if (cleared.length > 0) batch.hdel(this.#own, ...cleared);
-    batch.exec().then((results) => {
-      const failed = results?.find(([error]) => error)?.[0];
+    try {
+      const failed = (await batch.exec())?.find(([error]) => error)?.[0];
       if (failed) this.#missed(failed);
-    }, this.#missed);
+    } catch (error) {
+      this.#missed(error as Error);
+    }
   };
 
   readonly #missed = (error: Error) =>
