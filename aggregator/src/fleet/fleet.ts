@@ -119,7 +119,7 @@ export class Fleet implements SharedSessions<Server> {
       },
     );
     this.directory = new SessionDirectory(redis, prefix, options.sessionIdleMs, this.lease.heartbeatPrefix);
-    this.#marks = new InFlightMarks(redis, prefix, this.lease.id, options.log);
+    this.#marks = new InFlightMarks(redis, prefix, this.lease, options.log);
     const timing = options.timing ?? DEFAULT_LEASE_TIMING;
     this.#stalledOwners = new StalledOwners(this.lease, timing.ttlMs, timing.renewMs);
     this.metrics = options.metrics;
@@ -429,19 +429,23 @@ export class Fleet implements SharedSessions<Server> {
     return true;
   }
 
-  /** Records as cut off the calls `replica` left unfinished, once it has no heartbeat; whoever comes first does it. */
-  async #recordCutOff(replica: string): Promise<void> {
+  /**
+   * Records as cut off the calls left unfinished by replicas without a heartbeat (by `replica`
+   * only, when named); whoever comes first does it.
+   */
+  async #recordCutOff(replica?: string): Promise<void> {
     try {
-      const calls = await this.#marks.takeFromDead(replica, this.lease.keyOf(replica));
-      if (calls.length === 0) return;
-      this.options.log.warning(
-        `fleet: replica ${replica} stopped with ${calls.length} calls unfinished: recording them as cut off`,
-      );
       const { audit, state } = this.options.aggregator;
-      await recordCutOffCalls(replica, calls, audit, state);
+      for (const [dead, calls] of await this.#marks.takeFromDead(replica)) {
+        if (calls.length === 0) continue;
+        this.options.log.warning(
+          `fleet: replica ${dead} stopped with ${calls.length} calls unfinished: recording them as cut off`,
+        );
+        await recordCutOffCalls(dead, calls, audit, state);
+      }
     } catch (error) {
       this.options.log.warning(
-        `fleet: the calls replica ${replica} left unfinished were not all recorded: ${(error as Error).message}`,
+        `fleet: the calls ${replica ? `replica ${replica}` : 'replicas that stopped'} left unfinished were not all recorded: ${(error as Error).message}`,
       );
     }
   }
@@ -449,9 +453,7 @@ export class Fleet implements SharedSessions<Server> {
   /** Looks for replicas that died with calls marked (nobody took a session of theirs over yet). */
   #sweepDeadReplicas(): Promise<void> {
     this.#sweeping ??= (async () => {
-      if (!this.lease.valid) return;
-      const marked = await this.#marks.markedReplicas().catch(() => []);
-      for (const replica of marked) if (replica !== this.lease.id) await this.#recordCutOff(replica);
+      if (this.lease.valid) await this.#recordCutOff();
     })().finally(() => {
       this.#sweeping = undefined;
     });
@@ -571,6 +573,8 @@ export class Fleet implements SharedSessions<Server> {
     clearInterval(this.#refresher);
     clearInterval(this.#sweeper);
     this.#stalledOwners.close();
+    // The last calls' marks cleared before the heartbeat goes, or others would record them as cut off.
+    await this.#marks.flush();
     await this.lease.stop();
     this.redis.disconnect();
   }

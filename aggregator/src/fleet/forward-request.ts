@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { Request, Response } from 'express';
+import { writesByTurn } from './writes-by-turn.js';
 
 /** Headers that describe one hop, not the request: never passed on. */
 const HOP_HEADERS = new Set([
@@ -112,6 +113,8 @@ export function forwardRequest(
         // A GET stream may stay quiet for long: its client must learn at once that it opened. A
         // POST's answer goes with its first data, one write instead of two.
         if (req.method === 'GET') res.flushHeaders();
+        // The owner's event and the answer's end, read together, reach the client as one write.
+        writesByTurn(res);
         answer.on('data', (chunk: Buffer) => res.write(chunk));
         answer.on('error', () => undefined);
         answer.on('close', () => {

@@ -1,31 +1,51 @@
 import type { Logger } from '@toolmesh/core';
 import type { Redis } from 'ioredis';
 import type { InFlightCall, InFlightCalls } from '../audit/audited-call.js';
+import type { ReplicaLease } from './replica-lease.js';
 
-// Takes (reads and deletes) a replica's marks, but only while it has no heartbeat: a live
-// replica's calls are its own to record. Returns false when it lives, else field, value, ….
-const TAKE_IF_DEAD = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return false end
-local marks = redis.call('HGETALL', KEYS[1])
-redis.call('DEL', KEYS[1])
-return marks`;
+// Takes (reads and deletes) the marks of the replicas listed in KEYS[1] that have no heartbeat,
+// and strikes them from the list: a live replica's calls are its own to record. ARGV[1]: the
+// heartbeat prefix; ARGV[2]: the marks' prefix; ARGV[3]: the replica asking, never taken;
+// ARGV[4]: the one replica to look at, or '' for every one listed. Returns {replica, {field,
+// value, …}} for each replica taken.
+const TAKE_FROM_DEAD = `
+local taken = {}
+local replicas = redis.call('SMEMBERS', KEYS[1])
+if ARGV[4] ~= '' then replicas = {ARGV[4]} end
+for _, replica in ipairs(replicas) do
+  if replica ~= ARGV[3] and redis.call('EXISTS', ARGV[1] .. replica) == 0 then
+    table.insert(taken, {replica, redis.call('HGETALL', ARGV[2] .. replica)})
+    redis.call('DEL', ARGV[2] .. replica)
+    redis.call('SREM', KEYS[1], replica)
+  end
+end
+return taken`;
 
 /**
  * The calls each replica runs now, one Redis hash per replica, so that when one dies another
- * can record what it left unfinished. Marking is not awaited: it must not slow a call down, and
- * one connection keeps a call's mark and unmark in order. A mark that Redis missed (it was away)
- * only means a call cut off meanwhile goes unrecorded as such.
+ * can record what it left unfinished. Marking is not awaited: it must not slow a call down.
+ * The marks of one event-loop turn go together, as one HSET and one HDEL on one pipelined write,
+ * and a mark set and cleared within the turn never reaches Redis. One turn, not longer: a call's
+ * mark is on its way before the call's own server can answer it or say it started, so a replica
+ * killed once a call began still leaves the call marked. One connection keeps the batches in
+ * order. A mark that Redis missed (it was away) only means a call cut off meanwhile goes
+ * unrecorded as such.
  */
 export class InFlightMarks implements InFlightCalls {
   readonly #own: string;
+  /** What each call's mark becomes at the next flush: its record, or null to clear it. */
+  readonly #pending = new Map<string, string | null>();
+  /** Calls whose mark was sent to Redis and not cleared since. */
+  readonly #sent = new Set<string>();
+  #flush: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    replica: string,
+    private readonly lease: Pick<ReplicaLease, 'id' | 'heartbeatPrefix' | 'listKey'>,
     private readonly log: Logger,
   ) {
-    this.#own = this.#key(replica);
+    this.#own = this.#key(lease.id);
   }
 
   #key(replica: string): string {
@@ -33,37 +53,72 @@ export class InFlightMarks implements InFlightCalls {
   }
 
   mark(id: string, call: InFlightCall): void {
-    this.redis.hset(this.#own, id, JSON.stringify(call)).catch(this.#missed);
+    this.#pending.set(id, JSON.stringify(call));
+    this.#flush ??= setImmediate(() => void this.#send());
   }
 
   unmark(id: string): void {
-    this.redis.hdel(this.#own, id).catch(this.#missed);
+    if (this.#sent.has(id)) {
+      this.#pending.set(id, null);
+      this.#flush ??= setImmediate(() => void this.#send());
+    } else this.#pending.delete(id);
   }
+
+  /** Sends the marks waiting for the turn's end now, and waits for Redis: the replica is leaving. */
+  async flush(): Promise<void> {
+    clearImmediate(this.#flush);
+    await this.#send();
+  }
+
+  readonly #send = async (): Promise<void> => {
+    this.#flush = undefined;
+    const marked: string[] = [];
+    const cleared: string[] = [];
+    for (const [id, call] of this.#pending) {
+      if (call === null) {
+        cleared.push(id);
+        this.#sent.delete(id);
+      } else {
+        marked.push(id, call);
+        this.#sent.add(id);
+      }
+    }
+    this.#pending.clear();
+    if (marked.length === 0 && cleared.length === 0) return;
+    const batch = this.redis.pipeline();
+    if (marked.length > 0) batch.hset(this.#own, ...marked);
+    if (cleared.length > 0) batch.hdel(this.#own, ...cleared);
+    try {
+      const failed = (await batch.exec())?.find(([error]) => error)?.[0];
+      if (failed) this.#missed(failed);
+    } catch (error) {
+      this.#missed(error as Error);
+    }
+  };
 
   readonly #missed = (error: Error) =>
-    this.log.debug(`fleet: in-flight mark not kept in Redis: ${error.message}`);
+    this.log.debug(`fleet: in-flight marks not kept in Redis: ${error.message}`);
 
-  /** The replicas that have calls marked now, this one included. */
-  async markedReplicas(): Promise<string[]> {
-    const found: string[] = [];
-    const pattern = `${this.#key('')}*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200);
-      cursor = next;
-      found.push(...keys.map((key) => key.slice(pattern.length - 1)));
-    } while (cursor !== '0');
-    return found;
-  }
-
-  /** The calls `replica` left marked, taken once by whoever asks first; none while its heartbeat (`heartbeatKey`) lives. */
-  async takeFromDead(replica: string, heartbeatKey: string): Promise<InFlightCall[]> {
-    const taken = (await this.redis.eval(TAKE_IF_DEAD, 2, this.#key(replica), heartbeatKey)) as
-      | string[]
-      | null;
-    if (!taken) return [];
-    const calls: InFlightCall[] = [];
-    for (let index = 1; index < taken.length; index += 2) calls.push(JSON.parse(taken[index] as string));
+  /**
+   * The calls left marked by replicas of the fleet that have no heartbeat (only by `replica`
+   * when named), by replica; taken once, by whoever asks first. Never this replica's own.
+   */
+  async takeFromDead(replica = ''): Promise<Map<string, InFlightCall[]>> {
+    const taken = (await this.redis.eval(
+      TAKE_FROM_DEAD,
+      1,
+      this.lease.listKey,
+      this.lease.heartbeatPrefix,
+      this.#key(''),
+      this.lease.id,
+      replica,
+    )) as Array<[string, string[]]>;
+    const calls = new Map<string, InFlightCall[]>();
+    for (const [dead, marks] of taken) {
+      const left: InFlightCall[] = [];
+      for (let index = 1; index < marks.length; index += 2) left.push(JSON.parse(marks[index] as string));
+      calls.set(dead, left);
+    }
     return calls;
   }
 }

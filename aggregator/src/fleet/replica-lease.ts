@@ -52,6 +52,15 @@ export class ReplicaLease {
     return `${this.prefix}replica:`;
   }
 
+  /**
+   * The replicas of the fleet, a set each renewal adds its replica to: how replicas find each
+   * other without a SCAN of the keyspace. A replica stays listed after it stopped until its
+   * unfinished calls were taken (InFlightMarks.takeFromDead).
+   */
+  get listKey(): string {
+    return `${this.prefix}replicas`;
+  }
+
   /** Whether this replica may serve sessions now. */
   get valid(): boolean {
     return performance.now() - this.#confirmedAt < (this.timing.ttlMs * 2) / 3;
@@ -78,7 +87,14 @@ export class ReplicaLease {
 
   async #renew(): Promise<void> {
     const sentAt = performance.now();
-    await this.redis.set(this.keyOf(this.id), this.#beat(), 'PX', this.timing.ttlMs);
+    // Listed again at each renewal: Redis may have restarted empty, or struck a stalled replica off.
+    const results = await this.redis
+      .pipeline()
+      .set(this.keyOf(this.id), this.#beat(), 'PX', this.timing.ttlMs)
+      .sadd(this.listKey, this.id)
+      .exec();
+    const failed = results?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
     this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
   }
 
@@ -128,14 +144,7 @@ export class ReplicaLease {
 
   /** Replicas alive and not draining, this one excepted. */
   async others(): Promise<Array<{ id: string } & ReplicaBeat>> {
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', `${this.heartbeatPrefix}*`, 'COUNT', 200);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
-    const ids = keys.map((key) => key.slice(this.heartbeatPrefix.length)).filter((id) => id !== this.id);
+    const ids = (await this.redis.smembers(this.listKey)).filter((id) => id !== this.id);
     const beats = ids.length > 0 ? await this.redis.mget(ids.map((id) => this.keyOf(id))) : [];
     return ids.flatMap((id, index) => {
       const raw = beats[index];
