@@ -77,18 +77,26 @@ const GROUPS: readonly (readonly string[])[] = [
   ['azure devops', 'ado'],
 ];
 
-const expansions = new Map<string, string[]>();
-for (const group of [...GROUPS, ...TOOL_LANGUAGE.map(({ words }) => words)]) {
-  for (const member of group) {
-    const terms = tokenize(member);
-    if (terms.length === 0 || terms.length > 2) continue;
-    const key = terms.join(' ');
-    const others = group.filter((other) => other !== member);
-    expansions.set(key, [...new Set([...(expansions.get(key) ?? []), ...others])]);
+// Built at the first search, not at import: every start of the CLI loads this module, and
+// tokenizing each group costs more than all the rest of it.
+let expansions: Map<string, string[]> | undefined;
+
+function expansionsByTerm(): Map<string, string[]> {
+  const built = new Map<string, string[]>();
+  for (const group of [...GROUPS, ...TOOL_LANGUAGE.map(({ words }) => words)]) {
+    for (const member of group) {
+      const terms = tokenize(member);
+      if (terms.length === 0 || terms.length > 2) continue;
+      const key = terms.join(' ');
+      const others = group.filter((other) => other !== member);
+      built.set(key, [...new Set([...(built.get(key) ?? []), ...others])]);
+    }
   }
+  return built;
 }
 
 /** The other ways of saying a tokenized query term or two-term phrase; empty when there are none. */
 export function synonymsOf(term: string): readonly string[] {
+  expansions ??= expansionsByTerm();
   return expansions.get(term) ?? [];
 }

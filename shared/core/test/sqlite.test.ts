@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../src/sqlite.js';
 import { statementCache } from '../src/statement-cache.js';
@@ -9,6 +11,27 @@ const folder = mkdtempSync(path.join(os.tmpdir(), 'sqlite-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('openDatabase', () => {
+  it("loads better-sqlite3's addon by its path, without the bindings package's search", () => {
+    // A process of its own, so what it loaded is what opening one database loads; the built
+    // kit, as a bin runs it.
+    const core = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module';
+         const { openDatabase } = await import(${JSON.stringify(core)});
+         openDatabase(':memory:', []).close();
+         console.log(JSON.stringify(Object.keys(createRequire(import.meta.url).cache)));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const modules: string[] = JSON.parse(loaded);
+    expect(modules.some((file) => file.endsWith('better_sqlite3.node'))).toBe(true);
+    expect(modules.filter((file) => file.includes(`${path.sep}bindings${path.sep}`))).toEqual([]);
+  });
+
   it('creates the file and its folder, with WAL, foreign keys and a busy timeout', () => {
     const db = openDatabase(path.join(folder, 'nested', 'a.sqlite'), [
       'CREATE TABLE t (id INTEGER PRIMARY KEY)',
