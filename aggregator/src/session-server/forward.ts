@@ -1,5 +1,4 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Notification, ServerContext } from '@modelcontextprotocol/server';
 import { META_KEYS } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { ToolEntry } from '../registry/registry.js';
