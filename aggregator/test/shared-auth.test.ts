@@ -90,6 +90,21 @@ describe('tokens in Redis', () => {
       });
     });
   });
+
+  it('judge a request once, on the copy it came in on, however long it then waits', async () => {
+    const redis = await PrivateRedis.start();
+    closers.push(() => redis.stop());
+    const store = await replicaTokens(redis.url);
+    const { secret } = await store.create({ name: 'ana', approver: false });
+    const replica = authenticatorOn(store);
+    const waiting = { headers: { authorization: `Bearer ${secret}` } };
+    expect(replica.judge(waiting).identity).toBe('ana');
+    await redis.stop();
+    const arriving = { headers: { authorization: `Bearer ${secret}` } };
+    await eventually(() => expect(() => replica.principalOf(arriving)).toThrow(AuthRefusal));
+    // The request judged before the copy aged keeps its answer; one that comes now is refused.
+    expect(replica.principalOf(waiting).identity).toBe('ana');
+  });
 });
 
 describe('a rate limit in Redis', () => {

@@ -56,6 +56,13 @@ function unauthorized(problem: string): AuthRefusal {
 
 /** Finds the token of a request among those made by `toolmesh token` and those in the config, then applies its rate limit. */
 export class Authenticator {
+  /**
+   * Requests judged already, on a token copy read again as they came in (the fleet's rate limit
+   * does that first): a later check takes the same answer rather than judging them again on a
+   * copy that aged while the request waited on Redis or a busy machine, and refusing them for it.
+   */
+  readonly #judged = new WeakMap<object, Principal>();
+
   constructor(
     readonly store: TokenRegistry,
     private readonly configured: () => AggregatorConfig['auth']['tokens'],
@@ -70,13 +77,25 @@ export class Authenticator {
       throw unauthorized(
         'The Authorization header must be "Bearer <token>", with the token and nothing else.',
       );
-    const principal = this.#principalOf(tokenHash(match[1] as string));
+    const principal = this.#principalByHash(tokenHash(match[1] as string));
     if (!principal)
       throw unauthorized('This token is not valid: it was revoked, or toolmesh never issued it.');
     const waitSeconds = this.limiter.take(principal.key);
     if (waitSeconds > 0)
       throw tooManyRequests(principal.identity, this.limiter.requestsPerMinute(), waitSeconds);
     return principal;
+  }
+
+  /** `authenticate`, its answer kept for `request`: the request's later checks take it (see #judged). */
+  judge(request: { headers: { authorization?: string | undefined } }): Principal {
+    const principal = this.authenticate(request.headers.authorization);
+    this.#judged.set(request, principal);
+    return principal;
+  }
+
+  /** The answer `judge` gave for `request`, else `authenticate`'s now. */
+  principalOf(request: { headers: { authorization?: string | undefined } }): Principal {
+    return this.#judged.get(request) ?? this.authenticate(request.headers.authorization);
   }
 
   /** Whether any token exists, so that a server off loopback has someone to serve. */
@@ -95,7 +114,7 @@ export class Authenticator {
     }
   }
 
-  #principalOf(sha256: string): Principal | undefined {
+  #principalByHash(sha256: string): Principal | undefined {
     const found =
       this.configured().find((token) => token.sha256 === sha256) ??
       this.#made().find((token) => token.sha256 === sha256);

@@ -21,7 +21,7 @@ export function sharedRateLimit(authenticator: Authenticator, limiter: RedisRate
     // it is read again first, rather than the request refused for it.
     await authenticator.store.freshen?.();
     try {
-      ({ key, identity } = authenticator.authenticate(req.headers.authorization));
+      ({ key, identity } = authenticator.judge(req));
     } catch {
       return next();
     }

@@ -224,7 +224,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       ...(authenticator && {
         authenticate: (request: Parameters<typeof callerOf>[0]) => {
           try {
-            return authenticator.authenticate(request.headers.authorization);
+            return authenticator.principalOf(request);
           } catch (error) {
             throw answered(error);
           }
@@ -277,6 +277,11 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             // Another replica took it from the fleet's budget: once only. Its token is still
             // checked here, on a copy read again if this process stood still (as the limit does).
             await authenticator?.store.freshen?.();
+            try {
+              authenticator?.judge(req);
+            } catch {
+              // Refused by the front's own check, which answers it.
+            }
             next();
           });
       },
