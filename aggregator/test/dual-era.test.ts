@@ -8,12 +8,11 @@ import {
   modernRequest,
   resultText,
   type SpawnedHttpServer,
-  spawnHttpServer,
   type ToolClient,
   toolExpectations,
 } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TICKETS_BIN, TOOLMESH_BIN } from './harness.js';
+import { serveToolmeshHttp, TICKETS_BIN, TOOLMESH_BIN } from './harness.js';
 
 // toolmesh's front as each era meets it, over real stdio and real HTTP, in front of a real
 // tickets server: list, call, pages with cursors, a workspace; then a 2026-07-28 request
@@ -56,17 +55,10 @@ function setUp(name: string) {
   return { folder, config, env };
 }
 
-/** The token toolmesh printed for its first-start user. */
-const printedToken = (server: SpawnedHttpServer) => /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1];
-
 async function serveHttp(config: string, folder: string, env: Record<string, string>) {
-  const server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-    env,
-    cwd: folder,
-    ms: 60_000,
-  });
-  servers.push(server);
-  return { server, token: printedToken(server) };
+  const served = await serveToolmeshHttp(config, folder, env);
+  servers.push(served.server);
+  return served;
 }
 
 type Connect = (setup: ReturnType<typeof setUp>, workspace?: string) => Promise<ToolClient>;

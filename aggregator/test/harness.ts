@@ -6,7 +6,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectHttpClient, connectInMemory } from '@toolmesh/core/testing';
+import {
+  type ConnectedClient,
+  connectHttpClient,
+  connectInMemory,
+  type SpawnedHttpServer,
+  spawnHttpServer,
+} from '@toolmesh/core/testing';
 import { Aggregator } from '../src/aggregator.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Exposure } from '../src/session-server/session.js';
@@ -40,6 +46,23 @@ export interface ServedToolmesh {
   stderr: () => string;
   /** A client of `url + suffix` (e.g. `/plan`), with the printed token. */
   connect: (suffix?: string, options?: ClientOptions) => Promise<ConnectedClient>;
+}
+
+/**
+ * `toolmesh serve --config <config> --transport http` from the built bin in `folder`, its data in
+ * `folder/data` and no Redis unless `env` says otherwise, and the token it printed for local clients.
+ */
+export async function serveToolmeshHttp(
+  config: string,
+  folder: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ server: SpawnedHttpServer; token: string }> {
+  const server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
+    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data'), HOME: folder, REDIS_URL: '', ...env },
+    cwd: folder,
+    ms: 60_000,
+  });
+  return { server, token: /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string };
 }
 
 /** `toolmesh serve` from the built bin, as a user starts it. */

@@ -9,7 +9,6 @@ import {
   MODERN_REVISION,
   resultText,
   type SpawnedHttpServer,
-  spawnHttpServer,
 } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -19,7 +18,7 @@ import {
   RequestStateSeal,
 } from '../src/approvals/request-state.js';
 import type { AuditRecord } from '../src/audit/audit-record.js';
-import { TICKETS_BIN, TOOLMESH_BIN } from './harness.js';
+import { serveToolmeshHttp, TICKETS_BIN, TOOLMESH_BIN } from './harness.js';
 import { answerText, type Retry, roundTripCall } from './round-trip-call.js';
 
 // Approvals for 2026-07-28 clients are round trips of the call (MRTR): toolmesh answers
@@ -50,12 +49,7 @@ beforeAll(async () => {
     }),
   );
   const env = { TOOLMESH_DATA_DIR: dataDir, HOME: folder, REDIS_URL: '' };
-  server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-    env,
-    cwd: folder,
-    ms: 60_000,
-  });
-  token = /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string;
+  ({ server, token } = await serveToolmeshHttp(config, folder, env));
   const made = await exec(
     process.execPath,
     [TOOLMESH_BIN, 'token', 'create', '--config', config, '--name', 'someone-else'],

@@ -7,10 +7,9 @@ import {
   connectModernHttpClient,
   resultText,
   type SpawnedHttpServer,
-  spawnHttpServer,
 } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, TOOLMESH_BIN } from './harness.js';
+import { fixture, serveToolmeshHttp } from './harness.js';
 
 // What a downstream server asks its client (elicitation, sampling) during a call reaches a 2025
 // client as a request, as before, and a 2026-07-28 client as a round trip of its call (see
@@ -24,12 +23,7 @@ beforeAll(async () => {
   folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-relay-eras-'));
   const config = path.join(folder, 'toolmesh.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { fixture: fixture('fixture') } }));
-  server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data'), HOME: folder, REDIS_URL: '' },
-    cwd: folder,
-    ms: 60_000,
-  });
-  token = /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string;
+  ({ server, token } = await serveToolmeshHttp(config, folder));
 });
 afterAll(async () => {
   await server?.close();

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { resultText, type SpawnedHttpServer, spawnHttpServer } from '@toolmesh/core/testing';
+import { resultText, type SpawnedHttpServer } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveFixtureOverHttp, TOOLMESH_BIN } from './harness.js';
+import { serveFixtureOverHttp, serveToolmeshHttp } from './harness.js';
 import { answerText, type RoundTripAnswer, roundTripCall } from './round-trip-call.js';
 
 // One client with several calls in flight to one server, which asks a question in each: every
@@ -39,12 +39,7 @@ beforeAll(async () => {
       auth: { required: true, tokens: [], requestsPerMinute: 100_000 },
     }),
   );
-  server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data'), HOME: folder, REDIS_URL: '' },
-    cwd: folder,
-    ms: 60_000,
-  });
-  token = /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string;
+  ({ server, token } = await serveToolmeshHttp(config, folder));
 });
 afterAll(async () => {
   await server?.close();

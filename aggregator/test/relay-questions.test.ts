@@ -13,11 +13,10 @@ import {
   MODERN_REVISION,
   resultText,
   type SpawnedHttpServer,
-  spawnHttpServer,
 } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PARKED_CALLS } from '../src/session-server/parked-calls.js';
-import { fixture, TOOLMESH_BIN } from './harness.js';
+import { fixture, serveToolmeshHttp } from './harness.js';
 import { answerText, type RoundTripAnswer, roundTripCall } from './round-trip-call.js';
 
 // The questions a downstream server puts to its client during a call, beyond one elicitation:
@@ -49,12 +48,7 @@ beforeAll(async () => {
       auth: { required: true, tokens: [], requestsPerMinute: 100_000 },
     }),
   );
-  server = await spawnHttpServer(process.execPath, [TOOLMESH_BIN, 'serve', '--config', config], {
-    env: { TOOLMESH_DATA_DIR: path.join(folder, 'data'), HOME: folder, REDIS_URL: '' },
-    cwd: folder,
-    ms: 60_000,
-  });
-  token = /Bearer (tm_[\w-]+)/.exec(server.stderr())?.[1] as string;
+  ({ server, token } = await serveToolmeshHttp(config, folder));
 });
 afterAll(async () => {
   await server?.close();
