@@ -564,7 +564,7 @@ export class Aggregator implements SessionBackend {
     const { workspace } = instanceOf(upstream);
     // A workspace's instance works on that workspace's roots, whatever folders a client has open.
     if (method === 'roots/list' && workspace !== undefined) return { roots: this.#rootsOf(workspace) };
-    // What forwardToolCall gave the upstream's callTool.
+    // What callDownstream (forward.ts) gave the upstream's callTool.
     const known = caller as CallerOfCall | undefined;
     const target = relayTarget([...this.sessions, ...this.#modernCalls], upstream, method, known?.session);
     const request = { method, ...(params && { params }) } as never;
