@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/server';
-import { createLogger } from '@toolmesh/core';
+import { createLogger, serveToolCalls } from '@toolmesh/core';
 import { startHttpFront } from '@toolmesh/core/http';
 import { connectHttpClient, connectModernHttpClient, spawnHttpServer } from '@toolmesh/core/testing';
 import { ECHO_STDIO } from './aggregator-overhead.mjs';
@@ -24,11 +24,15 @@ const CLIENT_CALLS = Number(process.env.ERAS_CLIENT_CALLS ?? 500);
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
 
+/** A trivial tool server, serving its calls as toolmesh's servers do (see serveToolCalls). */
 function echoServer() {
-  const server = new Server({ name: 'eras-bench', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler('tools/call', (request) => ({
-    content: [{ type: 'text', text: JSON.stringify(request.params.arguments) }],
-  }));
+  const serverInfo = { name: 'eras-bench', version: '1.0.0' };
+  const server = new Server(serverInfo, { capabilities: { tools: {} } });
+  serveToolCalls(
+    server,
+    async (request) => ({ content: [{ type: 'text', text: JSON.stringify(request.params.arguments) }] }),
+    serverInfo,
+  );
   return server;
 }
 

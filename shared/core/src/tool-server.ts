@@ -24,6 +24,7 @@ import {
   withContent,
 } from './define-tool.js';
 import { createLogger, type Logger } from './logger.js';
+import { serveToolCalls } from './modern-tool-calls.js';
 import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
 
@@ -139,37 +140,45 @@ export async function runTool<Engine>(
  */
 export function createToolServer<Engine>(options: ToolServerOptions<Engine>): ToolServer {
   const log = options.log ?? createLogger({ scope: options.name });
-  const server = new Server(
-    { name: options.name, version: options.version, ...(options.title && { title: options.title }) },
-    {
-      capabilities: { tools: { listChanged: false }, logging: {} },
-      ...(options.instructions && { instructions: options.instructions }),
-      cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
-    },
-  );
+  const serverInfo = {
+    name: options.name,
+    version: options.version,
+    ...(options.title && { title: options.title }),
+  };
+  const server = new Server(serverInfo, {
+    capabilities: { tools: { listChanged: false }, logging: {} },
+    ...(options.instructions && { instructions: options.instructions }),
+    cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+  });
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
 
   // The entries are the v1 SDK's Tool (the aggregator lists them too); the shape is the same.
   server.setRequestHandler('tools/list', () => ({
     tools: options.tools.map(toolListEntry) as ListToolsResult['tools'],
   }));
-  server.setRequestHandler('tools/call', (request, context) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(', ')}`,
-      );
-    }
-    return runTool(tool, request.params.arguments, {
-      engine: options.engine,
-      signal: context.mcpReq.signal,
-      progress: progressSender(context),
-      log,
-      ...(options.scope && { scope: options.scope }),
-      requestAgent: request.params._meta?.[META_KEYS.agent],
-      requestConversation: request.params._meta?.[META_KEYS.conversation],
-    });
-  });
+  // Served past the SDK for a plain 2026-07-28 call over HTTP (see serveToolCalls): the tools'
+  // answers do not change, a trivial call costs less than through the SDK's per-request exchange.
+  serveToolCalls(
+    server,
+    async (request, context) => {
+      const tool = byName.get(request.params.name);
+      if (!tool) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown tool "${request.params.name}". Available: ${[...byName.keys()].join(', ')}`,
+        );
+      }
+      return runTool(tool, request.params.arguments, {
+        engine: options.engine,
+        signal: context.mcpReq.signal,
+        progress: progressSender(context),
+        log,
+        ...(options.scope && { scope: options.scope }),
+        requestAgent: request.params._meta?.[META_KEYS.agent],
+        requestConversation: request.params._meta?.[META_KEYS.conversation],
+      });
+    },
+    serverInfo,
+  );
   return server;
 }

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { META_KEYS } from '../src/actions.js';
 import { toolDefiner, withContent } from '../src/define-tool.js';
+import { startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
-import { connectInMemory, resultText } from '../src/testing.js';
+import { answersPastTheSdk } from '../src/modern-tool-calls.js';
+import { connectInMemory, connectModernHttpClient, resultText } from '../src/testing.js';
 import { ToolError } from '../src/tool-error.js';
 import { createToolServer } from '../src/tool-server.js';
 
@@ -193,6 +195,43 @@ describe('createToolServer', () => {
     });
     expect(asAgent.structuredContent).toEqual({ identity: 'planner', workspace: 'beta' });
     await two.close();
+  });
+
+  it('answers a 2026-07-28 client over HTTP past the SDK, as the SDK answers it', async () => {
+    expect(answersPastTheSdk(serverWith({ count: 0 }))).toBe(true);
+    const front = await startHttpFront({
+      createServer: () => serverWith({ count: 0 }),
+      modernEra: true,
+      host: '127.0.0.1',
+      port: 0,
+      log: createLogger({ level: 'error', sink: () => undefined }),
+    });
+    const modern = await connectModernHttpClient(front.url);
+    const legacy = await connectInMemory(serverWith({ count: 0 }));
+    try {
+      // Each a separate engine: the counter starts at 0 for both.
+      const calls: [string, Record<string, unknown>][] = [
+        ['add', { by: 3 }],
+        ['add', { by: 50 }],
+        ['add', { by: 1, amount: 2 }],
+        ['fail', { how: 'tool' }],
+        ['fail', { how: 'crash' }],
+        ['picture', {}],
+      ];
+      for (const [name, args] of calls) {
+        // The 2026-07-28 revision names the server on each result; the rest is the same.
+        const { _meta, ...answered } = await modern.call(name, args);
+        expect(_meta).toEqual({
+          'io.modelcontextprotocol/serverInfo': { name: 'counter', version: '1.0.0' },
+        });
+        expect(answered, `${name} ${JSON.stringify(args)}`).toEqual(await legacy.call(name, args));
+      }
+      await expect(modern.call('nope', {})).rejects.toThrow(/Unknown tool "nope".*add, fail/);
+    } finally {
+      await modern.close();
+      await legacy.close();
+      await front.close();
+    }
   });
 
   it('refuses tool names that clients would reject', () => {
