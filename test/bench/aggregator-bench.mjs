@@ -58,6 +58,14 @@ export async function benchmarkAggregatorStartup({ folder, log }) {
   return { startup: await benchmarkStartup({ folder, dataDir, runs: AGGREGATOR_RUNS.startups, log }) };
 }
 
+/** The proxy overhead alone, for `run.mjs --only overhead`. */
+export async function benchmarkAggregatorOverhead({ folder, log }) {
+  const dataDir = path.join(folder, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const { calls, warmup } = AGGREGATOR_RUNS;
+  return { overhead: await benchmarkOverhead({ folder, dataDir, calls, warmup, log }) };
+}
+
 /** The one-shot CLI timings alone, for `run.mjs --only cli-timings`. */
 export async function benchmarkAggregatorCli({ folder, log }) {
   const dataDir = path.join(folder, 'data');

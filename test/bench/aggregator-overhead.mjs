@@ -1,7 +1,7 @@
 // Proxy overhead: a trivial `echo` call made directly to the echo server, through toolmesh, and
 // through the public proxies mcp-proxy and mcp-hub, all in the same run, interleaved call by call.
 import { fileURLToPath } from 'node:url';
-import { connectHttpClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { connectHttpClient, connectModernHttpClient, spawnStdioClient } from '@toolmesh/core/testing';
 import { mcpHubVersion, startMcpHub } from './mcp-hub.mjs';
 import { mcpProxyVersion, startMcpProxy } from './mcp-proxy.mjs';
 import { startProcess } from './processes.mjs';
@@ -66,6 +66,15 @@ const PATHS = [
     floor: ['direct-http', 'direct-stdio'],
   },
   {
+    // The same toolmesh process, called by a 2026-07-28 client: no session (issue 22).
+    name: 'toolmesh-http-stdio-modern',
+    label: 'toolmesh',
+    client: 'Streamable HTTP, 2026-07-28',
+    downstream: 'stdio',
+    baseline: 'direct-http',
+    floor: ['direct-http', 'direct-stdio'],
+  },
+  {
     name: 'mcp-proxy',
     label: `mcp-proxy ${mcpProxyVersion()}`,
     client: 'Streamable HTTP',
@@ -107,7 +116,7 @@ export async function benchmarkOverhead({ folder, dataDir, calls, warmup, log })
     const echoHttp = kept(await startEchoHttp());
     const stdioConfig = writeConfig(folder, 'echo-stdio', { echo: ECHO_STDIO });
     const httpConfig = writeConfig(folder, 'echo-http', { echo: { url: echoHttp.url } });
-    /** toolmesh over stdio echo serves both HTTP transports: its legacy SSE path reuses that process. */
+    /** toolmesh over stdio echo serves every HTTP client: its 2026-07-28 and legacy SSE paths reuse that process. */
     let stdioFront;
     const toolmeshHttp = async (config) => {
       const toolmesh = kept(await startToolmeshHttp({ config, cwd: folder, dataDir }));
@@ -120,6 +129,7 @@ export async function benchmarkOverhead({ folder, dataDir, calls, warmup, log })
       'direct-http': () => connectHttpClient(echoHttp.url),
       'toolmesh-http-http': () => toolmeshHttp(httpConfig),
       'toolmesh-http-stdio': () => toolmeshHttp(stdioConfig),
+      'toolmesh-http-stdio-modern': () => connectModernHttpClient(stdioFront),
       'mcp-proxy': async () => connectHttpClient(kept(await startMcpProxy(ECHO_STDIO)).url),
       'direct-sse': () => connectSseClient(echoHttp.url.replace(/\/mcp$/, '/sse')),
       'toolmesh-sse-stdio': () => connectSseClient(stdioFront.replace(/\/mcp$/, '/sse')),

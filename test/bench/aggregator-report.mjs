@@ -50,6 +50,13 @@ function overheadFindings(paths) {
       `- **Streamable HTTP end to end:** through toolmesh **${ratio(http.median / directHttp.median)}** a direct call (${added(http.median - directHttp.median)}), ${ratio(http.median / floorOf('toolmesh-http-http'))} its floor of two HTTP round trips.`,
     );
   }
+  const modern = at('toolmesh-http-stdio-modern');
+  const legacy = at('toolmesh-http-stdio');
+  if (modern && legacy) {
+    lines.push(
+      `- **Protocol eras through toolmesh, Streamable HTTP, the echo server over stdio:** a 2026-07-28 client ${micros(modern.median)}, a 2025 session ${micros(legacy.median)} at the median: the modern path takes **${ratio(modern.median / legacy.median)}** the legacy one (issue 22: not slower${modern.median <= legacy.median ? ', met' : ', **not met**'}; p99 ${micros(modern.p99)} against ${micros(legacy.p99)}).`,
+    );
+  }
   const duels = [
     ['Streamable HTTP', 'toolmesh-http-stdio', 'mcp-proxy'],
     ['legacy SSE', 'toolmesh-sse-stdio', 'mcp-hub'],
@@ -66,7 +73,7 @@ function overheadFindings(paths) {
   return lines.join('\n');
 }
 
-function overheadSection({ overhead }) {
+export function renderOverheadSection({ overhead }) {
   const failed = overhead.paths.filter((p) => p.error);
   const warned = overhead.paths.filter((p) => Object.keys(p.warnings).length > 0);
   return `### Proxy overhead
@@ -83,6 +90,7 @@ faster). Each time is the wall time of the SDK client's \`callTool\` in the benc
 - **toolmesh**: \`toolmesh serve --config …\` with the echo server as its one server, over stdio (the bench
   spawns toolmesh, toolmesh spawns echo) or Streamable HTTP (\`--transport http --port 0\`; downstream either
   the echo server spawned over stdio or the echo HTTP server by \`url\`); the one over stdio echo is also called
+  by the SDK's v2 client pinned to 2026-07-28 (no session; every other client here is in a 2025 session), and
   on its legacy HTTP+SSE endpoint (\`/sse\`), to compare with mcp-hub on the same transport. The tool is \`echo__echo\`.
 - **mcp-proxy** (npm): serves one stdio server over Streamable HTTP and SSE; run as
   \`mcp-proxy --host 127.0.0.1 --port N -- node echo-server.mjs\` (it has no \`--port 0\`, so N is a port found free).
@@ -123,7 +131,9 @@ ${
   overhead.orphans.length === 0
     ? 'Every process was stopped with SIGTERM at the end and none left a child behind.'
     : `Left behind after SIGTERM (killed by the bench): pids ${overhead.orphans.join(', ')}.`
-}`;
+}
+
+Reproduce this section alone, after \`pnpm build\`: \`node test/bench/run.mjs --only overhead\` (it rewrites only this section).`;
 }
 
 function throughputSection({ throughput }) {
@@ -313,7 +323,7 @@ clients, real child processes and real sockets on 127.0.0.1 only. The machine ha
 latencies are medians and 99th percentiles over many calls, and the paths compared run interleaved in the same
 run. This part took ${Math.ceil(run.totalMs / 1000)} s.
 
-${overheadSection(run)}
+${renderOverheadSection(run)}
 
 ${callCpuSection(run)}
 

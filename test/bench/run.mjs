@@ -3,8 +3,8 @@
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, code-graph-self, git, tickets, memory, feeds, rigs) does the same for that
 // server's section, `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the
-// install sizes, `--only memory-at-rest` the servers' idle memory, and `--only startup` / `--only cli-timings`
-// the aggregator's start-up and one-shot CLI sections.
+// install sizes, `--only memory-at-rest` the servers' idle memory, and `--only overhead` / `--only startup` /
+// `--only cli-timings` the aggregator's proxy overhead, start-up and one-shot CLI sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,10 +14,16 @@ import {
   benchmarkAggregator,
   benchmarkAggregatorAudit,
   benchmarkAggregatorCli,
+  benchmarkAggregatorOverhead,
   benchmarkAggregatorSharedState,
   benchmarkAggregatorStartup,
 } from './aggregator-bench.mjs';
-import { renderAuditSection, renderCliSection, renderStartupSection } from './aggregator-report.mjs';
+import {
+  renderAuditSection,
+  renderCliSection,
+  renderOverheadSection,
+  renderStartupSection,
+} from './aggregator-report.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
 import { benchmarkCodeGraph } from './code-graph-bench.mjs';
 import { renderCodeGraphSection } from './code-graph-report.mjs';
@@ -104,6 +110,10 @@ function sectionOnly(name, { run, render }) {
 
 /** Subsections of the aggregator's part that `--only` runs alone (the full run has them in its own part). */
 const AGGREGATOR_SUBSECTIONS = {
+  overhead: {
+    run: (base) => benchmarkAggregatorOverhead({ folder: path.join(base, 'overhead'), log }),
+    render: renderOverheadSection,
+  },
   startup: {
     run: (base) => benchmarkAggregatorStartup({ folder: path.join(base, 'startup'), log }),
     render: (figures) => renderStartupSection(figures),
