@@ -242,13 +242,15 @@ export function renderErasSection({ front, aggregator, clients, load }) {
   return `## Protocol eras over Streamable HTTP
 
 A 2026-07-28 request carries no session: the core HTTP front (\`shared/core/src/http-front.ts\`) tells its era
-from the body's \`_meta\` claim, and the SDK's \`createMcpHandler\` answers it with a server made for that request.
-A 2025 call is looked up by its \`Mcp-Session-Id\` and handed to that session's transport. The modern path must not
-cost more than the legacy one. Both eras are measured in the same run, interleaved, so the machine's noise falls
+from the body's \`_meta\` claim. A plain \`tools/call\` is answered by the server's own handler past the SDK
+(\`serveToolCalls\` in \`shared/core/src/modern-tool-calls.ts\`, which every toolmesh server and the aggregator use);
+anything else by the SDK's \`createMcpHandler\`, with a server made for that request.
+A 2025 call is looked up by its \`Mcp-Session-Id\` and handed to that session's transport. The modern path must
+not cost more than the legacy one. Both eras are measured in the same run, interleaved, so the machine's noise falls
 on both alike (load average ${load} on 2 cores shared with other work when the section started).
 
-**The front's own cost:** the bench process serves a trivial \`tools/call\` (a v2 \`Server\` echoing its arguments)
-and calls it over one kept-alive loopback socket with a raw HTTP client that does the same work for either era;
+**The front's own cost:** the bench process serves a trivial \`tools/call\` (a v2 \`Server\` echoing its arguments, its calls
+served as toolmesh's servers serve theirs) and calls it over one kept-alive loopback socket with a raw HTTP client that does the same work for either era;
 CPU time of the process per call, ${FRONT_CALLS.toLocaleString('en-US')} calls per era in ${FRONT_ROUNDS} alternating rounds:
 
 ${table(
@@ -303,13 +305,10 @@ ${table(
   ],
 )}
 
-What the modern path still spends beyond the legacy one is inside the SDK's \`createMcpHandler\` (CPU profile of
-this bench): each answer is built as a Fetch \`Response\` whose body stream the front reads back, each per-request
-server's close makes an \`SdkError\` (a stack trace) for requests it no longer has, and the era classification fails a
-schema check or two per call. toolmesh's own share was cut: the era is told from the body's claim without a second
-classification or a Fetch request for 2025 traffic, the request handed to the SDK is a light view rather than undici's
-\`Request\`, and a JSON answer is read as text and written with one \`writeHead\` (modern ÷ legacy for the front was
-1.26–1.37× before, by the same measurement).
+Before plain calls were answered past the SDK, the modern path cost more than the legacy one: 1.22× for the
+front and 1.09× by the real clients' wall time. What it spent was inside the SDK's \`createMcpHandler\` (CPU
+profile of this bench): a Fetch \`Response\` per answer whose body stream the front read back, an \`SdkError\`
+(a stack trace) at each per-request server's close, and a schema check or two in the era classification.
 
 Reproduce: \`pnpm build && node test/bench/run.mjs --only eras\` (or \`node test/bench/protocol-eras.mjs\`, which prints
 this section without rewriting the page).
