@@ -82,16 +82,17 @@ describe('a 2026-07-28 client with several calls asking at once', () => {
   }
 });
 
-/** What a 2025 client saw on the response stream of each of its tool calls: the questions on it. */
+/** What a 2025 client saw on the response stream of each of its tool calls: the questions and log messages on it. */
 interface CallStream {
   text: string;
   questions: string[];
+  logs: unknown[];
   read: Promise<void>;
 }
 
 /**
- * A fetch that keeps, for every tools/call POST, the questions (elicitation/create requests)
- * that arrive on its response stream: which call the wire tied each question to.
+ * A fetch that keeps, for every tools/call POST, the questions (elicitation/create requests) and
+ * log messages that arrive on its response stream: which call the wire tied each one to.
  */
 function recordingQuestions(streams: CallStream[]): typeof fetch {
   return async (input, init) => {
@@ -99,12 +100,18 @@ function recordingQuestions(streams: CallStream[]): typeof fetch {
     const sent = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     if (sent?.method !== 'tools/call' || !response.body) return response;
     const [kept, read] = response.body.tee();
-    const stream: CallStream = { text: sent.params.arguments.text, questions: [], read: Promise.resolve() };
+    const stream: CallStream = {
+      text: sent.params.arguments.text,
+      questions: [],
+      logs: [],
+      read: Promise.resolve(),
+    };
     stream.read = new Response(read).text().then((body) => {
       for (const line of body.split('\n')) {
         if (!line.startsWith('data: ')) continue;
         const message = JSON.parse(line.slice('data: '.length));
         if (message.method === 'elicitation/create') stream.questions.push(message.params.message);
+        if (message.method === 'notifications/message') stream.logs.push(message.params.data);
       }
     });
     streams.push(stream);
@@ -150,6 +157,44 @@ describe('a 2025 session with several calls asking at once', () => {
       );
     } finally {
       await client.close();
+    }
+  });
+});
+
+/** A 2025 client over Streamable HTTP to toolmesh that records what each call's response stream carried. */
+async function recordingClient(streams: CallStream[]): Promise<Client> {
+  const client = new Client({ name: 'parallel', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: recordingQuestions(streams),
+    }),
+  );
+  return client;
+}
+
+describe('log messages of calls in flight together', () => {
+  it("reach each call's own response stream, in one session and across sessions", async () => {
+    const streams: CallStream[] = [];
+    const sessions = [await recordingClient(streams), await recordingClient(streams)];
+    try {
+      // Half the calls in each session, all in flight together when the server logs.
+      const results = await Promise.all(
+        texts.map(
+          (text, at) =>
+            sessions[at % 2]?.callTool({
+              name: 'legacyhttp__log_back',
+              arguments: { text, together: CALLS },
+            }) as Promise<CallToolResult>,
+        ),
+      );
+      expect(results.map(resultText)).toEqual(texts);
+      await Promise.all(streams.map((stream) => stream.read));
+      expect(streams.map(({ text, logs }) => ({ text, logs }))).toEqual(
+        expect.arrayContaining(texts.map((text) => ({ text, logs: [text] }))),
+      );
+    } finally {
+      await Promise.all(sessions.map((client) => client.close()));
     }
   });
 });

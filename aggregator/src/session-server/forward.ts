@@ -18,8 +18,8 @@ import type { SessionBackend } from './session-backend.js';
 
 /** Passes the server's log messages on as part of this call, so they reach the client with it. */
 function logRelay(session: ClientSession, upstream: Upstream, channel: CallChannel) {
-  return (params: LogMessage) => {
-    if (session.carriesLog(upstream.name, channel.active, params.level))
+  return (params: LogMessage, sentWith: CallerOfCall | undefined) => {
+    if (session.carriesLog(upstream.name, channel.active, params.level, sentWith))
       channel.send({ method: 'notifications/message', params });
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LoggingLevel, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ResourceUpdated, Upstream } from '../upstream/upstream.js';
+import type { CallerOfCall } from './relay-target.js';
 
 export type Exposure = 'all' | 'discovery';
 
@@ -106,11 +107,18 @@ export class ClientSession {
   }
 
   /**
-   * Whether `call` carries a log message `upstream` sent now. A message cannot be told apart by
-   * call, so of this session's calls to that server the latest carries it, and only once.
+   * Whether `call` carries a log message `upstream` sent now: the call it was sent with, when
+   * the wire said which (`sentWith`); else, as a message cannot be told apart by call, the latest
+   * of this session's calls to that server, so that it is carried only once.
    */
-  carriesLog(upstream: string, call: ActiveCall, level: LoggingLevel): boolean {
+  carriesLog(
+    upstream: string,
+    call: ActiveCall,
+    level: LoggingLevel,
+    sentWith: CallerOfCall | undefined,
+  ): boolean {
     if (this.logLevel && severity(level) < severity(this.logLevel)) return false;
+    if (sentWith) return sentWith.session === this && sentWith.call === call;
     return this.latestCall(upstream) === call;
   }
 

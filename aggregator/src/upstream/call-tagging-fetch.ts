@@ -1,11 +1,16 @@
 import { CALL_TAG_HEADER, taggedParams } from './call-tag.js';
 
-/** A `data:` line of an event stream, with `tag` added when it carries a request (not a notification or a response). */
+/** Whether a message is one a call's tag routes: a request, or a log message (not a response, nor other notices). */
+const routedByCall = (message: { method?: unknown; id?: unknown }) =>
+  typeof message?.method === 'string' &&
+  (message.id !== undefined || message.method === 'notifications/message');
+
+/** A `data:` line of an event stream, with `tag` added when it carries a message the tag routes. */
 function taggedLine(line: string, tag: string): string {
   if (!line.startsWith('data:') || !line.includes('"method"')) return line;
   try {
     const message = JSON.parse(line.slice('data:'.length));
-    if (typeof message?.method !== 'string' || message.id === undefined) return line;
+    if (!routedByCall(message)) return line;
     return `data: ${JSON.stringify({ ...message, params: taggedParams(message.params, tag) })}`;
   } catch {
     // Not one message on one line: it stays as it came, and is relayed untagged.
@@ -22,7 +27,7 @@ const tagLines = (text: string, tag: string) =>
 const NEWLINE = 0x0a;
 
 /**
- * An event stream whose requests are tagged with `tag`. Whole lines go on as they complete (a
+ * An event stream whose requests and log messages are tagged with `tag`. Whole lines go on as they complete (a
  * message is read only once its line is whole anyway), as they came unless a line names a
  * method: only those are decoded, so a call's result passes through as bytes.
  */
@@ -53,8 +58,9 @@ function taggingRequests(tag: string): TransformStream<Uint8Array, Uint8Array> {
 /**
  * `fetch` for a Streamable HTTP server: a 2025 server asks its question on the response stream
  * of the POST that carried the call it belongs to, but the SDK's client transport hands it on
- * without saying which POST that was. A POST toolmesh sent for a call names the call's tag in a
- * header (taken off here); each request on its response stream gets the tag in its `_meta`.
+ * without saying which POST that was; the same goes for the log messages it sends while the call
+ * runs. A POST toolmesh sent for a call names the call's tag in a header (taken off here); each
+ * request and log message on its response stream gets the tag in its `_meta`.
  */
 export function callTaggingFetch(base: typeof fetch): typeof fetch {
   return async (input, init) => {

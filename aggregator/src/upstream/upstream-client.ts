@@ -33,7 +33,8 @@ export interface UpstreamClientHandlers {
   ): Promise<Record<string, unknown>>;
   /** Its tools, prompts or resources changed. */
   listChanged(): Promise<void>;
-  log(params: LogMessage): void;
+  /** `callTag`: the tag of the call the message was sent with, when the wire said which one. */
+  log(params: LogMessage, callTag: string | undefined): void;
   resourceUpdated(params: ResourceUpdatedNotification['params']): void;
 }
 
@@ -128,7 +129,10 @@ export function newUpstreamClient(
   client.setNotificationHandler('notifications/tools/list_changed', handlers.listChanged);
   client.setNotificationHandler('notifications/prompts/list_changed', handlers.listChanged);
   client.setNotificationHandler('notifications/resources/list_changed', handlers.listChanged);
-  client.setNotificationHandler('notifications/message', (notification) => handlers.log(notification.params));
+  client.setNotificationHandler('notifications/message', (notification) => {
+    const params = notification.params as LogMessage;
+    handlers.log(untagged(params) as LogMessage, callTagIn(params._meta));
+  });
   client.setNotificationHandler('notifications/resources/updated', (notification) =>
     handlers.resourceUpdated(notification.params),
   );

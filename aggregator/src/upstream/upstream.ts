@@ -314,9 +314,11 @@ export class Upstream extends EventEmitter {
         );
         this.emit('changed');
       },
-      log: (params) => {
+      log: (params, callTag) => {
+        const caller = callTag === undefined ? undefined : this.callers.get(callTag);
         // Nobody is calling this server now, so its message goes to the aggregator's own log.
-        if (!this.emit('log', params)) this.log.debug(`log message (${params.level})`, { data: params.data });
+        if (!this.emit('log', params, caller))
+          this.log.debug(`log message (${params.level})`, { data: params.data });
       },
       resourceUpdated: (params) => {
         for (const onUpdated of this.subscribers.get(params.uri) ?? []) onUpdated(params);
