@@ -20,13 +20,7 @@ import {
   movedWhileTravelling,
   sameSecret,
 } from './forward-hops.js';
-import {
-  type ForwardedBody,
-  type ForwardOutcome,
-  forwardRequest,
-  parsedBody,
-  rawBody,
-} from './forward-request.js';
+import { type ForwardedBody, type ForwardOutcome, forwardRequest, parsedBody } from './forward-request.js';
 import { InFlightMarks } from './in-flight-marks.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
 import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './session-directory.js';
