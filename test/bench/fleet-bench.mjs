@@ -133,37 +133,37 @@ function cpuSince(before, processes) {
 }
 
 /**
- * Calls per second of 1, 2 and 3 replicas, measured in alternating rounds (the order rotating)
- * so that the machine's changing load falls on each alike.
+ * Calls per second of each setup (its name, and the processes its sessions are spread over),
+ * measured in alternating rounds (the order rotating) so that the machine's changing load falls
+ * on each alike; with the CPU each took per call.
  */
-async function throughputs(replicas, log) {
-  const counts = [1, 2, 3];
+async function throughputs(setups, log) {
   const sessions = [];
   try {
-    for (const count of counts)
-      sessions.push(await openSessions(replicas.slice(0, count).map((replica) => replica.url)));
-    const seconds = counts.map(() => 0);
-    const cpu = counts.map(() => ({ replicas: 0, client: 0, machine: 0 }));
+    for (const { processes } of setups)
+      sessions.push(await openSessions(processes.map((started) => started.url)));
+    const seconds = setups.map(() => 0);
+    const cpu = setups.map(() => ({ processes: 0, client: 0, machine: 0 }));
     const perRound = CALLS_PER_SESSION / THROUGHPUT_ROUNDS;
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       log(`bench fleet: throughput round ${round + 1} of ${THROUGHPUT_ROUNDS}`);
-      for (let k = 0; k < counts.length; k++) {
-        const index = (round + k) % counts.length;
-        const timed = await timeCalls(sessions[index], perRound, replicas.slice(0, counts[index]));
+      for (let k = 0; k < setups.length; k++) {
+        const index = (round + k) % setups.length;
+        const timed = await timeCalls(sessions[index], perRound, setups[index].processes);
         seconds[index] += timed.seconds;
-        cpu[index].replicas += timed.cpu.processes.reduce((sum, used) => sum + used, 0);
+        cpu[index].processes += timed.cpu.processes.reduce((sum, used) => sum + used, 0);
         cpu[index].client += timed.cpu.client;
         cpu[index].machine += timed.cpu.machine;
       }
     }
     const calls = SESSIONS * CALLS_PER_SESSION;
-    return counts.map((count, index) => ({
-      replicas: count,
+    return setups.map(({ name }, index) => ({
+      name,
       callsPerSecond: calls / seconds[index],
-      // CPU per call (ms): of the replicas with their echo servers, of the bench's clients, and of
-      // the machine as a whole (everything else running meanwhile included).
+      // CPU per call (ms): of the toolmesh processes with their echo servers, of the bench's
+      // clients, and of the machine as a whole (everything else running meanwhile included).
       cpuPerCall: {
-        replicas: cpu[index].replicas / calls,
+        processes: cpu[index].processes / calls,
         client: cpu[index].client / calls,
         machine: cpu[index].machine / calls,
       },
@@ -252,6 +252,7 @@ export async function benchmarkFleet({ base, log }) {
     }),
   );
   const replicas = [];
+  const solos = [];
   try {
     for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder, i));
     const urls = replicas.map((replica) => replica.url);
@@ -275,7 +276,24 @@ export async function benchmarkFleet({ base, log }) {
     await owner.close();
     await hop.stop();
     replicas.pop();
-    const perReplicas = await throughputs(replicas, log);
+    // Two toolmesh processes that are no fleet (no Redis, each on its own SQLite): what splitting
+    // the same load over two processes costs on this machine whatever they share.
+    const soloConfig = path.join(folder, 'solo.json');
+    writeFileSync(
+      soloConfig,
+      JSON.stringify({ mcpServers: { echo: ECHO_STDIO }, auth: { required: false } }),
+    );
+    for (let i = 0; i < 2; i++) solos.push(await startReplica(soloConfig, folder, `solo-${i}`));
+    const perReplicas = await throughputs(
+      [
+        { name: '1 replica', processes: replicas.slice(0, 1) },
+        { name: '2 replicas', processes: replicas.slice(0, 2) },
+        { name: '3 replicas', processes: replicas.slice(0, 3) },
+        { name: '2 separate processes, no fleet', processes: solos },
+      ],
+      log,
+    );
+    for (const solo of solos.splice(0)) await solo.stop();
     log(`bench fleet: a session's owner killed (SIGKILL), ${TAKEOVERS} times`);
     const takeovers = [];
     for (let i = 0; i < TAKEOVERS; i++) takeovers.push(await takeover(config, folder, urls[0]));
@@ -289,7 +307,7 @@ export async function benchmarkFleet({ base, log }) {
       load: os.loadavg()[0],
     };
   } finally {
-    for (const replica of replicas) await replica.stop();
+    for (const started of [...replicas, ...solos]) await started.stop();
   }
 }
 
@@ -314,8 +332,8 @@ export function renderFleetSection(run) {
   const one = run.perReplicas[0].callsPerSecond;
   const rows = run.perReplicas
     .map(
-      ({ replicas, callsPerSecond, cpuPerCall, busyCores }) =>
-        `| ${replicas} | ${Math.round(callsPerSecond)} | ${(callsPerSecond / one).toFixed(2)}× | ${cpuMs(cpuPerCall.replicas)} | ${cpuMs(cpuPerCall.replicas / replicas)} | ${cpuMs(cpuPerCall.client)} | ${cpuMs(cpuPerCall.machine)} | ${busyCores.toFixed(2)} |`,
+      ({ name, callsPerSecond, cpuPerCall, busyCores }) =>
+        `| ${name} | ${Math.round(callsPerSecond)} | ${(callsPerSecond / one).toFixed(2)}× | **${cpuMs(cpuPerCall.processes)}** | ${cpuMs(cpuPerCall.client)} | ${cpuMs(cpuPerCall.machine)} | ${busyCores.toFixed(2)} |`,
     )
     .join('\n');
   const { cpu } = run;
@@ -353,15 +371,17 @@ a busy 2-core machine is most of it.
 
 Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
 replicas as a sticky balancer places them (each client straight to its replica; the clients all run in
-the bench's own process). Every session first makes ${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each replica
-is warm whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between 1, 2 and 3
-replicas (the order rotating), so that the machine's changing load falls on each alike. CPU per call
-from /proc over the timed calls: all replicas with their echo servers, per replica, the bench's
-clients, and the whole machine (whatever else ran meanwhile included); busy cores is the machine's
-CPU over the wall time of those calls (2 at most):
+the bench's own process); and, as the peer for two replicas, the same over two toolmesh processes that
+are no fleet (no Redis, each its own SQLite): what splitting one load over two processes costs on this
+machine, whatever they share. Every session first makes ${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each
+process is warm whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between
+the setups (the order rotating), so that the machine's changing load falls on each alike. CPU per call
+from /proc over the timed calls: the toolmesh processes with their echo servers, the bench's clients,
+and the whole machine (whatever else ran meanwhile included); busy cores is the machine's CPU over the
+wall time of those calls (2 at most):
 
-| replicas | calls/s | vs one | CPU/call, replicas | per replica | clients | machine | busy cores |
-|---|---|---|---|---|---|---|---|
+| sessions on | calls/s | vs one | CPU/call, toolmesh | clients | machine | busy cores |
+|---|---|---|---|---|---|---|
 ${rows}
 
 Each call of a legacy session costs its replica two Redis commands, batched per event-loop turn (the
@@ -375,9 +395,11 @@ directory each. Give each replica its own (docs/deployment.md), or put the audit
 
 On 2 cores the replicas, their echo servers, the bench's clients and Redis share the same two cores:
 more replicas cannot add throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one).
-CPU per call is the honest measure on this machine: when the replicas' CPU per call stays flat from
-1 to 3 replicas, what calls/s loses is time waiting for a core, not work the fleet adds. Scaling has to
-be measured on a machine with more cores than replicas.
+CPU per call is the honest measure on this machine. Two busy processes on two cores, each woken for
+every call with the clients and the echo servers between them, spend more CPU per call than one that
+handles many calls per wake-up, fleet or not: compare 2 replicas with the 2 separate processes, not with
+1 replica. What the fleet itself adds per call is the two Redis commands above. Scaling has to be
+measured on a machine with more cores than replicas.
 
 Load average (1 min) at the end of the run: ${run.load.toFixed(1)} on ${os.cpus().length} cores. On a machine this
 busy every wall-clock figure above is mostly waiting for a core; check the targets on an idle one.

@@ -16,10 +16,15 @@ function bodyFits(req: Request, maxBodyBytes: number): boolean {
   return declared !== undefined && Number.isInteger(length) && length > 0 && length <= maxBodyBytes;
 }
 
-async function readWhole(req: Request): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** The body, once it all came; rejects when the client went away first. Listeners, not an async iterator: cheaper per request. */
+function readWhole(req: Request): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    // After 'end' this changes nothing; before it, the client is gone.
+    req.once('close', () => reject(new Error('the client went away while it sent the body')));
+  });
 }
 
 /** The body read for a forward that did not happen, as the front's JSON parser would have left it. */
