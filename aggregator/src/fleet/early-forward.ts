@@ -8,15 +8,20 @@ function isSessionEndpoint(path: string): boolean {
   return path === '/mcp' || path.startsWith('/mcp/');
 }
 
-/** Whether the request's body can be read whole, within the front's limit, before it is passed on. */
+/**
+ * Whether the request is one the endpoints serve (POST, GET, DELETE) and its body, if any, can be
+ * read whole within the front's limit before it is passed on: a GET or DELETE has none.
+ */
 function bodyFits(req: Request, maxBodyBytes: number): boolean {
   const declared = req.headers['content-length'];
-  if (req.method !== 'POST') return declared === undefined || declared === '0';
+  if (req.method === 'GET' || req.method === 'DELETE')
+    return req.headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0');
+  if (req.method !== 'POST') return false;
   const length = Number(declared);
   return declared !== undefined && Number.isInteger(length) && length > 0 && length <= maxBodyBytes;
 }
 
-/** The body, once it all came; rejects when the client went away first. Listeners, not an async iterator: cheaper per request. */
+/** The body, once it all came; rejects when the client went away first (listeners: cheaper than an async iterator). */
 function readWhole(req: Request): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

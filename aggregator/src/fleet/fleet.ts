@@ -308,15 +308,19 @@ export class Fleet implements SharedSessions<Server> {
     try {
       return await this.#find(sessionId, req, res);
     } catch (error) {
-      if (res.headersSent) return 'answered';
-      jsonRpcError(
-        res,
-        503,
-        `toolmesh cannot look session ${sessionId} up in Redis now (${(error as Error).message}): retry shortly.`,
-        { 'Retry-After': '1' },
-      );
-      return 'answered';
+      return this.#lookupFailed(sessionId, res, error as Error);
     }
+  }
+
+  #lookupFailed(sessionId: string, res: Response, error: Error): 'answered' {
+    if (res.headersSent) return 'answered';
+    jsonRpcError(
+      res,
+      503,
+      `toolmesh cannot look session ${sessionId} up in Redis now (${error.message}): retry shortly.`,
+      { 'Retry-After': '1' },
+    );
+    return 'answered';
   }
 
   async #find(
@@ -413,7 +417,9 @@ export class Fleet implements SharedSessions<Server> {
     { owner, beat }: { owner: string; beat: ReplicaBeat },
     body: ForwardedBody | undefined,
   ): Promise<ForwardOutcome> {
-    const outcome = await this.#forward(req, res, owner, beat, undefined, body);
+    const outcome = await this.#forward(req, res, owner, beat, undefined, body).catch((error: Error) =>
+      this.#lookupFailed(sessionId, res, error),
+    );
     if (outcome === 'refused' || res.statusCode >= 500) this.#owners.delete(sessionId);
     return outcome;
   }
