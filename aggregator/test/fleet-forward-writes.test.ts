@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forwardRequest } from '../src/fleet/forward-request.js';
+import { forwardRequest, parsedBody, rawBody } from '../src/fleet/forward-request.js';
 
 const servers: http.Server[] = [];
 
@@ -28,7 +28,15 @@ async function forwarder(target: string) {
   const app = express();
   app.use(express.json());
   app.post('/mcp', (req, res) => {
-    void forwardRequest(req, res, new URL(target), {}, 'retry', new AbortController().signal);
+    void forwardRequest(
+      req,
+      res,
+      new URL(target),
+      {},
+      'retry',
+      new AbortController().signal,
+      parsedBody(req),
+    );
   });
   const server = await listen(app);
   const writes: number[] = [];
@@ -93,5 +101,56 @@ describe('a forwarded answer', () => {
       text += Buffer.from(value).toString('utf8');
     }
     expect(text).toContain('"result":{}');
+  });
+});
+
+/** A replica that passes every POST on to `target` with its body as the client sent it, unparsed. */
+async function rawForwarder(target: string) {
+  const server = await listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = rawBody(Buffer.concat(chunks));
+      void forwardRequest(
+        req as express.Request,
+        res as express.Response,
+        new URL(target),
+        {},
+        'the owner stopped: retry',
+        new AbortController().signal,
+        body,
+      );
+    });
+  });
+  return `${server.url}/mcp`;
+}
+
+describe('a body passed on as the client sent it', () => {
+  const sent = '{ "jsonrpc": "2.0", "id": 7,\n  "method": "tools/call", "params": { "name": "caf\\u00e9" } }';
+
+  it('reaches the owner byte for byte', async () => {
+    let received = '';
+    const owner = await listen((req, res) => {
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.toString('utf8');
+      });
+      req.on('end', () => res.end('{}'));
+    });
+    const answer = await fetch(await rawForwarder(owner.url), { method: 'POST', body: sent });
+    expect(answer.status).toBe(200);
+    expect(received).toBe(sent);
+  });
+
+  it('read only when the owner stops mid-answer: each of its requests then fails, saying to retry', async () => {
+    const owner = await listen((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      setTimeout(() => res.destroy(), 20);
+    });
+    const answer = await fetch(await rawForwarder(owner.url), { method: 'POST', body: sent });
+    const text = await answer.text();
+    expect(text).toContain('"id":7');
+    expect(text).toContain('the owner stopped: retry');
   });
 });

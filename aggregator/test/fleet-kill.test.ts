@@ -137,6 +137,25 @@ describe('a replica killed with SIGKILL', () => {
     }
   });
 
+  it('between calls: the next request, passed on before it was parsed, is served where it landed', {
+    timeout: 180_000,
+  }, async () => {
+    const doomed = await rig.start();
+    const owner = await connectHttpClient(`${doomed.origin}/mcp`, { token: rig.token });
+    try {
+      const sessionId = owner.client.transport?.sessionId as string;
+      // The survivor passes the session's requests on to the owner it read (for a second, unparsed).
+      const elsewhere = rig.resume(`${survivors[0]?.origin}/mcp`, sessionId);
+      expect(await elsewhere.echo('forwarded')).toBe('forwarded');
+      await killed(doomed);
+      // Nothing listens where the owner was: the request, its body already read to pass it on, is
+      // served by the survivor, which takes the session over, at the first try.
+      expect(await elsewhere.echo('taken over')).toBe('taken over');
+    } finally {
+      await owner.close().catch(() => undefined);
+    }
+  });
+
   it('mid-elicitation: the call fails saying to retry, the late answer harms nothing, the session goes on', {
     timeout: 180_000,
   }, async () => {

@@ -1,6 +1,7 @@
 // CPU time (user + system) from /proc, the figure a loaded machine inflates far less than wall
 // time. Linux counts it in clock ticks of 10 ms (USER_HZ 100 on every kernel Node runs on here).
 import { readFileSync } from 'node:fs';
+import { descendantsOf } from './processes.mjs';
 
 const MS_PER_TICK = 10;
 
@@ -14,4 +15,17 @@ function statFields(pid) {
 export function cpuMsOf(pid) {
   const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+}
+
+/** CPU a process and every process below it have used so far, in ms (a replica with its servers). */
+export function treeCpuMsOf(pid) {
+  return [pid, ...descendantsOf(pid)].reduce((sum, each) => sum + cpuMsOf(each), 0);
+}
+
+/** CPU every core of the machine has spent busy so far (all processes, kernel included), in ms. */
+export function machineBusyMs() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq: all but idle and iowait is work done here.
+  const [user, nice, system, , , irq, softirq] = ticks;
+  return (user + nice + system + irq + softirq) * MS_PER_TICK;
 }

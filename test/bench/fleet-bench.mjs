@@ -7,15 +7,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { connectHttpClient } from '@toolmesh/core/testing';
 import { ECHO_STDIO } from './aggregator-overhead.mjs';
 import { check } from './check.mjs';
+import { machineBusyMs, treeCpuMsOf } from './cpu-time.mjs';
 import { startProcess } from './processes.mjs';
 import { interleaved, ms } from './stats.mjs';
 import { AGGREGATOR_BIN } from './toolmesh.mjs';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LATENCY_CALLS = 400;
+/** Calls of each kind whose CPU is counted, in alternating blocks: /proc counts in 10 ms ticks. */
+const CPU_CALLS = 1200;
+const CPU_BLOCK = 100;
+const HOP_PROXY = fileURLToPath(new URL('./hop-proxy.mjs', import.meta.url));
 const SESSIONS = 20;
 const CALLS_PER_SESSION = 100;
 const TAKEOVERS = 3;
@@ -89,8 +95,12 @@ async function openSessions(urls) {
   return clients;
 }
 
-/** Seconds for every client to make `calls` calls back to back. */
-async function timeCalls(clients, calls) {
+/**
+ * Seconds for every client to make `calls` calls back to back, and the CPU (ms) that took: of
+ * `replicas` (each with its echo server), of this process (the clients) and of the whole machine.
+ */
+async function timeCalls(clients, calls, replicas) {
+  const before = cpuNow(replicas);
   const started = performance.now();
   await Promise.all(
     clients.map(async (client) => {
@@ -100,30 +110,65 @@ async function timeCalls(clients, calls) {
       }
     }),
   );
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, cpu: cpuSince(before, replicas) };
+}
+
+function cpuNow(processes) {
+  const own = process.cpuUsage();
+  return {
+    processes: processes.map((started) => treeCpuMsOf(started.pid)),
+    client: (own.user + own.system) / 1000,
+    machine: machineBusyMs(),
+  };
+}
+
+/** CPU used since `before` (cpuNow): each of `processes`, this process, the machine. */
+function cpuSince(before, processes) {
+  const now = cpuNow(processes);
+  return {
+    processes: now.processes.map((used, index) => used - before.processes[index]),
+    client: now.client - before.client,
+    machine: now.machine - before.machine,
+  };
 }
 
 /**
- * Calls per second of 1, 2 and 3 replicas, measured in alternating rounds (the order rotating)
- * so that the machine's changing load falls on each alike.
+ * Calls per second of each setup (its name, and the processes its sessions are spread over),
+ * measured in alternating rounds (the order rotating) so that the machine's changing load falls
+ * on each alike; with the CPU each took per call.
  */
-async function throughputs(urls, log) {
-  const counts = [1, 2, 3];
+async function throughputs(setups, log) {
   const sessions = [];
   try {
-    for (const count of counts) sessions.push(await openSessions(urls.slice(0, count)));
-    const seconds = counts.map(() => 0);
+    for (const { processes } of setups)
+      sessions.push(await openSessions(processes.map((started) => started.url)));
+    const seconds = setups.map(() => 0);
+    const cpu = setups.map(() => ({ processes: 0, client: 0, machine: 0 }));
     const perRound = CALLS_PER_SESSION / THROUGHPUT_ROUNDS;
     for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
       log(`bench fleet: throughput round ${round + 1} of ${THROUGHPUT_ROUNDS}`);
-      for (let k = 0; k < counts.length; k++) {
-        const index = (round + k) % counts.length;
-        seconds[index] += await timeCalls(sessions[index], perRound);
+      for (let k = 0; k < setups.length; k++) {
+        const index = (round + k) % setups.length;
+        const timed = await timeCalls(sessions[index], perRound, setups[index].processes);
+        seconds[index] += timed.seconds;
+        cpu[index].processes += timed.cpu.processes.reduce((sum, used) => sum + used, 0);
+        cpu[index].client += timed.cpu.client;
+        cpu[index].machine += timed.cpu.machine;
       }
     }
-    return counts.map((count, index) => ({
-      replicas: count,
-      callsPerSecond: (SESSIONS * CALLS_PER_SESSION) / seconds[index],
+    const calls = SESSIONS * CALLS_PER_SESSION;
+    return setups.map(({ name }, index) => ({
+      name,
+      callsPerSecond: calls / seconds[index],
+      // CPU per call (ms): of the toolmesh processes with their echo servers, of the bench's
+      // clients, and of the machine as a whole (everything else running meanwhile included).
+      cpuPerCall: {
+        processes: cpu[index].processes / calls,
+        client: cpu[index].client / calls,
+        machine: cpu[index].machine / calls,
+      },
+      // Of the machine's two cores over the timed calls, how much went to anything at all.
+      busyCores: cpu[index].machine / 1000 / seconds[index],
     }));
   } finally {
     await Promise.allSettled(sessions.flat().map((client) => client.close()));
@@ -168,6 +213,31 @@ async function takeover(config, folder, survivorUrl) {
   return servedAfter;
 }
 
+/**
+ * CPU per call (ms) of each process a call goes through, for each way of sending it: blocks of
+ * CPU_BLOCK calls of each kind in turn, one call at a time, so each block's CPU is that kind's.
+ */
+async function hopCpu(calls, processes) {
+  const kinds = Object.keys(calls);
+  const started = Object.values(processes);
+  const used = Object.fromEntries(kinds.map((kind) => [kind, started.map(() => 0)]));
+  for (let done = 0; done < CPU_CALLS; done += CPU_BLOCK)
+    for (const kind of kinds) {
+      const before = cpuNow(started);
+      for (let i = 0; i < CPU_BLOCK; i++) await calls[kind]();
+      cpuSince(before, started).processes.forEach((ms, index) => {
+        used[kind][index] += ms;
+      });
+    }
+  const names = Object.keys(processes);
+  return Object.fromEntries(
+    kinds.map((kind) => [
+      kind,
+      Object.fromEntries(names.map((name, index) => [name, used[kind][index] / CPU_CALLS])),
+    ]),
+  );
+}
+
 /** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
 export async function benchmarkFleet({ base, log }) {
   const folder = path.join(base, 'fleet');
@@ -182,24 +252,62 @@ export async function benchmarkFleet({ base, log }) {
     }),
   );
   const replicas = [];
+  const solos = [];
   try {
     for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder, i));
     const urls = replicas.map((replica) => replica.url);
     log('bench fleet: a call on the owner vs the same call forwarded by another replica');
+    const hop = await startProcess({
+      command: process.execPath,
+      args: [HOP_PROXY, new URL(urls[0]).origin],
+      ready: /hop proxy listening on (http:\/\/\S+)/,
+    });
+    replicas.push(hop);
     const owner = await connectHttpClient(urls[0]);
     const sessionId = owner.client.transport.sessionId;
-    const { local, forwarded } = await interleaved(
-      { local: callerOf(urls[0], sessionId), forwarded: callerOf(urls[1], sessionId) },
-      { runs: LATENCY_CALLS, warmup: 20 },
-    );
+    const calls = {
+      local: callerOf(urls[0], sessionId),
+      forwarded: callerOf(urls[1], sessionId),
+      hop: callerOf(`${hop.url}/mcp`, sessionId),
+    };
+    const latency = await interleaved(calls, { runs: LATENCY_CALLS, warmup: 20 });
+    log('bench fleet: the CPU of a call on the owner, forwarded, and through the bare hop');
+    const cpu = await hopCpu(calls, { owner: replicas[0], forwarder: replicas[1], hop });
     await owner.close();
-    const perReplicas = await throughputs(urls, log);
+    await hop.stop();
+    replicas.pop();
+    // Two toolmesh processes that are no fleet (no Redis, each on its own SQLite): what splitting
+    // the same load over two processes costs on this machine whatever they share.
+    const soloConfig = path.join(folder, 'solo.json');
+    writeFileSync(
+      soloConfig,
+      JSON.stringify({ mcpServers: { echo: ECHO_STDIO }, auth: { required: false } }),
+    );
+    for (let i = 0; i < 2; i++) solos.push(await startReplica(soloConfig, folder, `solo-${i}`));
+    const perReplicas = await throughputs(
+      [
+        { name: '1 replica', processes: replicas.slice(0, 1) },
+        { name: '2 replicas', processes: replicas.slice(0, 2) },
+        { name: '3 replicas', processes: replicas.slice(0, 3) },
+        { name: '2 separate processes, no fleet', processes: solos },
+      ],
+      log,
+    );
+    for (const solo of solos.splice(0)) await solo.stop();
     log(`bench fleet: a session's owner killed (SIGKILL), ${TAKEOVERS} times`);
     const takeovers = [];
     for (let i = 0; i < TAKEOVERS; i++) takeovers.push(await takeover(config, folder, urls[0]));
-    return { local: local.stats, forwarded: forwarded.stats, perReplicas, takeovers, load: os.loadavg()[0] };
+    return {
+      local: latency.local.stats,
+      forwarded: latency.forwarded.stats,
+      hop: latency.hop.stats,
+      cpu,
+      perReplicas,
+      takeovers,
+      load: os.loadavg()[0],
+    };
   } finally {
-    for (const replica of replicas) await replica.stop();
+    for (const started of [...replicas, ...solos]) await started.stop();
   }
 }
 
@@ -216,52 +324,85 @@ heartbeat expires (9 s), and requests forwarded to it meanwhile wait for their c
 `;
 }
 
+function cpuMs(value) {
+  return `${value.toFixed(2)} ms`;
+}
+
 export function renderFleetSection(run) {
   const one = run.perReplicas[0].callsPerSecond;
   const rows = run.perReplicas
     .map(
-      ({ replicas, callsPerSecond }) =>
-        `| ${replicas} | ${Math.round(callsPerSecond)} | ${(callsPerSecond / one).toFixed(2)}× |`,
+      ({ name, callsPerSecond, cpuPerCall, busyCores }) =>
+        `| ${name} | ${Math.round(callsPerSecond)} | ${(callsPerSecond / one).toFixed(2)}× | **${cpuMs(cpuPerCall.processes)}** | ${cpuMs(cpuPerCall.client)} | ${cpuMs(cpuPerCall.machine)} | ${busyCores.toFixed(2)} |`,
     )
     .join('\n');
+  const { cpu } = run;
+  const hopAdds = run.hop.median - run.local.median;
   return `## fleet: replicas on one Redis
 
 Three \`toolmesh serve --transport http\` replicas on one config and the machine's Redis (a key
 prefix per run), echo over stdio behind each, each with a data directory of its own, as each pod of a
-fleet has (the audit stays in each replica's SQLite file: no \`state.postgres\` here). A legacy session's \`tools/call\` sent to the replica
-that owns it, and the same call sent to another replica, which forwards it (${LATENCY_CALLS} of each,
-interleaved, one at a time):
+fleet has (the audit stays in each replica's SQLite file: no \`state.postgres\` here). A legacy session's
+\`tools/call\` sent to the replica that owns it; the same call sent to another replica, which forwards
+it; and, as the floor of any hop between two Node processes, the same call through a bare Node proxy
+(test/bench/hop-proxy.mjs: kept-alive connections, bytes piped both ways, no router, no parsing, no
+lookup) in front of the owner (${LATENCY_CALLS} of each, interleaved, one at a time):
 
 | call | p50 | p95 |
 |---|---|---|
 | on the owner | **${ms(run.local.median)}** | ${ms(run.local.p95)} |
 | forwarded by another replica | **${ms(run.forwarded.median)}** | ${ms(run.forwarded.p95)} |
+| through the bare Node proxy | ${ms(run.hop.median)} | ${ms(run.hop.p95)} |
 
-A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms). The forwarding replica
-reads where a session lives once a second at most (docs/deployment.md), so what a forward costs here is the
-extra hop: one more process to wake and one more loopback HTTP exchange, which a busy machine makes slow.
+A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms); the bare proxy adds
+${ms(hopAdds)}. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
+time; a replica's figure includes its echo server):
+
+| call | owner | forwarding replica | bare proxy |
+|---|---|---|---|
+| on the owner | ${cpuMs(cpu.local.owner)} | ${cpuMs(cpu.local.forwarder)} | ${cpuMs(cpu.local.hop)} |
+| forwarded | ${cpuMs(cpu.forwarded.owner)} | **${cpuMs(cpu.forwarded.forwarder)}** | ${cpuMs(cpu.forwarded.hop)} |
+| through the bare proxy | ${cpuMs(cpu.hop.owner)} | ${cpuMs(cpu.hop.forwarder)} | **${cpuMs(cpu.hop.hop)}** |
+
+The forwarding replica reads where a session lives once a second at most (docs/deployment.md), so a
+forward's cost is the hop: one more process woken twice (the request, then the answer) and one more
+loopback HTTP exchange. Its wall-clock cost is that CPU plus the wait for a core to run it on, which on
+a busy 2-core machine is most of it.
 
 Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
-replicas as a sticky balancer places them (each client straight to its replica). Every session first makes
-${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each replica is warm whatever it did before; the calls are timed
-in ${THROUGHPUT_ROUNDS} rounds that alternate between 1, 2 and 3 replicas (the order rotating), so that the
-machine's changing load falls on each alike:
+replicas as a sticky balancer places them (each client straight to its replica; the clients all run in
+the bench's own process); and, as the peer for two replicas, the same over two toolmesh processes that
+are no fleet (no Redis, each its own SQLite): what splitting one load over two processes costs on this
+machine, whatever they share. Every session first makes ${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each
+process is warm whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between
+the setups (the order rotating), so that the machine's changing load falls on each alike. CPU per call
+from /proc over the timed calls: the toolmesh processes with their echo servers, the bench's clients,
+and the whole machine (whatever else ran meanwhile included); busy cores is the machine's CPU over the
+wall time of those calls (2 at most):
 
-| replicas | calls/s | vs one |
-|---|---|---|
+| sessions on | calls/s | vs one | CPU/call, toolmesh | clients | machine | busy cores |
+|---|---|---|---|---|---|---|
 ${rows}
+
+Each call of a legacy session costs its replica two Redis commands, batched per event-loop turn (the
+HSET that marks it in flight, so another replica can audit it as cut off should this one die, and the
+HDEL that clears it); the audit goes to the replica's own SQLite file.
 
 ${takeoverSection(run)}Replicas that share one data directory share its SQLite file, and without \`state.postgres\` every call's
 audit record queues for that file's write lock across processes (SQLite's busy wait sleeps a millisecond
 and more): measured in one run at a load of 26, two replicas so gave 0.60× one, against 0.99× with a data
 directory each. Give each replica its own (docs/deployment.md), or put the audit in PostgreSQL.
 
-On 2 cores the replicas and their echo servers share the same two cores: more replicas cannot add
-throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one). Scaling has to be
+On 2 cores the replicas, their echo servers, the bench's clients and Redis share the same two cores:
+more replicas cannot add throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one).
+CPU per call is the honest measure on this machine. Two busy processes on two cores, each woken for
+every call with the clients and the echo servers between them, spend more CPU per call than one that
+handles many calls per wake-up, fleet or not: compare 2 replicas with the 2 separate processes, not with
+1 replica. What the fleet itself adds per call is the two Redis commands above. Scaling has to be
 measured on a machine with more cores than replicas.
 
 Load average (1 min) at the end of the run: ${run.load.toFixed(1)} on ${os.cpus().length} cores. On a machine this
-busy every figure above is mostly waiting for a core; check the targets on an idle one.
+busy every wall-clock figure above is mostly waiting for a core; check the targets on an idle one.
 
 Reproduce: \`pnpm build && node test/bench/run.mjs --only fleet\` (needs Redis at REDIS_URL).
 `;

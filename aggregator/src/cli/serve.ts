@@ -284,6 +284,9 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             }
             next();
           });
+        // After the fleet's rate limit took it: a request for a session another replica owns goes
+        // there before this replica authenticates, parses or routes it (the owner does all that).
+        if (fleet) app.use(fleet.earlyForward(aggregator.config.http.maxBodyBytes));
       },
       routes: (app) => {
         approvals(app);

@@ -9,6 +9,7 @@ import type { Aggregator } from '../aggregator.js';
 import type { ClientSession } from '../session-server/session.js';
 import { ShortCache } from '../state/short-cache.js';
 import { recordCutOffCalls } from './cut-off-calls.js';
+import { earlyForward } from './early-forward.js';
 import type { FleetMetrics } from './fleet-metrics.js';
 import {
   FLEET_SECRET,
@@ -19,7 +20,7 @@ import {
   movedWhileTravelling,
   sameSecret,
 } from './forward-hops.js';
-import { type ForwardOutcome, forwardRequest } from './forward-request.js';
+import { type ForwardedBody, type ForwardOutcome, forwardRequest, parsedBody } from './forward-request.js';
 import { InFlightMarks } from './in-flight-marks.js';
 import { DEFAULT_LEASE_TIMING, type LeaseTiming, type ReplicaBeat, ReplicaLease } from './replica-lease.js';
 import { type DirectoryEntry, SessionDirectory, type SessionRecord } from './session-directory.js';
@@ -307,15 +308,19 @@ export class Fleet implements SharedSessions<Server> {
     try {
       return await this.#find(sessionId, req, res);
     } catch (error) {
-      if (res.headersSent) return 'answered';
-      jsonRpcError(
-        res,
-        503,
-        `toolmesh cannot look session ${sessionId} up in Redis now (${(error as Error).message}): retry shortly.`,
-        { 'Retry-After': '1' },
-      );
-      return 'answered';
+      return this.#lookupFailed(sessionId, res, error as Error);
     }
+  }
+
+  #lookupFailed(sessionId: string, res: Response, error: Error): 'answered' {
+    if (res.headersSent) return 'answered';
+    jsonRpcError(
+      res,
+      503,
+      `toolmesh cannot look session ${sessionId} up in Redis now (${error.message}): retry shortly.`,
+      { 'Retry-After': '1' },
+    );
+    return 'answered';
   }
 
   async #find(
@@ -383,12 +388,49 @@ export class Fleet implements SharedSessions<Server> {
     return 'answered';
   }
 
+  /** Express middleware: a request for a session another replica owns goes there unparsed (early-forward.ts). */
+  earlyForward(maxBodyBytes: number) {
+    return earlyForward(this, maxBodyBytes);
+  }
+
+  /**
+   * The owner to pass a request of `sessionId` on to before the front parses or authenticates it
+   * (see early-forward.ts): another live replica, as read within OWNER_TTL_MS, while this one is
+   * neither leaving nor fenced. Undefined: the front serves the request as it does any.
+   */
+  async ownerElsewhere(sessionId: string): Promise<{ owner: string; beat: ReplicaBeat } | undefined> {
+    if (this.#draining || this.#local.has(sessionId) || !this.lease.check()) return undefined;
+    const entry = await this.#owners.get(sessionId, () => this.directory.lookup(sessionId));
+    if (!entry?.ownerBeat || entry.owner === '' || entry.owner === this.lease.id) return undefined;
+    return { owner: entry.owner, beat: entry.ownerBeat };
+  }
+
+  /**
+   * Passes a request on to the owner ownerElsewhere gave, its body as the client sent it.
+   * 'refused' when nothing listens there: the front then serves the request as it does any,
+   * which finds the owner gone and takes the session over.
+   */
+  async passOn(
+    sessionId: string,
+    req: Request,
+    res: Response,
+    { owner, beat }: { owner: string; beat: ReplicaBeat },
+    body: ForwardedBody | undefined,
+  ): Promise<ForwardOutcome> {
+    const outcome = await this.#forward(req, res, owner, beat, undefined, body).catch((error: Error) =>
+      this.#lookupFailed(sessionId, res, error),
+    );
+    if (outcome === 'refused' || res.statusCode >= 500) this.#owners.delete(sessionId);
+    return outcome;
+  }
+
   async #forward(
     req: Request,
     res: Response,
     owner: string,
     beat: ReplicaBeat,
-    retryAdvice = `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
+    retryAdvice: string | undefined = undefined,
+    body: ForwardedBody | undefined = parsedBody(req),
   ): Promise<ForwardOutcome> {
     // A replica found stalled is not sent more requests to hang on while its heartbeat says so.
     const stalled = this.#stalledOwners.suspects(owner) && (await this.#stalledOwners.stillStalled(owner));
@@ -403,8 +445,10 @@ export class Fleet implements SharedSessions<Server> {
       res,
       new URL(beat.url),
       { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
-      retryAdvice,
+      retryAdvice ??
+        `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
       watch.signal,
+      body,
     ).finally(watch.release);
     this.metrics.forwards.inc({ outcome: outcome === 'answered' && res.statusCode < 500 ? 'ok' : 'failed' });
     return outcome;

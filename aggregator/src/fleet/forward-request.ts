@@ -15,6 +15,35 @@ const HOP_HEADERS = new Set([
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
+/**
+ * A request's body as it is passed on: the bytes to send, and the JSON-RPC messages they hold
+ * (read only to answer each request when the owner stops mid-answer).
+ */
+export interface ForwardedBody {
+  bytes: Buffer;
+  messages(): unknown;
+}
+
+/** The body the front parsed already, sent again as JSON. */
+export function parsedBody(req: Request): ForwardedBody | undefined {
+  if (req.method !== 'POST' || req.body === undefined) return undefined;
+  return { bytes: Buffer.from(JSON.stringify(req.body)), messages: () => req.body };
+}
+
+/** The body as the client sent it, passed on byte for byte; parsed only when needed. */
+export function rawBody(bytes: Buffer): ForwardedBody {
+  return {
+    bytes,
+    messages: () => {
+      try {
+        return JSON.parse(bytes.toString('utf8')) as unknown;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
 function requestIds(body: unknown): Array<string | number> {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((message) =>
@@ -37,14 +66,15 @@ function errorsFor(ids: Array<string | number>, message: string) {
  * the body fails at once with `message`, on the event stream if one was open, rather than the
  * client waiting for an answer that will never come.
  */
-function cutOff(req: Request, res: Response, message: string, eventStream = false): void {
-  const errors = errorsFor(requestIds(req.body), message);
+function cutOff(body: ForwardedBody | undefined, res: Response, message: string, eventStream = false): void {
+  const messages = body?.messages();
+  const errors = errorsFor(requestIds(messages), message);
   if (!res.headersSent) {
     if (errors.length === 0) {
       res.status(502).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message } });
       return;
     }
-    res.status(200).json(Array.isArray(req.body) ? errors : errors[0]);
+    res.status(200).json(Array.isArray(messages) ? errors : errors[0]);
     return;
   }
   if (!res.writableEnded && eventStream) {
@@ -80,13 +110,12 @@ export function forwardRequest(
   headers: Record<string, string>,
   retryAdvice: string,
   stalled: AbortSignal,
+  body: ForwardedBody | undefined,
 ): Promise<ForwardOutcome> {
   const passed: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers))
     if (!HOP_HEADERS.has(name) && value !== undefined) passed[name] = value;
-  const body =
-    req.method === 'POST' && req.body !== undefined ? Buffer.from(JSON.stringify(req.body)) : undefined;
-  if (body) passed['content-length'] = body.length;
+  if (body) passed['content-length'] = body.bytes.length;
   let eventStream = false;
   let gaveUp: TargetStalled | undefined;
   let outgoing: http.ClientRequest;
@@ -119,13 +148,13 @@ export function forwardRequest(
         answer.on('error', () => undefined);
         answer.on('close', () => {
           if (answer.complete) res.end();
-          else if (!res.writableEnded) cutOff(req, res, gaveUp?.message ?? retryAdvice, eventStream);
+          else if (!res.writableEnded) cutOff(body, res, gaveUp?.message ?? retryAdvice, eventStream);
           resolve('answered');
         });
       });
       outgoing.on('error', (error: NodeJS.ErrnoException) => {
         if (res.headersSent) {
-          if (!res.writableEnded) cutOff(req, res, gaveUp?.message ?? retryAdvice, eventStream);
+          if (!res.writableEnded) cutOff(body, res, gaveUp?.message ?? retryAdvice, eventStream);
           return resolve('answered');
         }
         if (gaveUp) {
@@ -140,14 +169,14 @@ export function forwardRequest(
         // (several idle out together), so it goes again until one is fresh: never reused twice.
         if (outgoing.reusedSocket && error.code === 'ECONNRESET') return send();
         if (error.code === 'ECONNREFUSED') return resolve('refused');
-        cutOff(req, res, retryAdvice);
+        cutOff(body, res, retryAdvice);
         resolve('answered');
       });
       // The client went away (it closed its GET stream, or cancelled): so does the forward.
       res.once('close', () => {
         if (!res.writableFinished) outgoing.destroy();
       });
-      outgoing.end(body);
+      outgoing.end(body?.bytes);
     };
     send();
     if (stalled.aborted) giveUp();
