@@ -1,5 +1,5 @@
-import type { Plugin as EsbuildPlugin } from 'esbuild';
 import { stampBundle } from '@toolmesh/core/code-cache';
+import type { Plugin as EsbuildPlugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
 const common = { format: ['esm'], sourcemap: true, target: 'node20' } as const;

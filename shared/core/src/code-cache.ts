@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { debuglog } from 'node:util';
 import vm from 'node:vm';
 import { cacheDirectory } from './data-dir.js';
 
@@ -11,6 +12,9 @@ import { cacheDirectory } from './data-dir.js';
  * bytecode as unused. A run that ends sooner writes it as it exits.
  */
 const WRITE_AFTER_MS = 3_000;
+
+/** `NODE_DEBUG=toolmesh-code-cache` says on stderr what became of the cache. */
+const debug = debuglog('toolmesh-code-cache');
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -54,7 +58,10 @@ export function runBundleWithCodeCache(bundle: string, name: string): void {
   // with no UTF-8 decoding of megabytes.
   const source = `(function (exports, require, module, __filename, __dirname) {${bytes.toString('latin1')}\n})`;
   const script = new vm.Script(source, { filename: bundle, cachedData });
-  if (stamp !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (stamp === undefined) debug('%s has no stamp: runs without a cache', bundle);
+  else if (cachedData !== undefined && script.cachedDataRejected !== true) debug('used %s', file);
+  else {
+    debug('%s %s', cachedData === undefined ? 'no usable cache at' : 'V8 rejected', file);
     writeLater(script, file, key);
   }
   const module = { exports: {} };
@@ -101,8 +108,10 @@ function writeCache(file: string, key: string, data: Buffer): void {
       mode: 0o600,
     });
     renameSync(temporary, file);
-  } catch {
+    debug('wrote %s', file);
+  } catch (error) {
     // A read-only or full disk: the next run compiles as this one did.
+    debug('cannot write %s: %s', file, (error as Error).message);
     rmSync(temporary, { force: true });
   }
 }
