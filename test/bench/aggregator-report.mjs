@@ -222,6 +222,7 @@ ${table(
       `300 ms (issue 26): ${startup.p95 <= 300 ? 'met' : '**not met**'} at p95`,
     ],
     ['Start-up, p95', ms(startup.p95), ''],
+    ['Start-up, range', `${ms(startup.min)} – ${ms(startup.max)}`, ''],
     ...(startup.initialize
       ? [
           [
@@ -231,7 +232,6 @@ ${table(
           ],
         ]
       : []),
-    ['Start-up, range', `${ms(startup.min)} – ${ms(startup.max)}`, ''],
     ['Spawn to the servers joined (list_changed), median', ms(startup.joined.median), ''],
     ['toolmesh process RSS (VmRSS)', `**${mib(startup.memory.rssKiB)}**`, ''],
     [`Its ${startup.memory.children} child processes, RSS summed`, mib(startup.memory.childrenRssKiB), ''],
