@@ -1,3 +1,4 @@
+import { stampBundle } from '@toolmesh/core/code-cache';
 import type { Plugin as EsbuildPlugin } from 'esbuild';
 import { defineConfig, type Options } from 'tsup';
 
@@ -45,20 +46,34 @@ export default defineConfig([
     entry: ['src/aggregator.ts', 'src/testing.ts'],
     dts: { entry: ['src/aggregator.ts', 'src/testing.ts'] },
   },
-  // The bin, with the pure-JS packages it loads at start (zod, the MCP SDK, our shared kit)
-  // bundled in: Node then resolves, reads and links a few files instead of about 170, a third of
+  // The bin's program (dist/cli.cjs), with the pure-JS packages it loads at start (zod, the MCP
+  // SDK, our shared kit) bundled in: Node then reads one file instead of about 170, a third of
   // the CPU `toolmesh serve` spent before answering its first tools/list. The aggregator's own
   // dependencies (better-sqlite3, express, ioredis, pg, ajv…) stay packages, loaded when needed.
+  // One CommonJS file, because Node 20 can give V8's code cache to a script (vm.Script) and not
+  // to an ES module: what `import()` loads lazily still runs only when imported (esbuild keeps
+  // each such module behind its own initialiser), it is just not a file of its own.
   {
     ...common,
-    entry: ['src/index.ts'],
+    entry: { cli: 'src/cli/bin.ts' },
+    format: ['cjs'],
     noExternal: ['zod', /^@modelcontextprotocol\//, /^@toolmesh\/(core|bm25)(\/|$)/],
-    // CommonJS inside what is bundled (cross-spawn, picomatch) requires Node's modules: an ES
-    // module has no `require` of its own.
-    banner: {
-      js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
+    // `import.meta.url` as the bundle's own file URL.
+    shims: true,
+    // `import()` of a package as `require`: a script compiled by vm has no module loader of its
+    // own for `import()`, and the packages it loads that way (ajv) are CommonJS.
+    esbuildOptions(options) {
+      options.supported = { ...options.supported, 'dynamic-import': false };
     },
     esbuildPlugins: [zodEnglishOnly],
     plugins: [asciiOnly],
+    // The bundle's own hash, which keys its code cache.
+    onSuccess: async () => stampBundle('dist/cli.cjs'),
+  },
+  // The bin itself (dist/index.js): runs dist/cli.cjs with V8's code cache.
+  {
+    ...common,
+    entry: ['src/index.ts'],
+    noExternal: [/^@toolmesh\/core(\/|$)/],
   },
 ]);

@@ -1,45 +1,33 @@
-// What the built bin makes Node read at every start (issue 21, start-up time): the modules it
-// can reach from dist/index.js, by their static and dynamic imports.
+// What the built bin makes Node read at every start (issue 21, start-up time): dist/index.js,
+// which runs the program's one bundle, dist/cli.cjs.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TOOLMESH_BIN } from './harness.js';
 
-/** Each module of the bin's own graph (relative imports), with its text, from the entry on. */
-function binModules(entry: string): Map<string, string> {
-  const modules = new Map<string, string>();
-  const pending = [entry];
-  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (modules.has(file)) continue;
-    const text = readFileSync(file, 'latin1');
-    modules.set(file, text);
-    for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*"(\.\/[^"]+\.js)"/g)) {
-      pending.push(path.join(path.dirname(file), specifier!));
-    }
-  }
-  return modules;
-}
+const entry = readFileSync(TOOLMESH_BIN, 'latin1');
+const bundle = readFileSync(path.join(path.dirname(TOOLMESH_BIN), 'cli.cjs'), 'latin1');
 
 describe('the built bin', () => {
-  const modules = binModules(TOOLMESH_BIN);
-
-  it('is found with its chunks', () => {
-    // The serve command, the SDK's server and zod are among them, or the walk missed imports.
-    expect(modules.size).toBeGreaterThan(20);
-    expect([...modules.values()].some((text) => text.includes('zod/v4/classic'))).toBe(true);
+  it('is an entry of Node built-ins only, and the bundle with the program', () => {
+    expect(
+      [...entry.matchAll(/from\s*"([^"]+)"/g)]
+        .map((match) => match[1])
+        .filter((name) => !/^(node:)?[a-z_]+$/.test(name!)),
+    ).toEqual([]);
+    // The serve command, the SDK's server and zod are in the bundle.
+    expect(bundle).toContain('src/cli/serve-command.ts');
+    expect(bundle).toContain('zod/v4/classic');
+    expect(bundle).toMatch(/\/\/# toolmesh-bundle-sha256=[0-9a-f]{64}\n$/);
   });
 
-  it('is ASCII throughout, so V8 holds and parses each module as one-byte text', () => {
-    const wide = [...modules]
-      .filter(([, text]) => /[^\0-\x7f]/.test(text))
-      .map(([file]) => path.basename(file));
-    expect(wide).toEqual([]);
+  it('is ASCII throughout, so V8 holds and parses the bundle as one-byte text', () => {
+    expect(/[^\0-\x7f]/.test(entry)).toBe(false);
+    expect(/[^\0-\x7f]/.test(bundle)).toBe(false);
   });
 
   it("carries zod's English messages and no other locale", () => {
-    const locales = [...modules.values()].flatMap((text) =>
-      [...text.matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map((match) => match[1]),
-    );
+    const locales = [...bundle.matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map((match) => match[1]);
     expect(new Set(locales)).toEqual(new Set(['en', 'index']));
   });
 });

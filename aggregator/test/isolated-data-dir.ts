@@ -4,10 +4,15 @@ import path from 'node:path';
 
 /**
  * Every toolmesh these tests start, in process or as a child, keeps its state in one temporary
- * data directory, never in the user's own.
+ * data directory and its code cache in one temporary cache directory, never in the user's own.
  */
 export default function isolateDataDirectory(): () => void {
   const folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-test-data-'));
+  const cache = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-test-cache-'));
   process.env.TOOLMESH_DATA_DIR = folder;
-  return () => rmSync(folder, { recursive: true, force: true });
+  process.env.TOOLMESH_CACHE_DIR = cache;
+  return () => {
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(cache, { recursive: true, force: true });
+  };
 }

@@ -8,6 +8,7 @@ export default defineConfig({
     'src/secrets.ts',
     'src/host.ts',
     'src/small-heap.ts',
+    'src/code-cache.ts',
   ],
   format: ['esm'],
   dts: true,

@@ -32,7 +32,7 @@ function runToolmesh(args, { cwd, dataDir }) {
   const start = performance.now();
   const child = spawn(process.execPath, [AGGREGATOR_BIN, ...args], {
     cwd,
-    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir },
+    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir, TOOLMESH_CACHE_DIR: path.join(dataDir, 'cache') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let cpuMs = 0;
@@ -63,7 +63,7 @@ async function serveOnce({ cwd, dataDir, end }) {
   const start = performance.now();
   const child = spawn(process.execPath, [AGGREGATOR_BIN, 'serve', '--log-level', 'error'], {
     cwd,
-    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir },
+    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir, TOOLMESH_CACHE_DIR: path.join(dataDir, 'cache') },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', () => resolve(performance.now())));

@@ -1,5 +1,5 @@
 // Start-up of `toolmesh serve` with no config, which runs every installed first-party server
-// (@toolmesh/server-*): spawn to its answer to the first tools/list, then to the servers joining
+// (@toolmesh/server-*): spawn to its answers to initialize and the first tools/list, then to the servers joining
 // (the tools/list_changed that ends the start-up wait), and its resident memory then. The client
 // is raw JSON-RPC lines on the process's stdio, so the time is toolmesh's answer, not what a
 // client library does with it (the v1 SDK client compiles every listed output schema).
@@ -23,12 +23,23 @@ const INITIALIZE = line({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
 });
 
-/** One `toolmesh serve` over stdio, from spawn: its answers by id, and its notifications, as they come. */
-function serveOnce({ cwd, dataDir, bin }) {
+/**
+ * One `toolmesh serve` over stdio, from spawn: its answers by id, and its notifications, as they
+ * come. Its code cache is kept beside its data (the first run writes it, as a user's first does).
+ * `env`: more variables for it (undefined: unset).
+ */
+export function serveOnce({ cwd, dataDir, bin, env = {} }) {
   const start = performance.now();
+  const environment = {
+    ...process.env,
+    TOOLMESH_DATA_DIR: dataDir,
+    TOOLMESH_CACHE_DIR: path.join(dataDir, 'cache'),
+    ...env,
+  };
+  for (const [name, value] of Object.entries(environment)) if (value === undefined) delete environment[name];
   const child = spawn(process.execPath, [bin, 'serve', '--log-level', 'error'], {
     cwd,
-    env: { ...process.env, TOOLMESH_DATA_DIR: dataDir },
+    env: environment,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const waiting = new Map();
@@ -79,6 +90,7 @@ export async function benchmarkStartup({ folder, dataDir, runs, log, bin = AGGRE
   let tools = [];
   let memory;
   const times = [];
+  const initializeTimes = [];
   const joinTimes = [];
   try {
     // One unmeasured start first, as the other benchmarks warm up: it fills the OS file cache,
@@ -86,7 +98,7 @@ export async function benchmarkStartup({ folder, dataDir, runs, log, bin = AGGRE
     for (let run = 0; run <= runs; run++) {
       const toolmesh = serveOnce({ cwd: root, dataDir, bin });
       try {
-        await toolmesh.initialized;
+        const initialized = await toolmesh.initialized;
         const joined = toolmesh.next('notifications/tools/list_changed');
         const listed = toolmesh.next(2);
         toolmesh.send({ method: 'notifications/initialized' });
@@ -96,6 +108,7 @@ export async function benchmarkStartup({ folder, dataDir, runs, log, bin = AGGRE
         const joinedMs = (await joined).at;
         if (run > 0) {
           times.push(answer.at);
+          initializeTimes.push(initialized.at);
           joinTimes.push(joinedMs);
         }
         memory = treeMemoryOf(toolmesh.pid);
@@ -109,6 +122,7 @@ export async function benchmarkStartup({ folder, dataDir, runs, log, bin = AGGRE
     check(servers.length > 0, `toolmesh listed no server's tools: ${tools}`);
     return {
       ...summarize(times),
+      initialize: summarize(initializeTimes),
       joined: summarize(joinTimes),
       tools: tools.length,
       servers,

@@ -13,6 +13,16 @@ export function dataDirectory(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
+ * Where toolmesh keeps what it can rebuild (compiled code of its bins): `TOOLMESH_CACHE_DIR`
+ * wins, then `$XDG_CACHE_HOME/toolmesh`, then `~/.cache/toolmesh`. Deleting it loses nothing.
+ */
+export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TOOLMESH_CACHE_DIR) return path.resolve(env.TOOLMESH_CACHE_DIR);
+  if (env.XDG_CACHE_HOME) return path.join(path.resolve(env.XDG_CACHE_HOME), 'toolmesh');
+  return path.join(os.homedir(), '.cache', 'toolmesh');
+}
+
+/**
  * A file of one server's own state: `<data>/<server>/<file>`. Under the aggregator's sandbox
  * that folder is the only part of the data directory a server is shown, so a file anywhere
  * else in it would land in the sandbox's private filesystem and be gone when the server exits.

@@ -25,7 +25,7 @@ export {
   scopedInput,
   WORKSPACE_ARGUMENT,
 } from './calling-scope.js';
-export { dataDirectory, serverDataFile } from './data-dir.js';
+export { cacheDirectory, dataDirectory, serverDataFile } from './data-dir.js';
 export {
   type AnyToolDefinition,
   annotationDisagreement,
