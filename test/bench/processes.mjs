@@ -30,7 +30,7 @@ function alive(pid) {
 }
 
 /** Every process below `pid`, children first (from /proc/<pid>/task/<tid>/children). */
-function descendantsOf(pid) {
+export function descendantsOf(pid) {
   const found = [];
   const walk = (parent) => {
     let tasks = [];
