@@ -133,7 +133,7 @@ spawned over stdio with the real SDK client, until \`index_status\` reports the 
 mode, the checker's upgrade done); **codegraph**: \`codegraph index <copy>\` (a full rebuild from scratch, "same result
 as a fresh init") until it exits. Files/s and lines/s are over the median wall time. Peak memory is the highest
 sum of VmRSS over the process and its children, sampled every 20 ms (codegraph re-launches itself in a child
-process; code-graph's checkers are worker threads of its process, two for a first full upgrade when a second core and 3 GB are free). *Own timing* is what code-graph's index_status
+process; code-graph's parse workers and its checker are child processes of its own, and the two checkers of an opt-in \`--precise-workers 2\` split are threads). *Own timing* is what code-graph's index_status
 reports for the indexing itself, without process start.
 
 ${table(

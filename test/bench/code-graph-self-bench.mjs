@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CODEGRAPH, codegraphEnv, codegraphIndexCommand } from './code-graph-peer.mjs';
 import { MODES, startCodeGraph } from './code-graph-server.mjs';
 import { table } from './markdown.mjs';
-import { treeMemoryOf } from './processes.mjs';
+import { descendantsOf, treeMemoryOf } from './processes.mjs';
 import { memoryOf } from './server.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,10 +18,24 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const IDLE_WAIT_MS = 65_000;
 const CLOCK_TICKS = 100;
 
-/** User and system CPU seconds of a running process, its threads (the checker workers) included. */
+/**
+ * User and system CPU seconds of a running process and of every worker process it started: those
+ * that ended (its reaped children's times) and those still running (the idle checker worker).
+ */
 function cpuSecondsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  const ticks = (process) => {
+    const fields = readFileSync(`/proc/${process}/stat`, 'utf8').split(') ')[1].split(' ');
+    return fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+  };
+  let total = ticks(pid);
+  for (const child of descendantsOf(pid)) {
+    try {
+      total += ticks(child);
+    } catch {
+      // Ended between the listing and the read: its time is now its parent's.
+    }
+  }
+  return total / CLOCK_TICKS;
 }
 
 /** Samples the peak summed VmRSS of a process and its children until stopped. */
@@ -161,9 +175,10 @@ and peak memory much less). Reproduce after \`pnpm build\`: \`node test/bench/ru
 
 **code-graph**: the built server with its defaults (watcher on, precise mode on), \`--root <repository> --db
 <new file> --watch events\`, spawned over stdio with the real SDK client, until \`index_status\` reports the precise
-upgrade done (${codeGraph.files} files indexed; precise state \`${codeGraph.precise}\`). CPU is the process's user +
-system time, its checker worker threads included. Idle memory is its VmRSS ${IDLE_WAIT_MS / 1000} s after that, once the checker worker, which
-outlives the last check by 60 s to re-check saves quickly, has ended. **codegraph**: \`codegraph index\` on a copy of
+upgrade done (${codeGraph.files} files indexed; precise state \`${codeGraph.precise}\`). CPU is the user + system time of
+the process and of its worker processes (the parse workers and the checker, ended or still running). Peak RSS sums
+the process and its workers; *RSS when done* and *RSS idle* are the server process's own, idle ${IDLE_WAIT_MS / 1000} s after
+that, once the checker worker, which outlives the last check by 60 s to re-check saves quickly, has ended. **codegraph**: \`codegraph index\` on a copy of
 the repository's files (\`git ls-files --cached --others --exclude-standard\`), after an unmeasured \`codegraph init\`,
 under \`/usr/bin/time\` for its CPU. Peak memory is the highest sum of VmRSS over the process and its children,
 sampled every 20 ms.

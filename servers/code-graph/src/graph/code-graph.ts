@@ -6,6 +6,7 @@ import { GraphQueries, type LocatedSymbol } from './graph-queries.js';
 import { CHECKER_IDLE_MS, PreciseUpgrader } from './precise/precise-upgrader.js';
 import { revertToSyntactic } from './precise/syntactic-revert.js';
 import { followProgress } from './progress-lines.js';
+import { QuietCollector } from './quiet-collector.js';
 import { IndexClosed, type IndexProgress, RootIndex } from './root-index.js';
 import { TreeWatcher, type WatchMode } from './tree-watcher.js';
 
@@ -104,13 +105,30 @@ export class CodeGraph {
     });
     const progress = options.progress ?? { say: (line: string) => options.log.info(line) };
     if (progress) {
-      this.stopProgress = this.roots.map((entry) =>
+      this.stopListening = this.roots.map((entry) =>
         followProgress(entry.root, entry.index, entry.precise, progress.say, progress.everyMs),
       );
     }
+    // Memory a burst of indexing left behind is given back once every root is quiet.
+    const poke = () => this.collector.poke();
+    for (const entry of this.roots) {
+      this.stopListening.push(entry.index.onProgress(poke));
+      if (entry.precise) this.stopListening.push(entry.precise.onProgress(poke));
+    }
   }
 
-  private readonly stopProgress: (() => void)[] = [];
+  private readonly stopListening: (() => void)[] = [];
+  private readonly collector = new QuietCollector(() => this.quiet);
+
+  /** Every root indexed, nothing waiting, and no precise upgrade running or about to. */
+  private get quiet(): boolean {
+    return (
+      this.complete &&
+      this.roots.every(
+        (entry) => !entry.precise || ['ready', 'off', 'failed'].includes(entry.precise.progress.state),
+      )
+    );
+  }
 
   /**
    * Starts the watchers, then the first full index of every root. Watching first means a file
@@ -236,7 +254,8 @@ export class CodeGraph {
   }
 
   async close(): Promise<void> {
-    for (const stop of this.stopProgress) stop();
+    for (const stop of this.stopListening) stop();
+    this.collector.stop();
     for (const entry of this.roots) entry.watcher?.close();
     await Promise.all(this.roots.map((entry) => entry.precise?.close()));
     await Promise.all(this.roots.map((entry) => entry.index.close()));
