@@ -75,6 +75,7 @@ export { isPlainToolCall, type PlainToolCall } from './jsonrpc-line.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { serveToolCalls } from './modern-tool-calls.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
+export { optimizeFromNowOn } from './startup-tiering.js';
 export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';
 export {
   DEFAULT_DENY,

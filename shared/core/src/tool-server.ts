@@ -24,6 +24,7 @@ import {
   withContent,
 } from './define-tool.js';
 import { createLogger, type Logger } from './logger.js';
+import { optimizeFromNowOn } from './startup-tiering.js';
 import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
 
@@ -98,6 +99,7 @@ export async function runTool<Engine>(
   rawArgs: unknown,
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
+  optimizeFromNowOn();
   const { scope = DEFAULT_SCOPE, requestAgent, requestConversation, ...context } = callContext;
   const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
