@@ -22,6 +22,38 @@ export const zodEnglishOnly: EsbuildPlugin = {
 };
 
 /**
+ * The v2 SDK's Node shims load ajv (with ajv-formats, a third of the SDK bundled in a bin) when
+ * the SDK loads, for the default JSON Schema validator of every server, though toolmesh's tools
+ * are checked by their zod schemas and the validator runs only for a client's elicitation answer.
+ * The bin's shims build that validator on its first use instead, from the SDK's own
+ * `validators/ajv`, which then is evaluated; until then its code is not run, and ajv's objects
+ * are not made.
+ */
+export const ajvWhenUsed: EsbuildPlugin = {
+  name: 'ajv-when-used',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, (args) => ({
+      path: args.path,
+      namespace: 'ajv-when-used',
+      pluginData: { resolveDir: args.resolveDir },
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'ajv-when-used' }, (args) => ({
+      resolveDir: (args.pluginData as { resolveDir: string }).resolveDir,
+      loader: 'js',
+      contents: `import process from 'node:process';
+export { process };
+let validator;
+export class DefaultJsonSchemaValidator {
+  getValidator(schema) {
+    validator ??= new (require('@modelcontextprotocol/server/validators/ajv').AjvJsonSchemaValidator)();
+    return validator.getValidator(schema);
+  }
+}`,
+    }));
+  },
+};
+
+/**
  * Source with one character beyond Latin-1 becomes a two-byte string in V8: the whole file is
  * decoded, held and parsed at twice the cost. esbuild's `charset: 'ascii'` escapes strings and
  * names; this escapes what it leaves (regular expression literals, kept comments) the same way,
@@ -102,7 +134,7 @@ export function bundledBin(): Options {
     banner: {
       js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
     },
-    esbuildPlugins: [zodEnglishOnly],
+    esbuildPlugins: [zodEnglishOnly, ajvWhenUsed],
     plugins: [binChunksInDist, asciiOnly],
   };
 }

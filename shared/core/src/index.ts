@@ -75,7 +75,6 @@ export { isPlainToolCall, type PlainToolCall } from './jsonrpc-line.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { serveToolCalls } from './modern-tool-calls.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
-export { optimizeFromNowOn } from './startup-tiering.js';
 export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';
 export {
   DEFAULT_DENY,
@@ -101,6 +100,7 @@ export {
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { checkLiteralHost, guardedLookup, NetworkRefusal, refusalReason } from './ssrf-guard.js';
+export { optimizeFromNowOn } from './startup-tiering.js';
 export { type Statement, statementCache } from './statement-cache.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-transport.js';
 export {
