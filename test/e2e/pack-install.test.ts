@@ -99,7 +99,7 @@ describe('@toolmesh/server-fs installed alone from its tarball', () => {
       (error: { code: number; stderr: string }) => error,
     );
     expect(failure.stderr).toContain(
-      'serving over HTTP needs the v1 MCP SDK and express, but the packages @modelcontextprotocol/sdk, express are not installed beside @toolmesh/core: run `npm install @modelcontextprotocol/sdk@^1.32.2 express@^5',
+      'serving over HTTP needs the v1 MCP SDK and express, but the packages @modelcontextprotocol/sdk, express are not installed beside @toolmesh/server-fs: run `npm install @modelcontextprotocol/sdk@^1.32.2 express@^5',
     );
     expect(failure.code).not.toBe(0);
   });

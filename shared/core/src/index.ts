@@ -100,6 +100,7 @@ export {
 } from './serve.js';
 export { type Migration, openDatabase, type SqliteDatabase } from './sqlite.js';
 export { checkLiteralHost, guardedLookup, NetworkRefusal, refusalReason } from './ssrf-guard.js';
+export { optimizeFromNowOn } from './startup-tiering.js';
 export { type Statement, statementCache } from './statement-cache.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-transport.js';
 export {

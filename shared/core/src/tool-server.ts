@@ -25,6 +25,7 @@ import {
 } from './define-tool.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveToolCalls } from './modern-tool-calls.js';
+import { optimizeFromNowOn } from './startup-tiering.js';
 import { errorMessage, ToolError } from './tool-error.js';
 import { toolListEntry } from './tool-schema.js';
 
@@ -99,6 +100,7 @@ export async function runTool<Engine>(
   rawArgs: unknown,
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
+  optimizeFromNowOn();
   const { scope = DEFAULT_SCOPE, requestAgent, requestConversation, ...context } = callContext;
   const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));

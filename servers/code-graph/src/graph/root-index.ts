@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '@toolmesh/core';
+import { type Logger, optimizeFromNowOn } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
 import { IgnoreRules, MAX_INDEXED_BYTES, scanTree } from './file-scan.js';
 import { GraphStore, type ParsedFile, type StoredFile } from './graph-store.js';
@@ -215,6 +215,8 @@ export class RootIndex {
     started: number,
     beforeResolving?: () => void,
   ): Promise<IndexProgress> {
+    // Parsing and linking files is hot code: the bin held V8's optimizing compiler off for start-up.
+    if (paths.length > 0) optimizeFromNowOn();
     // An empty store gets every row now: its deferred indexes are built once, after their rows.
     const bulk = this.store.isEmpty();
     if (!bulk) return this.writeChanges(paths, started, false, beforeResolving);

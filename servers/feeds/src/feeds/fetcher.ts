@@ -1,6 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import zlib from 'node:zlib';
+import type http from 'node:http';
+import type https from 'node:https';
+import type zlib from 'node:zlib';
 import { checkLiteralHost, guardedLookup, NetworkRefusal, packageVersion } from '@toolmesh/core';
 
 /** Says who polls, how often and that it asks conditionally, so a feed's owner can tell. */
@@ -75,7 +75,26 @@ function header(response: http.IncomingMessage, name: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-function decompress(raw: Buffer, encoding: string, maxBytes: number): Buffer {
+interface Network {
+  http: typeof http;
+  https: typeof https;
+  zlib: typeof zlib;
+}
+
+let network: Promise<Network> | undefined;
+
+/**
+ * Node's HTTP, TLS and zlib modules, loaded at the first fetch: a server that has not fetched
+ * yet holds none of them (about 1 MiB of an idle server, docs/benchmarks.md, memory at rest).
+ */
+function loadNetwork(): Promise<Network> {
+  network ??= Promise.all([import('node:http'), import('node:https'), import('node:zlib')]).then(
+    ([http, https, zlib]) => ({ http: http.default, https: https.default, zlib: zlib.default }),
+  );
+  return network;
+}
+
+function decompress(zlib: Network['zlib'], raw: Buffer, encoding: string, maxBytes: number): Buffer {
   const options = { maxOutputLength: maxBytes };
   try {
     switch (encoding) {
@@ -136,7 +155,8 @@ export class FeedFetcher {
   private readonly userAgent: string;
   private readonly lookup;
   private readonly exemptOrigins: ReadonlySet<string>;
-  private readonly agents: { http: http.Agent; https: https.Agent };
+  /** Made at the first request, with the modules they come from. */
+  private agents: { http: http.Agent; https: https.Agent } | undefined;
 
   constructor(options: FetcherOptions = {}) {
     this.allowPrivate = options.allowPrivateNetwork ?? false;
@@ -146,15 +166,11 @@ export class FeedFetcher {
     this.userAgent = options.userAgent ?? defaultUserAgent();
     this.lookup = guardedLookup(this.allowPrivate);
     this.exemptOrigins = new Set(options.exemptOrigins ?? []);
-    this.agents = {
-      http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
-    };
   }
 
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.agents?.http.destroy();
+    this.agents?.https.destroy();
   }
 
   async fetch(
@@ -166,8 +182,9 @@ export class FeedFetcher {
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let url = checkedUrl(address);
     let permanent = true;
+    const modules = await loadNetwork();
     for (let hop = 0; ; hop++) {
-      const response = await this.request(url, conditional, combined, deadline);
+      const response = await this.request(modules, url, conditional, combined, deadline);
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
         // Dropped rather than drained: a redirect's or an error's body is not worth any of the deadline.
@@ -205,7 +222,7 @@ export class FeedFetcher {
         kind: 'fetched',
         url: url.href,
         movedPermanently: hop > 0 && permanent,
-        body: decodeText(decompress(raw, encoding, this.maxBytes), contentType),
+        body: decodeText(decompress(modules.zlib, raw, encoding, this.maxBytes), contentType),
         contentType,
         etag: header(response, 'etag') ?? null,
         lastModified: header(response, 'last-modified') ?? null,
@@ -214,6 +231,7 @@ export class FeedFetcher {
   }
 
   private request(
+    { http, https }: Network,
     url: URL,
     conditional: ConditionalHeaders,
     signal: AbortSignal,
@@ -229,11 +247,16 @@ export class FeedFetcher {
     if (conditional.etag) headers['if-none-match'] = conditional.etag;
     if (conditional.lastModified) headers['if-modified-since'] = conditional.lastModified;
     const secure = url.protocol === 'https:';
+    this.agents ??= {
+      http: new http.Agent({ keepAlive: true, maxSockets: 8 }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 8 }),
+    };
+    const agents = this.agents;
     return new Promise((resolve, reject) => {
       const request = (secure ? https : http).request(url, {
         method: 'GET',
         headers,
-        agent: secure ? this.agents.https : this.agents.http,
+        agent: secure ? agents.https : agents.http,
         ...(!exempt && { lookup: this.lookup }),
         signal,
       });
