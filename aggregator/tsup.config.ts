@@ -1,42 +1,8 @@
 import { stampBundle } from '@toolmesh/core/code-cache';
-import type { Plugin as EsbuildPlugin } from 'esbuild';
-import { defineConfig, type Options } from 'tsup';
+import { defineConfig } from 'tsup';
+import { asciiOnly, zodEnglishOnly } from '../scripts/build/tsup-plugins.js';
 
 const common = { format: ['esm'], sourcemap: true, target: 'node20' } as const;
-
-/**
- * zod's namespace (`z`) re-exports every locale's messages, half of the zod bundled in the bin,
- * which Node reads and parses at every start. toolmesh sets no locale, so its messages stay
- * English (zod's default, still imported by zod itself): the bin gets `locales` with `en` only.
- */
-const zodEnglishOnly: EsbuildPlugin = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
-      contents: 'export { default as en } from "./en.js";',
-      loader: 'js',
-    }));
-  },
-};
-
-/**
- * Source with one character beyond Latin-1 becomes a two-byte string in V8: the whole file is
- * decoded, held and parsed at twice the cost. esbuild's `charset: 'ascii'` escapes strings and
- * names; this escapes what it leaves (regular expression literals, kept comments) the same way,
- * one `\uXXXX` per UTF-16 unit, which means the same in a regular expression with or without `u`.
- */
-const asciiOnly: NonNullable<Options['plugins']>[number] = {
-  name: 'ascii-only',
-  esbuildOptions(options) {
-    options.charset = 'ascii';
-  },
-  renderChunk(code) {
-    if (!/[^\0-\x7f]/.test(code)) return;
-    return {
-      code: code.replace(/[^\0-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
-    };
-  },
-};
 
 export default defineConfig([
   // The library (`@toolmesh/aggregator`, `./testing`): its dependencies stay packages of their own,
