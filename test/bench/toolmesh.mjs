@@ -5,11 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { spawnModernStdioClient, spawnStdioClient } from '@toolmesh/core/testing';
 import { startProcess } from './processes.mjs';
 
-/** The bin of the workspace's @toolmesh/aggregator (dist/index.js beside its dist/aggregator.js). */
-export const AGGREGATOR_BIN = path.join(
-  path.dirname(fileURLToPath(import.meta.resolve('@toolmesh/aggregator'))),
-  'index.js',
-);
+/**
+ * The bin of the workspace's @toolmesh/aggregator (dist/index.js beside its dist/aggregator.js),
+ * or the one TOOLMESH_BIN names, to measure another build (the base commit's) in the same run.
+ */
+export const AGGREGATOR_BIN =
+  process.env.TOOLMESH_BIN ??
+  path.join(path.dirname(fileURLToPath(import.meta.resolve('@toolmesh/aggregator'))), 'index.js');
 
 /**
  * Writes `{ mcpServers }` as a config file in `folder`; returns its path. HTTP authentication is

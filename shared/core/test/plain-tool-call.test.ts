@@ -1,6 +1,8 @@
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { describe, expect, it } from 'vitest';
-import { isPlainToolCall, readJsonRpcLine, requestParamsProblem } from '../src/jsonrpc-line.js';
+import { readJsonRpcLine } from '../src/jsonrpc-line.js';
+import { isPlainToolCall } from '../src/plain-tool-call.js';
+import { requestParamsProblem } from '../src/request-params.js';
 
 const call = (params: unknown, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
