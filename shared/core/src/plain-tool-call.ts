@@ -75,7 +75,7 @@ const ENVELOPES_KEPT = 256;
  * retry with answers) is undefined, for the SDK to serve or refuse in its words.
  */
 export function plainModernCallOf(body: unknown): ModernToolCall | undefined {
-  if (!isPlainObject(body)) return undefined;
+  if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
   const params = body.params;
   if (!isPlainObject(params)) return undefined;
   const meta = params._meta;
