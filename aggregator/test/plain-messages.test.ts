@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type CallToolResult, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { serveToolCalls } from '@toolmesh/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answerPlainToolCalls } from '../src/session-server/direct-tool-calls.js';
 import { isPlainResponse, ServerLines } from '../src/upstream/server-lines.js';
 
 type Answer = (name: string, context: ServerContext) => Promise<CallToolResult>;
@@ -20,8 +20,13 @@ async function session(answer: Answer) {
     paths.push(path);
     return answer(request.params.name, context);
   };
-  server.setRequestHandler('tools/call', handler('sdk'));
-  answerPlainToolCalls(server, handler('direct'), () => initialized);
+  // The handler the SDK runs is told apart by its context, which only the SDK gives a log.
+  serveToolCalls(
+    server,
+    (request, context) => handler('log' in context.mcpReq ? 'sdk' : 'direct')(request, context),
+    { name: 't', version: '0' },
+    { sessionOpen: () => initialized },
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'c', version: '0' });

@@ -16,13 +16,13 @@ import { median } from './stats.mjs';
 import { startToolmeshHttp, startToolmeshStdio, writeConfig } from './toolmesh.mjs';
 
 /** The child processes of `pid` (the aggregator's upstream servers). */
-function childrenOf(pid) {
+export function childrenOf(pid) {
   const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
   return text === '' ? [] : text.split(' ').map(Number);
 }
 
 /** A connected client's `echo` call, whatever name the proxy gave the tool. */
-async function echoOf(connected) {
+export async function echoOf(connected) {
   const { tools } = await connected.listTools();
   const name = tools.find((tool) => tool.name === 'echo' || tool.name.endsWith('__echo'))?.name;
   check(name, `no echo tool among ${tools.map((tool) => tool.name).join(', ')}`);

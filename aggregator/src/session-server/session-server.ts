@@ -23,7 +23,6 @@ import { ErrorCode, McpError } from '../upstream/legacy-error.js';
 import { auditedToolCall, awaitingApproval, endedWith } from './audited-tool-call.js';
 import { refusalOf } from './authorize.js';
 import type { Extra } from './call-channel.js';
-import { answerPlainToolCalls } from './direct-tool-calls.js';
 import { forwardToolCall } from './forward.js';
 import { resumeParkedCall, resumesParkedCall } from './resume-parked-call.js';
 import { type AskedCapability, ClientSession, type Exposure } from './session.js';
@@ -300,9 +299,8 @@ function createSessionServer(
       }) as Promise<CallToolResult>;
     },
   );
-  // Through the SDK, and past it for plain calls: a 2026-07-28 one over HTTP, a 2025 session's.
-  serveToolCalls(server, callTool, serverInfo);
-  answerPlainToolCalls(server, callTool, () => initialized);
+  // Through the SDK, and past it for plain calls: a 2025 session's, a 2026-07-28 one.
+  serveToolCalls(server, callTool, serverInfo, { sessionOpen: () => initialized });
 
   server.setRequestHandler(
     'prompts/list',

@@ -74,6 +74,11 @@ const MIGRATIONS = [
   // nobody decides their own request.
   `ALTER TABLE approvals ADD COLUMN identity TEXT NOT NULL DEFAULT '';
    ALTER TABLE approvals ADD COLUMN workspace TEXT;`,
+  // Every call writes an audit row, and each index is one more b-tree written with it. The one
+  // query over the audit (auditRecords, one prepared statement whose filters are each `@x IS
+  // NULL OR …`) and its pruning can only search by time, so these two were written and never read.
+  `DROP INDEX audit_identity;
+   DROP INDEX audit_tool;`,
 ];
 
 interface ApprovalRow {

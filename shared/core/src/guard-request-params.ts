@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainToolCall, requestParamsProblem } from './jsonrpc-line.js';
+import { isPlainToolCall } from './plain-tool-call.js';
+import { requestParamsProblem } from './request-params.js';
 
 /**
  * Answers a request whose params do not fit its method with InvalidParams naming the fields,

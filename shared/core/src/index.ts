@@ -71,7 +71,6 @@ export {
 } from './host-protocol.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { exchangeEnded, IdleServers, whileServing } from './idle-servers.js';
-export { isPlainToolCall, type PlainToolCall } from './jsonrpc-line.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
 export { serveToolCalls } from './modern-tool-calls.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
@@ -86,6 +85,7 @@ export {
   PathRefusal,
   type ResolvedPath,
 } from './path-guard.js';
+export { isPlainToolCall, type PlainToolCall } from './plain-tool-call.js';
 export { SECRET_FILE_GLOBS, secretFileKind } from './secret-files.js';
 export {
   httpClientSnippets,

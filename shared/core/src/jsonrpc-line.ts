@@ -1,12 +1,12 @@
 import {
-  ClientRequestSchema,
   JSONRPCMessageSchema,
   JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
 } from '@modelcontextprotocol/core';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { z } from 'zod';
+import { isPlainToolCall, plainModernCallOf } from './plain-tool-call.js';
+import { describeIssues, requestParamsProblem } from './request-params.js';
 
 /** A JSON-RPC error answer; `id` is null when the line's own id could not be read (JSON-RPC 2.0, section 5). */
 export interface LineErrorAnswer {
@@ -17,10 +17,6 @@ export interface LineErrorAnswer {
 
 /** One line from a client: the message to hand to the protocol, or what the client gets instead. */
 export type ReadLine = { message: JSONRPCMessage } | { answer: LineErrorAnswer } | { ignored: true };
-
-const REQUEST_PARAMS = new Map<string, z.ZodType>(
-  ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]),
-);
 
 const FIX = 'Send one JSON-RPC 2.0 message per line.';
 
@@ -33,15 +29,6 @@ function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map(
-      (issue) => `${issue.path.length > 0 ? `\`${issue.path.join('.')}\`` : 'the message'}: ${issue.message}`,
-    )
-    .join('; ');
 }
 
 /** Why an object is not a JSON-RPC 2.0 message, in the words of the field that is wrong. */
@@ -59,49 +46,6 @@ function envelopeProblem(value: Record<string, unknown>): string {
     return 'it has no "method", "result" or "error"';
   }
   return 'it is not a JSON-RPC 2.0 request, notification or response';
-}
-
-/** A tools/call request in the plainest form, which needs no schema to be read (see isPlainToolCall). */
-export interface PlainToolCall {
-  jsonrpc: '2.0';
-  id: string | number;
-  method: 'tools/call';
-  params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> };
-}
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const PLAIN_REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-const PLAIN_TOOL_CALL_PARAMS = new Set(['name', 'arguments', '_meta']);
-/** `_meta` keys the protocol gives a shape of its own (the 2026-07-28 envelope, related tasks). */
-const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
-
-const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => {
-  for (const key in value) if (!allowed.has(key)) return false;
-  return true;
-};
-
-/**
- * Whether `value` is a tools/call request with nothing but a name, plain arguments and `_meta`
- * holding at most a progress token besides keys of no protocol shape: the call every client
- * makes. Every such value passes the SDK's message and params schemas, so it is taken after
- * these few checks instead of a pass through each schema; anything else is read by them.
- */
-export function isPlainToolCall(value: unknown): value is PlainToolCall {
-  if (!isPlainObject(value) || value.jsonrpc !== '2.0' || value.method !== 'tools/call') return false;
-  const { id, params } = value;
-  if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !onlyKeys(value, PLAIN_REQUEST_KEYS))
-    return false;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return false;
-  if (!onlyKeys(params, PLAIN_TOOL_CALL_PARAMS)) return false;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return false;
-  const meta = params._meta;
-  if (meta === undefined) return true;
-  if (!isPlainObject(meta)) return false;
-  for (const key in meta) if (key.startsWith(RESERVED_META_PREFIX)) return false;
-  const token = meta.progressToken;
-  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
 }
 
 /**
@@ -134,7 +78,8 @@ export function readJsonRpcLine(line: string): ReadLine {
       ProtocolErrorCode.InvalidRequest,
       `Invalid Request: expected a JSON object, got ${kindOf(value)}. ${FIX}`,
     );
-  if (isPlainToolCall(value)) return { message: value as JSONRPCMessage };
+  // The call every client makes, of either era, is taken without a pass through the schemas.
+  if (isPlainToolCall(value) || plainModernCallOf(value)) return { message: value as JSONRPCMessage };
   const record = value as Record<string, unknown>;
   const parsed = JSONRPCMessageSchema.safeParse(record);
   if (!parsed.success) {
@@ -154,16 +99,4 @@ export function readJsonRpcLine(line: string): ReadLine {
   const problem = 'id' in record ? requestParamsProblem(record) : undefined;
   if (problem !== undefined) return answer(record.id, ProtocolErrorCode.InvalidParams, problem);
   return { message: parsed.data };
-}
-
-/**
- * What is wrong with a request's params for its method, naming the fields, or undefined when
- * they fit (or the method is not one toolmesh knows the params of). The SDK would answer such a
- * request with an internal error holding a dump of schema issues.
- */
-export function requestParamsProblem(request: { method?: unknown }): string | undefined {
-  const schema = typeof request.method === 'string' ? REQUEST_PARAMS.get(request.method) : undefined;
-  const checked = schema?.safeParse(request);
-  if (!checked || checked.success) return undefined;
-  return `Invalid params for ${request.method}: ${describeIssues(checked.error)}. Fix them and send the request again.`;
 }

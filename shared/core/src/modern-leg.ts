@@ -1,8 +1,8 @@
 import { createMcpHandler, type Server } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
-import { requestParamsProblem } from './jsonrpc-line.js';
 import type { Logger } from './logger.js';
 import { answerModernToolCall, answersPastTheSdk, plainModernToolCall } from './modern-tool-calls.js';
+import { requestParamsProblem } from './request-params.js';
 import { sendWebResponse, webRequestOf } from './web-exchange.js';
 
 const INVALID_PARAMS = -32602;

@@ -1,34 +1,22 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  classifyInboundRequest,
-  type JSONRPCMessage,
-  PROTOCOL_VERSION_META_KEY,
-  SdkError,
-  SdkErrorCode,
-  type Server,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { type JSONRPCMessage, SdkError, SdkErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { Request, Response } from 'express';
+import { answerOnConnection } from './connection-tool-calls.js';
 import { exchangeEnded } from './idle-servers.js';
-import { isPlainToolCall, type PlainToolCall, requestParamsProblem } from './jsonrpc-line.js';
+import {
+  MODERN_REVISION,
+  type ModernToolCall,
+  type PlainToolCall,
+  plainModernCallOf,
+} from './plain-tool-call.js';
 import {
   modernAnswer,
+  modernCallContext,
   settledToolCall,
   type ToolCallHandler,
   type ToolCallOutcome,
 } from './tool-call-answer.js';
 import { sendWebResponse } from './web-exchange.js';
 
-/** The revision whose plain calls are answered here; a request of any other goes to the SDK. */
-const MODERN_REVISION = '2026-07-28';
-/** The `_meta` envelope keys a plain 2026-07-28 call may carry; any other reserved key sends it to the SDK. */
-const ENVELOPE_KEYS = new Set([
-  PROTOCOL_VERSION_META_KEY,
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-]);
-const RESERVED_META_PREFIX = 'io.modelcontextprotocol/';
 /** As the SDK's per-request transport keeps an event stream open while a call runs. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -42,33 +30,32 @@ const directCalls = new WeakMap<Server, DirectCalls>();
 const replays = new WeakMap<object, ToolCallOutcome>();
 
 /**
- * Serves `server`'s tools/call with `handle`: through the SDK, and past it for a plain
- * 2026-07-28 call over HTTP (see answerModernToolCall). `serverInfo` is what the server was
- * made with, which the revision stamps on each result.
+ * Serves `server`'s tools/call with `handle`: through the SDK, and past it for plain calls: a
+ * 2026-07-28 one over HTTP (see answerModernToolCall), and on a connection the server holds (see
+ * answerOnConnection) a 2025 session's once `sessionOpen()` and a 2026-07-28 one over stdio.
+ * `serverInfo` is what the server was made with, which the revision stamps on each result.
  */
 export function serveToolCalls(
   server: Server,
   handle: ToolCallHandler,
   serverInfo: Record<string, unknown>,
+  { sessionOpen = () => false }: { sessionOpen?: () => boolean } = {},
 ): void {
+  // A call answered past the SDK over a connection whose answer the SDK gives, by request id.
+  const replayed = new Map<string | number, ToolCallOutcome>();
   server.setRequestHandler('tools/call', async (request, context) => {
-    const replay = replays.get(context.http?.req as object);
+    let replay = replays.get(context.http?.req as object);
+    if (!replay && replayed.has(context.mcpReq.id)) {
+      replay = replayed.get(context.mcpReq.id);
+      replayed.delete(context.mcpReq.id);
+    }
     if (!replay) return handle(request as PlainToolCall, context);
     if ('error' in replay) throw replay.error;
     return replay.result;
   });
   directCalls.set(server, { handle, serverInfo });
+  answerOnConnection(server, handle, serverInfo, sessionOpen, (id, outcome) => replayed.set(id, outcome));
 }
-
-/** A plain 2026-07-28 tools/call: the request as its handler gets it, and its envelope. */
-export interface ModernToolCall {
-  request: PlainToolCall;
-  envelope: Record<string, unknown>;
-}
-
-/** Envelopes (capabilities, client) the SDK was found to accept, as JSON; forgotten when too many. */
-const acceptedEnvelopes = new Set<string>();
-const ENVELOPES_KEPT = 256;
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -83,27 +70,9 @@ function header(req: Request, name: string): string | undefined {
  * `Mcp-Name`, a retry with answers) is undefined, for the SDK to serve or refuse in its words.
  */
 export function plainModernToolCall(req: Request): ModernToolCall | undefined {
-  const body = req.body as Record<string, unknown> | undefined;
-  const params = body?.params as Record<string, unknown> | undefined;
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  if (typeof meta !== 'object' || meta === null || meta[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION)
-    return undefined;
-  const envelope: Record<string, unknown> = {};
-  const rest: Record<string, unknown> = {};
-  let restKeys = 0;
-  for (const key in meta) {
-    if (!key.startsWith(RESERVED_META_PREFIX)) {
-      rest[key] = meta[key];
-      restKeys++;
-    } else if (ENVELOPE_KEYS.has(key)) envelope[key] = meta[key];
-    else return undefined;
-  }
-  // The handler sees the call with its envelope lifted out of `_meta`, as the SDK hands it on.
-  const request = { ...body, params: { ...params } } as PlainToolCall;
-  if (restKeys > 0) request.params._meta = rest;
-  else delete request.params._meta;
-  if (!isPlainToolCall(request) || !(CLIENT_CAPABILITIES_META_KEY in envelope)) return undefined;
-  const { name } = request.params;
+  const call = plainModernCallOf(req.body);
+  if (!call) return undefined;
+  const { name } = call.request.params;
   if (
     header(req, 'mcp-protocol-version') !== MODERN_REVISION ||
     header(req, 'mcp-method') !== 'tools/call' ||
@@ -111,19 +80,7 @@ export function plainModernToolCall(req: Request): ModernToolCall | undefined {
     name.startsWith('=?')
   )
     return undefined;
-  if (!accepted(body, envelope)) return undefined;
-  return { request, envelope };
-}
-
-/** Whether the SDK takes this envelope; asked of its classification once per envelope seen. */
-function accepted(body: Record<string, unknown> | undefined, envelope: Record<string, unknown>): boolean {
-  const key = JSON.stringify([envelope[CLIENT_CAPABILITIES_META_KEY], envelope[CLIENT_INFO_META_KEY]]);
-  if (acceptedEnvelopes.has(key)) return true;
-  const outcome = classifyInboundRequest({ httpMethod: 'POST', body });
-  if (outcome.kind !== 'modern' || requestParamsProblem(body ?? {}) !== undefined) return false;
-  if (acceptedEnvelopes.size >= ENVELOPES_KEPT) acceptedEnvelopes.clear();
-  acceptedEnvelopes.add(key);
-  return true;
+  return call;
 }
 
 /** Whether `server` answers plain 2026-07-28 tools/call requests past the SDK (see serveToolCalls). */
@@ -178,8 +135,7 @@ export async function answerModernToolCall(
 ): Promise<void> {
   const direct = directCalls.get(server);
   if (!direct) throw new Error('answerModernToolCall: the server does not serve its tool calls past the SDK');
-  const { request, envelope } = call;
-  const { id } = request;
+  const { id } = call.request;
   const controller = new AbortController();
   // As the SDK ends the exchange, and so the call, when its client goes away.
   const gone = () => {
@@ -188,27 +144,12 @@ export async function answerModernToolCall(
   };
   res.once('close', gone);
   let stream: ReturnType<typeof eventStream> | undefined;
-  const mcpReq = {
-    id,
-    method: request.method,
-    _meta: request.params._meta,
-    envelope,
-    requestState: () => undefined,
-    signal: controller.signal,
-    notify: async (notification: { method: string; params?: unknown }) => {
-      if (controller.signal.aborted || res.writableEnded) return;
-      stream ??= eventStream(res);
-      stream.write({ jsonrpc: '2.0', ...notification });
-    },
-    send: () =>
-      Promise.reject(
-        new SdkError(
-          SdkErrorCode.MethodNotSupportedByProtocolVersion,
-          `Server-to-client requests are not available on protocol revision ${MODERN_REVISION}: return input_required instead.`,
-        ),
-      ),
-  };
-  const outcome = await settledToolCall(direct.handle, request, { mcpReq } as unknown as ServerContext);
+  const context = modernCallContext(call, controller.signal, async (notification) => {
+    if (controller.signal.aborted || res.writableEnded) return;
+    stream ??= eventStream(res);
+    stream.write({ jsonrpc: '2.0', ...notification });
+  });
+  const outcome = await settledToolCall(direct.handle, call.request, context);
   res.off('close', gone);
   if (controller.signal.aborted) {
     stream?.drop();

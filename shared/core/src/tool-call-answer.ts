@@ -2,11 +2,12 @@ import {
   type CallToolResult,
   type JSONRPCMessage,
   ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
   SERVER_INFO_META_KEY,
   type ServerContext,
-  specTypeSchemas,
 } from '@modelcontextprotocol/server';
-import type { PlainToolCall } from './jsonrpc-line.js';
+import { MODERN_REVISION, type ModernToolCall, type PlainToolCall } from './plain-tool-call.js';
 
 /** What answers a tools/call: a server's own handler, also run past the SDK for plain calls. */
 export type ToolCallHandler = (request: PlainToolCall, context: ServerContext) => Promise<CallToolResult>;
@@ -25,6 +26,35 @@ export async function settledToolCall(
   } catch (error) {
     return { error };
   }
+}
+
+/**
+ * The context the SDK gives the handler of a plain 2026-07-28 call: its envelope, no request
+ * state, and no server-to-client requests (the revision has none: a handler returns
+ * `input_required` instead), with `notify` sending what the call tells its client.
+ */
+export function modernCallContext(
+  { request, envelope }: ModernToolCall,
+  signal: AbortSignal,
+  notify: (notification: { method: string; params?: unknown }) => Promise<void>,
+): ServerContext {
+  const mcpReq = {
+    id: request.id,
+    method: request.method,
+    _meta: request.params._meta,
+    envelope,
+    requestState: () => undefined,
+    signal,
+    notify,
+    send: () =>
+      Promise.reject(
+        new SdkError(
+          SdkErrorCode.MethodNotSupportedByProtocolVersion,
+          `Server-to-client requests are not available on protocol revision ${MODERN_REVISION}: return input_required instead.`,
+        ),
+      ),
+  };
+  return { mcpReq } as unknown as ServerContext;
 }
 
 /** The SDK answers a tool's protocol error with this code in place of -32002 on either wire. */
@@ -73,24 +103,16 @@ function errorAnswer(id: string | number, error: unknown): JSONRPCMessage {
 }
 
 /**
- * The answer to a 2025 session's tools/call as the SDK sends it: a plain result as it is,
- * anything else held to the result schema first.
+ * The answer to a 2025 session's tools/call as the SDK sends it, when the outcome is one whose
+ * answer needs none of its checks: a plain result as it is, or a thrown error. Undefined for a
+ * result the SDK holds to the result schema (other blocks, other keys), which the SDK must answer.
  */
-export function legacyAnswer(id: string | number, outcome: ToolCallOutcome): JSONRPCMessage {
+export function legacyAnswer(id: string | number, outcome: ToolCallOutcome): JSONRPCMessage | undefined {
   if ('error' in outcome) return errorAnswer(id, outcome.error);
   const result = withContent(outcome.result);
   const raw = result as unknown as Record<string, unknown>;
   if (isPlainObject(raw) && isPlainResult(raw)) return { jsonrpc: '2.0', id, result };
-  const checked = specTypeSchemas.CallToolResult['~standard'].validate(result);
-  if ('issues' in checked && checked.issues)
-    return errorAnswer(
-      id,
-      Object.assign(
-        new Error(`Invalid tools/call result: ${checked.issues.map((issue) => issue.message).join('; ')}`),
-        { code: ProtocolErrorCode.InvalidParams },
-      ),
-    );
-  return { jsonrpc: '2.0', id, result: checked.value as CallToolResult };
+  return undefined;
 }
 
 /**

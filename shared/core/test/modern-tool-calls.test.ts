@@ -1,16 +1,11 @@
-import {
-  type CallToolResult,
-  inputRequired,
-  ProtocolError,
-  Server,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFront, startHttpFront } from '../src/http-front.js';
 import { exchangeEnded, IdleServers } from '../src/idle-servers.js';
 import { createLogger } from '../src/logger.js';
 import { serveToolCalls } from '../src/modern-tool-calls.js';
 import { MODERN_REVISION } from '../src/testing.js';
+import { toolCallCases } from './fixtures/tool-call-cases.mjs';
 
 // A plain 2026-07-28 tools/call answered past the SDK must be answered exactly as the SDK
 // answers it: one front serves the same handler through the SDK (/sdk) and past it (/mcp), and
@@ -19,70 +14,16 @@ import { MODERN_REVISION } from '../src/testing.js';
 const quiet = createLogger({ level: 'error', sink: () => undefined });
 const INFO = { name: 'probe', version: '1.2.3', title: 'Probe' };
 
-/** What each tool name makes the handler do; which way each call reached it. */
+/** Which way each call reached the handler. */
 const ways: string[] = [];
 /** The signal of the call that waits until its client goes away. */
 let hung: AbortSignal | undefined;
-async function handle(
-  request: { params: { name: string } },
-  context: ServerContext,
-): Promise<CallToolResult> {
-  ways.push(context.http ? 'sdk' : 'direct');
-  const { name } = request.params;
-  const text = (value: string) => ({ type: 'text' as const, text: value });
-  switch (name) {
-    case 'plain':
-      return { content: [text('hi')] };
-    case 'structured':
-      return { content: [text('x')], structuredContent: { a: 1 }, isError: true, _meta: { 'x/y': 2 } };
-    case 'empty':
-      return {} as CallToolResult;
-    case 'image':
-      return { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png', extra: 1 } as never] };
-    case 'broken':
-      return { content: [{ type: 'text' }] } as unknown as CallToolResult;
-    case 'unknown':
-      throw Object.assign(new Error('Unknown tool "unknown"'), { code: -32602, data: { tool: name } });
-    case 'missing':
-      throw Object.assign(new Error('gone'), { code: -32002 });
-    case 'crash':
-      throw new Error('boom');
-    case 'url':
-      throw new ProtocolError(-32042, 'open this', { elicitations: [] });
-    case 'ask':
-      return inputRequired({
-        inputRequests: {
-          approve: {
-            method: 'elicitation/create',
-            params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
-          },
-        },
-        requestState: 'sealed',
-      }) as unknown as CallToolResult;
-    case 'progress':
-      await context.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken: 'p', progress: 1, total: 2 },
-      });
-      return name === 'progress' ? { content: [text('done')] } : { content: [] };
-    case 'progress-image':
-      await context.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken: 'p', progress: 1 },
-      });
-      return { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }] };
-    case 'hang':
-      await context.mcpReq.notify({
-        method: 'notifications/progress',
-        params: { progressToken: 'p', progress: 1 },
-      });
-      hung = context.mcpReq.signal;
-      await new Promise((resolve) => context.mcpReq.signal.addEventListener('abort', resolve));
-      return { content: [text('late')] };
-    default:
-      return { content: [text(name)] };
-  }
-}
+const handle = toolCallCases({
+  saw: (way: string) => ways.push(way),
+  hung: (signal: AbortSignal) => {
+    hung = signal;
+  },
+});
 
 function server(past: boolean): Server {
   const made = new Server(INFO, { capabilities: { tools: {} } });

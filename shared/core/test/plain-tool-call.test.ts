@@ -1,6 +1,8 @@
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { describe, expect, it } from 'vitest';
-import { isPlainToolCall, readJsonRpcLine, requestParamsProblem } from '../src/jsonrpc-line.js';
+import { readJsonRpcLine } from '../src/jsonrpc-line.js';
+import { isPlainToolCall, plainModernCallOf } from '../src/plain-tool-call.js';
+import { requestParamsProblem } from '../src/request-params.js';
 
 const call = (params: unknown, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
@@ -58,5 +60,40 @@ describe('a plain tools/call', () => {
   it('reaches the server as the line said it', () => {
     const message = PLAIN[3];
     expect(readJsonRpcLine(JSON.stringify(message))).toEqual({ message });
+  });
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+};
+
+describe('a plain 2026-07-28 tools/call', () => {
+  it('is the call with its envelope lifted out of `_meta`, as the SDK hands it on', () => {
+    const message = call({ name: 'echo', arguments: { a: 1 }, _meta: { ...ENVELOPE, progressToken: 'p' } });
+    expect(plainModernCallOf(message)).toEqual({
+      request: call({ name: 'echo', arguments: { a: 1 }, _meta: { progressToken: 'p' } }),
+      envelope: ENVELOPE,
+    });
+    expect(readJsonRpcLine(JSON.stringify(message))).toEqual({ message });
+  });
+
+  it('is not taken with an envelope the SDK refuses, another revision, or more than a plain call', () => {
+    const refused = [
+      call({
+        name: 'echo',
+        _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { elicitation: 5 } },
+      }),
+      call({ name: 'echo', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } }),
+      call({ name: 'echo', _meta: { ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 't' } } }),
+      call({ name: 'echo', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }),
+      call({ name: 'echo', requestState: 'x', _meta: ENVELOPE }),
+      call({ name: 'echo', arguments: [], _meta: ENVELOPE }),
+      { ...call({ _meta: ENVELOPE }), method: 'tools/list' },
+      call({ name: 'echo' }),
+    ];
+    for (const message of refused)
+      expect(plainModernCallOf(message), JSON.stringify(message)).toBeUndefined();
   });
 });
