@@ -1,5 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -61,6 +62,45 @@ describe('toolmesh serve over stdio', () => {
     };
     expect(found.results.map((hit) => hit.name)).toContain('everything__echo');
     await server.close();
+  });
+
+  it('answers what a pipe sent before it closed stdin, then exits', async () => {
+    const config = writeConfig('piped.json', { slow: fixture('slow') });
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', config, '--log-level', 'error'], {
+      cwd: folder,
+      env: { ...process.env, TOOLMESH_DATA_DIR: path.join(folder, 'piped-data') },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    const exited = once(child, 'exit');
+    const line = (message: Record<string, unknown>) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    child.stdin.end(
+      line({
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pipe', version: '1' },
+        },
+      }) +
+        line({ method: 'notifications/initialized' }) +
+        line({ id: 2, method: 'tools/list' }) +
+        line({ id: 3, method: 'tools/call', params: { name: 'slow__count_slowly', arguments: { n: 3 } } }),
+    );
+    const [code] = await exited;
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((text) => JSON.parse(text))
+      .filter((message) => 'id' in message);
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
+    expect(JSON.stringify(answers[1].result.tools)).toContain('slow__count_slowly');
+    expect(answers[2].result.content[0].text).toMatch(/3/);
+    expect(code).toBe(0);
   });
 });
 

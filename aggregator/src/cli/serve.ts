@@ -102,12 +102,14 @@ export interface ServeOptions {
 export async function serveAggregator(aggregator: Aggregator, options: ServeOptions): Promise<void> {
   let close: () => Promise<void>;
   let fleet: Fleet | undefined;
+  let stdio: StdioLineTransport | undefined;
   if (options.transport === 'stdio') {
     // Loaded only for stdio, as the HTTP front is only for HTTP.
     const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
     // The client's first message picks the era for the connection: an initialize opens a 2025
     // session, a 2026-07-28 request is served with what it carries. The line transport keeps
     // toolmesh's answers to unreadable and over-long lines.
+    stdio = new StdioLineTransport();
     const connection = serveStdio(
       () =>
         aggregator.createSessionServer({
@@ -116,7 +118,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           era: 'either',
         }),
       {
-        transport: new StdioLineTransport(),
+        transport: stdio,
         onerror: (error) => options.log.debug(`stdio: ${error.message}`),
       },
     );
@@ -337,9 +339,23 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
   // SIGTERM (a rolling deploy) lets calls in flight finish; SIGINT (a person at the terminal) does not wait.
   process.once('SIGINT', () => void stop(0));
   process.once('SIGTERM', () => void stop());
-  if (options.transport === 'stdio') {
-    process.stdin.once('end', () => void stop());
-    process.stdin.once('close', () => void stop());
+  if (stdio) {
+    const transport = stdio;
+    // The client sent its last request and closed stdin (as a pipe does): what it asked is
+    // answered first, for as long as a call may take.
+    const stopOnceAnswered = async () => {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        transport.answered(),
+        new Promise((resolve) => {
+          bound = setTimeout(resolve, aggregator.config.callTimeoutMs);
+        }),
+      ]);
+      clearTimeout(bound);
+      await stop();
+    };
+    process.stdin.once('end', () => void stopOnceAnswered());
+    process.stdin.once('close', () => void stopOnceAnswered());
   }
 }
 

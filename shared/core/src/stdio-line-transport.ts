@@ -25,6 +25,9 @@ export class StdioLineTransport implements Transport {
   private dropping = false;
   private started = false;
   private readonly maxMessageBytes: number;
+  /** The ids of requests delivered and not yet answered, and who waits until there are none. */
+  private readonly unanswered = new Set<string | number>();
+  private allAnswered: (() => void)[] = [];
 
   constructor(
     private readonly stdin: Readable = process.stdin,
@@ -88,6 +91,11 @@ export class StdioLineTransport implements Transport {
 
   /** A handler that throws must not take the stream's 'data' event, and so the process, down with it. */
   private deliver(message: JSONRPCMessage): void {
+    if ('method' in message) {
+      if ('id' in message) this.unanswered.add(message.id);
+      // A request its client cancelled gets no answer.
+      else if (message.method === 'notifications/cancelled') this.answeredOne(message.params?.requestId);
+    }
     try {
       this.onmessage?.(message);
     } catch (error) {
@@ -103,7 +111,22 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if (!('method' in message) && 'id' in message) this.answeredOne(message.id);
     return this.write(message);
+  }
+
+  private answeredOne(id: unknown): void {
+    if (!this.unanswered.delete(id as string | number) || this.unanswered.size > 0) return;
+    for (const settle of this.allAnswered.splice(0)) settle();
+  }
+
+  /**
+   * Settles once every request read so far has its answer on its way (or was cancelled): a
+   * client that sends its last requests and closes stdin, as a pipe does, still gets them.
+   */
+  answered(): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.allAnswered.push(resolve));
   }
 
   async close(): Promise<void> {

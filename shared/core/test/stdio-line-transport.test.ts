@@ -106,4 +106,32 @@ describe('StdioLineTransport', () => {
     ];
     expect(await current.send(`${lines.join('\n')}\n`)).toEqual([{ jsonrpc: '2.0', id: 6, result: {} }]);
   });
+
+  it('settles answered() once every request read has its answer or was cancelled', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const transport = new StdioLineTransport(stdin, stdout);
+    const read: Record<string, unknown>[] = [];
+    transport.onmessage = (message) => read.push(message);
+    await transport.start();
+    const line = (message: Record<string, unknown>) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
+    await transport.answered();
+    stdin.write(
+      line({ id: 1, method: 'ping' }) + line({ id: 'b', method: 'ping' }) + line({ method: 'x/y' }),
+    );
+    while (read.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    let settled = false;
+    const answered = transport.answered().then(() => {
+      settled = true;
+    });
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    // A request of the server's own is not one the client waits on.
+    await transport.send({ jsonrpc: '2.0', id: 7, method: 'roots/list' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    stdin.write(line({ method: 'notifications/cancelled', params: { requestId: 'b' } }));
+    await answered;
+    expect(settled).toBe(true);
+    await transport.close();
+  });
 });
