@@ -119,9 +119,9 @@ const binChunksInDist: NonNullable<Options['plugins']>[number] = {
  * loads at start bundled in: Node then resolves, reads and links a few files instead of every
  * module of those packages, and holds less for them (docs/benchmarks.md, memory at rest).
  * The package's own dependencies stay packages (tsup's default). The library build beside it
- * (`program` for a server host, where servers share one core) cleans `dist` with `cleanAroundBin`.
+ * (`program` for a server host, where servers share one core; see serverBuilds) cleans `dist` around it.
  */
-export function bundledBin(): Options {
+function bundledBin(): Options {
   return {
     entry: ['src/index.ts'],
     format: ['esm'],
@@ -146,4 +146,32 @@ export function bundledBin(): Options {
 }
 
 /** `clean` for the library build beside `bundledBin`: all of `dist` but the bin and its chunks. */
-export const cleanAroundBin = ['!index.js', `!${BIN_CHUNK}*`];
+const cleanAroundBin = ['!index.js', `!${BIN_CHUNK}*`];
+
+/**
+ * A server package's builds: its library (`program` for a server host, `server`, and `entries`
+ * of its own, such as a worker that runs apart; `declared` also get types), whose dependencies
+ * stay packages, and its bin (see bundledBin).
+ */
+export function serverBuilds({
+  entries = [],
+  declared = [],
+  onSuccess,
+}: {
+  entries?: string[];
+  declared?: string[];
+  onSuccess?: () => Promise<void>;
+} = {}): Options[] {
+  return [
+    {
+      entry: ['src/program.ts', 'src/server.ts', ...entries],
+      format: ['esm'],
+      dts: { entry: ['src/server.ts', ...declared] },
+      sourcemap: true,
+      clean: cleanAroundBin,
+      target: 'node20',
+      ...(onSuccess && { onSuccess }),
+    },
+    bundledBin(),
+  ];
+}

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { defineConfig } from 'tsup';
-import { bundledBin, cleanAroundBin } from '../../scripts/build/tsup-plugins.js';
+import { serverBuilds } from '../../scripts/build/tsup-plugins.js';
 import { grammarFile, SHIPPED_GRAMMARS, shippedName } from './src/graph/language-spec.js';
 import { LANGUAGES } from './src/graph/languages.js';
 
@@ -27,23 +27,11 @@ function shipGrammars(): void {
   }
 }
 
-export default defineConfig([
-  // The library (`program` for a server host, `server`): its dependencies stay packages.
-  // The precise-mode checker and the parse pool's worker are entries of their own: each runs in
-  // a worker process (see src/graph/worker-process.ts), off the main thread.
-  {
-    entry: [
-      'src/program.ts',
-      'src/server.ts',
-      'src/graph/precise/checker-worker.ts',
-      'src/graph/parse-worker.ts',
-    ],
-    format: ['esm'],
-    dts: { entry: 'src/server.ts' },
-    sourcemap: true,
-    clean: cleanAroundBin,
-    target: 'node20',
+// The precise-mode checker and the parse pool's worker are entries of their own: each runs in a
+// worker process (see src/graph/worker-process.ts), off the main thread.
+export default defineConfig(
+  serverBuilds({
+    entries: ['src/graph/precise/checker-worker.ts', 'src/graph/parse-worker.ts'],
     onSuccess: async () => shipGrammars(),
-  },
-  bundledBin(),
-]);
+  }),
+);

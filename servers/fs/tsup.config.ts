@@ -1,16 +1,5 @@
 import { defineConfig } from 'tsup';
-import { bundledBin, cleanAroundBin } from '../../scripts/build/tsup-plugins.js';
+import { serverBuilds } from '../../scripts/build/tsup-plugins.js';
 
-export default defineConfig([
-  // The library (`program` for a server host, `server`): its dependencies stay packages.
-  // The search worker is its own entry: it runs in a worker thread that a timeout can terminate.
-  {
-    entry: ['src/program.ts', 'src/server.ts', 'src/files/search-worker.ts'],
-    format: ['esm'],
-    dts: { entry: 'src/server.ts' },
-    sourcemap: true,
-    clean: cleanAroundBin,
-    target: 'node20',
-  },
-  bundledBin(),
-]);
+// The search worker is an entry of its own: it runs in a worker thread that a timeout can terminate.
+export default defineConfig(serverBuilds({ entries: ['src/files/search-worker.ts'] }));
