@@ -183,7 +183,7 @@ describe('log messages of calls in flight together', () => {
         texts.map(
           (text, at) =>
             sessions[at % 2]?.callTool({
-              name: 'legacyhttp__log_back',
+              name: 'legacyhttp__log_during_call',
               arguments: { text, together: CALLS },
             }) as Promise<CallToolResult>,
         ),
