@@ -37,13 +37,15 @@ function serverArgs(fixture: FuzzFixture, tree: FuzzTree, owner: string): Record
 }
 
 /**
- * Each server's own data directory and a HOME outside the root; no Redis or embeddings
+ * Each server's own data directory (and toolmesh's code cache in it, which would otherwise be
+ * written under HOME, as for a user) and a HOME outside the root; no Redis or embeddings
  * endpoint from the test machine's environment.
  */
 function environment(fixture: FuzzFixture, name: string): Record<string, string> {
   mkdirSync(fixture.dataDir(name), { recursive: true });
   return {
     TOOLMESH_DATA_DIR: fixture.dataDir(name),
+    TOOLMESH_CACHE_DIR: path.join(fixture.dataDir(name), 'cache'),
     HOME: fixture.home,
     REDIS_URL: '',
     TOOLMESH_EMBEDDINGS_API_KEY: '',
