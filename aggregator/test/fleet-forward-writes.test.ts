@@ -1,17 +1,18 @@
-// How a forwarded request's answer is relayed to its client: a last event read together with the
-// answer's end leaves in one write (one syscall, one wakeup of the client), and the events of a
-// stream still reach the client one by one, each as it comes.
+// How a forwarded request reaches its owner and its answer its client: a last event read together
+// with the answer's end leaves in one write (one syscall, one wakeup of the client), the events of a
+// stream still reach the client one by one, each as it comes, and a request the owner dropped
+// unread goes again while one it read is never sent twice.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forwardRequest, parsedBody, rawBody } from '../src/fleet/forward-request.js';
 
-const servers: http.Server[] = [];
+const servers: net.Server[] = [];
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
-    server.closeAllConnections();
+    if (server instanceof http.Server) server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });
@@ -106,22 +107,23 @@ describe('a forwarded answer', () => {
 
 /** A replica that passes every POST on to `target` with its body as the client sent it, unparsed. */
 async function rawForwarder(target: string) {
-  const server = await listen((req, res) => {
+  const app = express();
+  app.post('/mcp', (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = rawBody(Buffer.concat(chunks));
       void forwardRequest(
-        req as express.Request,
-        res as express.Response,
+        req,
+        res,
         new URL(target),
         {},
         'the owner stopped: retry',
         new AbortController().signal,
-        body,
+        rawBody(Buffer.concat(chunks)),
       );
     });
   });
+  const server = await listen(app);
   return `${server.url}/mcp`;
 }
 
@@ -152,5 +154,58 @@ describe('a body passed on as the client sent it', () => {
     const text = await answer.text();
     expect(text).toContain('"id":7');
     expect(text).toContain('the owner stopped: retry');
+  });
+});
+
+/**
+ * An owner whose first `resets` connections are reset once the request has come, as a replica's
+ * kernel resets connections still queued when it stops listening; later ones are answered.
+ */
+async function resettingOwner(resets: number) {
+  // Not kept alive: a server that never listened cannot close its connections at the end.
+  const answering = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.setHeader('connection', 'close').end('{"jsonrpc":"2.0","id":7,"result":{}}'));
+  });
+  const counts = { connections: 0, requests: 0 };
+  answering.on('request', () => counts.requests++);
+  const server = net.createServer((socket) => {
+    if (++counts.connections > resets) return answering.emit('connection', socket);
+    socket.once('data', () => socket.resetAndDestroy());
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, counts };
+}
+
+describe('an owner that drops the connection', () => {
+  const sent = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}';
+
+  it('with the request unread (a reset): the request goes again and is answered once', async () => {
+    const owner = await resettingOwner(2);
+    const answer = await fetch(await rawForwarder(owner.url), { method: 'POST', body: sent });
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(owner.counts).toEqual({ connections: 3, requests: 1 });
+  });
+
+  it('resetting every try: the client is told to retry after a few, not sent again forever', async () => {
+    const owner = await resettingOwner(Number.POSITIVE_INFINITY);
+    const answer = await fetch(await rawForwarder(owner.url), { method: 'POST', body: sent });
+    expect(await answer.text()).toContain('the owner stopped: retry');
+    expect(owner.counts.connections).toBe(4);
+  });
+
+  it('after reading the request (a hang-up, as when it dies mid-call): never sent twice', async () => {
+    let requests = 0;
+    const owner = await listen((req) => {
+      requests++;
+      req.resume();
+      req.on('end', () => req.socket.destroy());
+    });
+    const answer = await fetch(await rawForwarder(owner.url), { method: 'POST', body: sent });
+    const text = await answer.text();
+    expect(text).toContain('"id":7');
+    expect(text).toContain('the owner stopped: retry');
+    expect(requests).toBe(1);
   });
 });

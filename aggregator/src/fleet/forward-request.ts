@@ -83,6 +83,21 @@ function cutOff(body: ForwardedBody | undefined, res: Response, message: string,
   res.end();
 }
 
+/** How often a request is sent again on fresh connections the replica reset unread (see unreadByTarget). */
+const MAX_FRESH_RESETS = 3;
+
+/**
+ * Whether the socket error says the other end discarded what was sent: a reset that came while
+ * reading or writing (a kernel answers so when a socket is closed with data unread), as opposed to
+ * a hang-up, where the other end read the request and closed without answering.
+ */
+function unreadByTarget(error: NodeJS.ErrnoException): boolean {
+  return (
+    (error.code === 'ECONNRESET' || error.code === 'EPIPE') &&
+    (error.syscall === 'read' || error.syscall === 'write')
+  );
+}
+
 export type ForwardOutcome = 'answered' | 'refused';
 
 /** Why a forward gave up on a replica that accepted it but does not answer: told to the client. */
@@ -119,6 +134,7 @@ export function forwardRequest(
   let eventStream = false;
   let gaveUp: TargetStalled | undefined;
   let outgoing: http.ClientRequest;
+  let freshResets = 0;
   const giveUp = () => {
     gaveUp = stalled.reason instanceof TargetStalled ? stalled.reason : new TargetStalled(retryAdvice, 1);
     outgoing.destroy(gaveUp);
@@ -168,16 +184,21 @@ export function forwardRequest(
         // reached it, so it goes again. The next pooled connection may have been closed alike
         // (several idle out together), so it goes again until one is fresh: never reused twice.
         if (outgoing.reusedSocket && error.code === 'ECONNRESET') return send();
+        // A reset on a fresh connection means the replica closed it with the request unread (it
+        // stopped listening with the connection still queued, or dropped it as idle while leaving):
+        // nothing ran, so it goes again, and finds the replica gone or serving. A replica that read
+        // the request and then died closes without a reset, and that call is never sent twice.
+        if (unreadByTarget(error) && freshResets++ < MAX_FRESH_RESETS) return send();
         if (error.code === 'ECONNREFUSED') return resolve('refused');
         cutOff(body, res, retryAdvice);
         resolve('answered');
       });
-      // The client went away (it closed its GET stream, or cancelled): so does the forward.
-      res.once('close', () => {
-        if (!res.writableFinished) outgoing.destroy();
-      });
       outgoing.end(body?.bytes);
     };
+    // The client went away (it closed its GET stream, or cancelled): so does the forward.
+    res.once('close', () => {
+      if (!res.writableFinished) outgoing.destroy();
+    });
     send();
     if (stalled.aborted) giveUp();
     else stalled.addEventListener('abort', giveUp, { once: true });
