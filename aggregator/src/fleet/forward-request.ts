@@ -15,6 +15,16 @@ const HOP_HEADERS = new Set([
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
+/** `headers` but for the hop's own (a loop over keys: no array per header, as Object.entries makes). */
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const into: http.OutgoingHttpHeaders = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_HEADERS.has(name)) into[name] = value;
+  }
+  return into;
+}
+
 /**
  * A request's body as it is passed on: the bytes to send, and the JSON-RPC messages they hold
  * (read only to answer each request when the owner stops mid-answer).
@@ -127,9 +137,9 @@ export function forwardRequest(
   stalled: AbortSignal,
   body: ForwardedBody | undefined,
 ): Promise<ForwardOutcome> {
-  const passed: http.OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers))
-    if (!HOP_HEADERS.has(name) && value !== undefined) passed[name] = value;
+  // The replica's own headers last: a client cannot send the hop marker or the secret through.
+  const passed = Object.assign(endToEnd(req.headers), headers);
+  passed.host = target.host;
   if (body) passed['content-length'] = body.bytes.length;
   let eventStream = false;
   let gaveUp: TargetStalled | undefined;
@@ -147,14 +157,11 @@ export function forwardRequest(
         port: target.port,
         path: req.originalUrl,
         method: req.method,
-        headers: { ...passed, ...headers, host: target.host },
+        headers: passed,
       });
       outgoing.on('response', (answer) => {
-        const copied: http.OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(answer.headers))
-          if (!HOP_HEADERS.has(name) && value !== undefined) copied[name] = value;
         eventStream = String(answer.headers['content-type']).startsWith('text/event-stream');
-        res.writeHead(answer.statusCode ?? 502, copied);
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         // A GET stream may stay quiet for long: its client must learn at once that it opened. A
         // POST's answer goes with its first data, one write instead of two.
         if (req.method === 'GET') res.flushHeaders();
