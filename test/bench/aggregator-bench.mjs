@@ -66,6 +66,12 @@ export async function benchmarkAggregatorOverhead({ folder, log }) {
   return { overhead: await benchmarkOverhead({ folder, dataDir, calls, warmup, log }) };
 }
 
+/** The search index at scale alone, for `run.mjs --only search`. */
+export function benchmarkAggregatorSearch({ log }) {
+  const { tools, builds, searches, searchLimit } = AGGREGATOR_RUNS;
+  return { search: benchmarkSearch({ tools, builds, queries: searches, limit: searchLimit, log }) };
+}
+
 /** The one-shot CLI timings alone, for `run.mjs --only cli-timings`. */
 export async function benchmarkAggregatorCli({ folder, log }) {
   const dataDir = path.join(folder, 'data');

@@ -176,7 +176,8 @@ ${table(
 )}`;
 }
 
-function searchSection({ search }) {
+/** search_tool_bm25's index at scale; `node test/bench/run.mjs --only search` rewrites it alone. */
+export function renderSearchSection({ search }) {
   const p50Met = search.query.median < 1;
   const buildMet = search.build.median < 200;
   return `### search_tool_bm25 over 10,000 tools
@@ -202,7 +203,9 @@ ${table(
     ['Query, slowest', micros(search.query.max), ''],
     ['Searches with no hit', String(search.empty), ''],
   ],
-)}`;
+)}
+
+Reproduce this section alone, after \`pnpm build\`: \`node test/bench/run.mjs --only search\` (it rewrites only this section).`;
 }
 
 /** Start-up of `toolmesh serve`; `node test/bench/run.mjs --only startup` rewrites it alone (without the fs comparison). */
@@ -339,7 +342,7 @@ ${callCpuSection(run)}
 
 ${throughputSection(run)}
 
-${searchSection(run)}
+${renderSearchSection(run)}
 
 ${renderStartupSection(run, fsColdStart)}
 

@@ -3,8 +3,9 @@
 // `node test/bench/run.mjs --only audit` runs the audit log's part alone and rewrites only its section;
 // `--only <server>` (code-graph, code-graph-self, git, tickets, memory, feeds, rigs) does the same for that
 // server's section, `--only shared-state` the shared state's (Redis, PostgreSQL), `--only install` the
-// install sizes, `--only memory-at-rest` the servers' idle memory, and `--only overhead` / `--only startup` /
-// `--only cli-timings` the aggregator's proxy overhead, start-up and one-shot CLI sections.
+// install sizes, `--only memory-at-rest` the servers' idle memory, and `--only overhead` / `--only search` /
+// `--only startup` / `--only cli-timings` the aggregator's proxy overhead, tool search at scale, start-up and
+// one-shot CLI sections.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import {
   benchmarkAggregatorAudit,
   benchmarkAggregatorCli,
   benchmarkAggregatorOverhead,
+  benchmarkAggregatorSearch,
   benchmarkAggregatorSharedState,
   benchmarkAggregatorStartup,
 } from './aggregator-bench.mjs';
@@ -22,6 +24,7 @@ import {
   renderAuditSection,
   renderCliSection,
   renderOverheadSection,
+  renderSearchSection,
   renderStartupSection,
 } from './aggregator-report.mjs';
 import { renderSharedStateSection } from './aggregator-shared-state.mjs';
@@ -114,6 +117,7 @@ const AGGREGATOR_SUBSECTIONS = {
     run: (base) => benchmarkAggregatorOverhead({ folder: path.join(base, 'overhead'), log }),
     render: renderOverheadSection,
   },
+  search: { run: () => benchmarkAggregatorSearch({ log }), render: renderSearchSection },
   startup: {
     run: (base) => benchmarkAggregatorStartup({ folder: path.join(base, 'startup'), log }),
     render: (figures) => renderStartupSection(figures),

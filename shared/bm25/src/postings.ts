@@ -18,11 +18,16 @@ export class Postings {
   /** Two numbers per entry: its key and its count. */
   entries = new Int32Array(1 << 16);
   /**
-   * Entries handed out to runs. A run that moves leaves its old room behind; with room
-   * doubling, that is never more than the room in use, and a term keeps its room for when
-   * it is met again, so the array is bounded by the largest the index has been.
+   * Entries handed out to runs. A term keeps its room for when it is met again, so the array
+   * is bounded by the largest the index has been.
    */
   #used = 0;
+  /**
+   * Per power of two, where the rooms of that many entries that runs moved out of start: room
+   * only ever doubles, so another term growing to that size takes one, instead of the array
+   * growing by as much again (each new room would otherwise cost as much as all before it).
+   */
+  readonly #leftRooms: number[][] = Array.from({ length: 32 }, () => []);
 
   start(term: number): number {
     return this.#start[term] ?? 0;
@@ -84,13 +89,19 @@ export class Postings {
 
   /** Gives `term`'s run room for `capacity` entries at the end of `entries`. */
   #move(term: number, capacity: number): void {
-    if ((this.#used + capacity) * 2 > this.entries.length) this.#makeRoom(capacity);
     const start = this.#start[term]!;
     const length = this.#length[term]!;
-    this.entries.copyWithin(this.#used * 2, start * 2, (start + length) * 2);
-    this.#start[term] = this.#used;
+    const oldCapacity = this.#capacity[term]!;
+    let room = this.#leftRooms[Math.clz32(capacity)]!.pop();
+    if (room === undefined) {
+      if ((this.#used + capacity) * 2 > this.entries.length) this.#makeRoom(capacity);
+      room = this.#used;
+      this.#used += capacity;
+    }
+    this.entries.copyWithin(room * 2, start * 2, (start + length) * 2);
+    if (oldCapacity > 0) this.#leftRooms[Math.clz32(oldCapacity)]!.push(start);
+    this.#start[term] = room;
     this.#capacity[term] = capacity;
-    this.#used += capacity;
   }
 
   /** Room for `capacity` more entries at the end, and as much again. */

@@ -3,6 +3,7 @@ import { identifierWords } from './identifier-words.js';
 import { stem } from './stem.js';
 import { STOPWORDS } from './stopwords.js';
 import { TermList } from './term-list.js';
+import { TextCache } from './text-cache.js';
 import { Vocabulary } from './vocabulary.js';
 
 /** Beyond ASCII, what counts as part of a word; ASCII is classified by character code, for speed. */
@@ -29,11 +30,39 @@ for (let code = 0; code < 128; code++) {
 export class Tokenizer {
   readonly vocabulary = new Vocabulary();
   readonly #chunks = new ChunkTable();
+  readonly #texts = new TextCache();
   readonly #scratch: number[] = [];
   readonly #list = new TermList();
 
-  /** Appends the term numbers of `text` to `into`, giving new terms numbers. */
+  /**
+   * Appends the term numbers of `text` to `into`, giving new terms numbers, and remembers them
+   * for the text: documents' texts recur (see `TextCache`), a query's seldom.
+   */
   numbers(text: string, into: TermList): void {
+    if (this.#texts.appendTerms(text, into)) return;
+    const start = into.length;
+    this.#sweep(text, into);
+    this.#texts.remember(text, into.values, start, into.length);
+  }
+
+  /** The terms of `text`, in order. */
+  terms(text: string): string[] {
+    const numbers = this.#list;
+    numbers.length = 0;
+    this.#sweep(text, numbers);
+    const terms: string[] = new Array(numbers.length);
+    for (let at = 0; at < numbers.length; at++) terms[at] = this.vocabulary.termOf(numbers.values[at]!)!;
+    return terms;
+  }
+
+  /** Lets the vocabulary give back unheld numbers (see `Vocabulary.tidy`), forgetting the texts and chunks that named them. */
+  tidy(): void {
+    if (!this.vocabulary.tidy()) return;
+    this.#chunks.clear();
+    this.#texts.clear();
+  }
+
+  #sweep(text: string, into: TermList): void {
     const end = text.length;
     const isChunkCharacter = IS_CHUNK_CHARACTER;
     let at = 0;
@@ -49,21 +78,6 @@ export class Tokenizer {
       else if (!this.#chunks.appendTerms(text, start, at, hash, into))
         this.#addChunk(text.slice(start, at), hash, into);
     }
-  }
-
-  /** The terms of `text`, in order. */
-  terms(text: string): string[] {
-    const numbers = this.#list;
-    numbers.length = 0;
-    this.numbers(text, numbers);
-    const terms: string[] = new Array(numbers.length);
-    for (let at = 0; at < numbers.length; at++) terms[at] = this.vocabulary.termOf(numbers.values[at]!)!;
-    return terms;
-  }
-
-  /** Lets the vocabulary give back unheld numbers (see `Vocabulary.tidy`), forgetting the chunks that named them. */
-  tidy(): void {
-    if (this.vocabulary.tidy()) this.#chunks.clear();
   }
 
   #addChunk(chunk: string, hash: number, into: TermList): void {
