@@ -59,11 +59,42 @@ export interface NameCollision {
   renamed: NamedItem & { as: string };
 }
 
-/** The names an item may take, best first; the last, hashed one is taken when all are. */
-function candidates(item: NamedItem, maxLength: number): string[] {
-  const prefixed = exposedName(item.server, item.name, maxLength);
-  const own = item.ownName ? [fitted(sanitizeName(item.name), item.server, item.name, maxLength)] : [];
-  return [...own, prefixed, hashed(prefixedBase(item.server, item.name), item.server, item.name, maxLength)];
+/**
+ * The names an item may take, best first: its own name (only with `ownName`), `<server>__<name>`,
+ * and last that cut and given its hash suffix, which is taken when all are. The last is worked
+ * out only when it is needed: a sha256 for every tool (Node 20's createHash) was most of the CPU a
+ * registry took to build, between `toolmesh serve`'s initialize and its first tools/list.
+ */
+class Candidates {
+  readonly first: string;
+  readonly #named: readonly string[];
+  #last: string | undefined;
+
+  constructor(
+    private readonly item: NamedItem,
+    private readonly maxLength: number,
+  ) {
+    const prefixed = exposedName(item.server, item.name, maxLength);
+    this.#named = item.ownName
+      ? [fitted(sanitizeName(item.name), item.server, item.name, maxLength), prefixed]
+      : [prefixed];
+    this.first = this.#named[0] as string;
+  }
+
+  get last(): string {
+    const { server, name } = this.item;
+    this.#last ??= hashed(prefixedBase(server, name), server, name, this.maxLength);
+    return this.#last;
+  }
+
+  includes(name: string): boolean {
+    return this.#named.includes(name) || this.last === name;
+  }
+
+  /** The first not `taken`; the last when every one is. */
+  firstFree(taken: ReadonlySet<string>): string {
+    return this.#named.find((name) => !taken.has(name)) ?? this.last;
+  }
 }
 
 /** The key under which a name an item was given is remembered: its server and its own name. */
@@ -93,7 +124,7 @@ export function assignNames<T extends NamedItem>(
       Number(Boolean(a.ownName)) - Number(Boolean(b.ownName)) ||
       (a.server === b.server ? cmp(a.name, b.name) : cmp(a.server, b.server)),
   );
-  const candidatesOf = new Map(sorted.map((item) => [item, candidates(item, maxLength)]));
+  const candidatesOf = new Map(sorted.map((item) => [item, new Candidates(item, maxLength)]));
   const taken = new Set(reserved);
   const byName = new Map<string, T>();
   const nameOf = new Map<T, string>();
@@ -105,7 +136,7 @@ export function assignNames<T extends NamedItem>(
   // An own name never keeps a name a prefixed tool wants, held or not: a server with
   // `prefix: false` that comes up first must not keep another server's `<server>__<name>`.
   const wantedByPrefixed = new Set(
-    sorted.filter((item) => !item.ownName).map((item) => (candidatesOf.get(item) as string[])[0]),
+    sorted.filter((item) => !item.ownName).map((item) => (candidatesOf.get(item) as Candidates).first),
   );
   for (const item of sorted) {
     const kept = held.get(heldNameKey(item));
@@ -115,12 +146,11 @@ export function assignNames<T extends NamedItem>(
   }
   for (const item of sorted) {
     if (nameOf.has(item)) continue;
-    const names = candidatesOf.get(item) as string[];
-    give(item, names.find((name) => !taken.has(name)) ?? (names.at(-1) as string));
+    give(item, (candidatesOf.get(item) as Candidates).firstFree(taken));
   }
   const collisions: NameCollision[] = [];
   for (const item of sorted) {
-    const wanted = (candidatesOf.get(item) as string[])[0] as string;
+    const wanted = (candidatesOf.get(item) as Candidates).first;
     const as = nameOf.get(item) as string;
     const holder = byName.get(wanted);
     if (as === wanted || (holder === undefined && !reserved.includes(wanted))) continue;
