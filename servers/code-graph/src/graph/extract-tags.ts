@@ -49,7 +49,8 @@ export class TagsReader {
   private queryFor(language: Language): Query {
     let query = this.queries.get(language);
     if (!query) {
-      const text = 'text' in this.source ? this.source.text : readFileSync(tagsQueryFile(this.source), 'utf8');
+      const text =
+        'text' in this.source ? this.source.text : readFileSync(tagsQueryFile(this.source), 'utf8');
       query = new Query(language, text);
       this.queries.set(language, query);
     }
