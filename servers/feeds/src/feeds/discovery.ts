@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { htmlparser2 } from './parsers-when-used.js';
 
 const FEED_TYPES = new Set([
   'application/rss+xml',
@@ -13,7 +13,7 @@ const FEED_TYPES = new Set([
 /** The feeds a web page names with `<link rel="alternate" type="…">`, resolved against the page, in page order. */
 export function feedLinks(html: string, pageUrl: string): string[] {
   const found: string[] = [];
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(tag, attributes) {
         if (tag !== 'link') return;

@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { htmlparser2 } from './parsers-when-used.js';
 
 /** Elements whose content is never text a reader should see. */
 const DROPPED = new Set([
@@ -176,7 +176,7 @@ export function htmlToMarkdown(html: string, base?: string): string {
     out.add(`${before}${render(inner)}${after}`);
   };
 
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(tag, attributes) {
         if (dropDepth > 0 || DROPPED.has(tag)) {
@@ -305,7 +305,7 @@ export function titleText(title: string): string {
   if (!MARKUP.test(title)) return title.replace(/\s+/g, ' ').trim();
   let text = '';
   let dropDepth = 0;
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(tag) {
         if ((dropDepth > 0 || DROPPED.has(tag)) && !VOID.has(tag)) dropDepth++;

@@ -1,5 +1,5 @@
 import { ToolError } from '@toolmesh/core';
-import { feedsmith } from './feedsmith.js';
+import { feedsmith } from './parsers-when-used.js';
 import type { Feed } from './types.js';
 
 export interface OpmlFeed {

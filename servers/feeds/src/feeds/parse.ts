@@ -1,5 +1,5 @@
 import type * as Feedsmith from 'feedsmith';
-import { feedsmith } from './feedsmith.js';
+import { feedsmith } from './parsers-when-used.js';
 
 /** One entry of a feed, in the shape the store keeps whatever the format. */
 export interface ParsedEntry {
