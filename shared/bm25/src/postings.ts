@@ -5,7 +5,7 @@ const FIRST_CAPACITY = 2;
  * Every term's occurrences, by term number: an entry per document and field holding the
  * term, keyed `slot * fieldCount + field`, with the count there. Each term's entries are one
  * run in a shared typed array (`entries`: key, count, key, count…), which grows by moving to
- * the end with twice the room, so adding a document allocates nothing per term and a search
+ * a room twice as large (one another run left, or at the end), so adding a document allocates nothing per term and a search
  * reads each term's entries in one sweep. A document's entries are adjacent in its terms'
  * runs, which lets a search sum a document's fields without a lookup.
  */
@@ -87,7 +87,7 @@ export class Postings {
     return --this.#documents[term]!;
   }
 
-  /** Gives `term`'s run room for `capacity` entries at the end of `entries`. */
+  /** Gives `term`'s run room for `capacity` entries: a room another run left, or at the end of `entries`. */
   #move(term: number, capacity: number): void {
     const start = this.#start[term]!;
     const length = this.#length[term]!;
