@@ -1,6 +1,6 @@
 import { resultText } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, type Harness, startHarness } from './harness.js';
+import { fixture, type Harness, startHarness, until } from './harness.js';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -41,5 +41,16 @@ describe("a call that outlives its server's timeout", () => {
     );
     expect(statedElapsed(message)).toBeGreaterThanOrEqual(0.3);
     expect(progress).toBeGreaterThan(0);
+  });
+
+  it('past its deadline in all, is cancelled at its server too, which stops counting', async () => {
+    const { client } = await harness.connect();
+    // A count of its own, told apart from the other tests' in the server's log.
+    const result = await client.callTool({ name: 'slow__count_slowly', arguments: { n: 999 } }, undefined, {
+      onprogress: () => undefined,
+    });
+    expect(result.isError).toBe(true);
+    // Uncancelled, it would count on for about 50 s.
+    await until(() => harness.logs.some((line) => line.includes('count_slowly to 999: cancelled')));
   });
 });

@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { DirectCalls } from './direct-calls.js';
 
 function isResponse(message: JSONRPCMessage): boolean {
   return 'id' in message && !('method' in message);
@@ -15,9 +16,12 @@ const SHAPE_KEYS = ['stderr', 'pid', 'hasPerRequestStream'] as const;
  * The SDK client handles a notification a microtask after it arrives but a response at once, so
  * the last progress notification of a call, arriving with the result, is dropped as "unknown
  * token". Holding each response back by two microtasks lets the notifications before it land first.
+ * What belongs to a call sent past the SDK (`direct`) goes there instead, and is failed when the
+ * transport closes.
  */
-export function deliverInOrder(inner: Transport): Transport {
+export function deliverInOrder(inner: Transport, direct?: DirectCalls): Transport {
   let handler: Transport['onmessage'];
+  let closeHandler: Transport['onclose'];
   const outer: Transport = {
     start: () => inner.start(),
     send: (message, options) => inner.send(message, options),
@@ -34,16 +38,23 @@ export function deliverInOrder(inner: Transport): Transport {
       handler = next;
       inner.onmessage = next
         ? (message, extra) => {
+            if (direct?.took(message)) return;
             if (!isResponse(message)) return next(message, extra);
             queueMicrotask(() => queueMicrotask(() => next(message, extra)));
           }
         : undefined;
     },
     get onclose() {
-      return inner.onclose;
+      return closeHandler;
     },
     set onclose(next) {
-      inner.onclose = next;
+      closeHandler = next;
+      inner.onclose = direct
+        ? () => {
+            next?.();
+            direct.closed();
+          }
+        : next;
     },
     get onerror() {
       return inner.onerror;

@@ -10,10 +10,12 @@ import type { CallToolResult, ResourceUpdatedNotification } from '@modelcontextp
 import type { Logger } from '@toolmesh/core';
 import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
+import { isHosted } from '../config/shared-processes.js';
 import { backoffDelay } from './backoff.js';
 import { CALL_TAG_HEADER, newCallTag } from './call-tag.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ConnectionKit, connectionKit } from './connection-kit-loader.js';
+import { DirectCalls } from './direct-calls.js';
 import { ErrorCode, inLegacyTerms, McpError } from './legacy-error.js';
 import { deliverInOrder } from './ordered-transport.js';
 import { startTimeoutReason } from './start-timeout.js';
@@ -81,6 +83,12 @@ export class Upstream extends EventEmitter {
    * has not attached it, so closing the client alone would not end a server that hangs there.
    */
   private transport: Transport | undefined;
+  /**
+   * The connection's calls sent past the SDK's client, when it is to a 2025 server of its own
+   * process over stdio: there no call is tied to what the server asks, which is all the SDK's
+   * client still does for a call.
+   */
+  private direct: DirectCalls | undefined;
   /** Set once the server ended at its `server/discover` probe: it is started for the 2025 handshake only. */
   private endsAtProbe = false;
   /** A 2026-07-28 server's channel for list changes and resource updates. */
@@ -231,18 +239,22 @@ export class Upstream extends EventEmitter {
     const client = this.newClient(kit, negotiation, timeoutMs);
     this.client = client;
     this.transport = undefined;
+    this.direct = undefined;
     let timedOut: Promise<void> | undefined;
     // Real time, not the clock: this guards against a server that hangs, not the restart pacing.
     const timer = setTimeout(() => {
       timedOut = this.closeAttempt(client);
     }, timeoutMs);
     try {
-      const transport = deliverInOrder(dial.open());
+      const opened = dial.open();
+      const direct = new DirectCalls(opened);
+      const transport = deliverInOrder(opened, direct);
       this.transport = transport;
       // The SDK's own limit on initialize (60 s) must not decide first: it would cut a longer one short.
       await client.connect(transport, { timeout: 2 * timeoutMs });
       this.protocolVersion = client.getNegotiatedProtocolVersion();
       this.era = client.getProtocolEra();
+      if (this.era === 'legacy' && isStdioServer(this.config) && !isHosted(this.config)) this.direct = direct;
       await this.refresh();
       await this.resubscribe(client);
       // resubscribe() logs each failure and goes on, so a timeout during it shows only here.
@@ -266,6 +278,7 @@ export class Upstream extends EventEmitter {
     const transport = this.transport;
     this.client = undefined;
     this.transport = undefined;
+    this.direct = undefined;
     this.listening = undefined;
     await client.close().catch(() => undefined);
     await transport?.close().catch(() => undefined);
@@ -389,7 +402,8 @@ export class Upstream extends EventEmitter {
 
   /**
    * Forwards a call untouched: no output-schema validation here, the client judges the result.
-   * What the server asks as part of it, where the wire says so, is relayed with `caller`.
+   * What the server asks as part of it, where the wire says so, is relayed with `caller`; where
+   * it cannot say so (a 2025 server over stdio), the call goes past the SDK's client.
    */
   async callTool(
     name: string,
@@ -399,11 +413,13 @@ export class Upstream extends EventEmitter {
     caller?: unknown,
   ): Promise<CallToolResult> {
     await this.wake();
+    const client = this.connected();
+    if (this.direct) return this.direct.call(name, args, meta, options);
     const tag = newCallTag();
     this.callers.set(tag, caller);
     try {
       const result = await inLegacyTerms(
-        this.connected().request(
+        client.request(
           {
             method: 'tools/call',
             params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
