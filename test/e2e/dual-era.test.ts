@@ -98,6 +98,10 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'code-graph': {
     args: (dir) => [bin('code-graph'), '--root', codeRoot(dir), '--watch', 'off', ...db(dir, 'graph')],
+    // Tools answer from what is indexed so far: the call waits for the first index to finish.
+    seed: async (ok) => {
+      await ok('reindex', {});
+    },
     call: ['code_symbol', { name: 'handleOrder7' }],
     page: ['search_code', { query: 'handle order', limit: COUNT, ...small }, 'results'],
   },
