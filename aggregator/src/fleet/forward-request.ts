@@ -192,9 +192,9 @@ export function forwardRequest(
         // (several idle out together), so it goes again until one is fresh: never reused twice.
         if (outgoing.reusedSocket && error.code === 'ECONNRESET') return send();
         // A reset on a fresh connection means the replica closed it with the request unread (it
-        // stopped listening with the connection still queued, or dropped it as idle while leaving):
-        // nothing ran, so it goes again, and finds the replica gone or serving. A replica that read
-        // the request and then died closes without a reset, and that call is never sent twice.
+        // stopped listening with the connection still queued in its kernel): nothing ran, so it
+        // goes again, and finds the replica gone or serving. A replica that read the request and
+        // then died closes without a reset, and that call is never sent twice.
         if (unreadByTarget(error) && freshResets++ < MAX_FRESH_RESETS) return send();
         if (error.code === 'ECONNREFUSED') return resolve('refused');
         cutOff(body, res, retryAdvice);
