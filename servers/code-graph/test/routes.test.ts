@@ -5,11 +5,10 @@ import { type ConnectedClient, connectInMemory } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeGraph, FoundSymbol } from '../src/graph/code-graph.js';
 import type { FileFacts, HttpFacts } from '../src/graph/facts.js';
+import { readFileFacts } from '../src/graph/file-facts.js';
 import { languageOf } from '../src/graph/languages.js';
-import { detectHttp } from '../src/graph/routes/detect-http.js';
 import { regexPath } from '../src/graph/routes/django.js';
 import { clientPath, joinPath, matchPath, routeSegments } from '../src/graph/routes/path-patterns.js';
-import { parserFor, withTree } from '../src/graph/syntax.js';
 import { createCodeGraphServer } from '../src/server.js';
 import { copyFixture, type FixtureCopy, indexedGraph, quietLog } from './fixture-graph.js';
 
@@ -17,10 +16,7 @@ import { copyFixture, type FixtureCopy, indexedGraph, quietLog } from './fixture
 async function detect(file: string, source: string): Promise<FileFacts> {
   const language = languageOf(file);
   if (!language) throw new Error(`no language for ${file}`);
-  const parser = await parserFor(language);
-  return withTree(parser, source, (tree) =>
-    detectHttp(language.id, file, tree, source, language.extract(tree, source)),
-  );
+  return readFileFacts(language, file, source);
 }
 
 async function http(file: string, source: string): Promise<HttpFacts> {

@@ -1,13 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { type Language, type Node, Query, type QueryMatch } from 'web-tree-sitter';
 import { cleanComment } from './doc-comments.js';
 import type { CallShape, FileFacts, SymbolKind } from './facts.js';
 import { type BuilderScope, FactsBuilder, fileScope } from './facts-builder.js';
-import { grammarFile } from './language-spec.js';
+import { type TagsSource, tagsQueryFile } from './language-spec.js';
 import { endLineOf, lineOf, type SyntaxNode, type SyntaxTree } from './syntax.js';
-
-/** Where a language's tags query comes from: the `queries/tags.scm` its grammar package ships, or one of ours. */
-export type TagsSource = { package: string; file: string } | { text: string };
 
 /** What the conventional `@definition.*` tags mean in the graph; tags not listed (fields, parameters, variants) are not symbols. */
 const DEFINITION_KINDS = new Map<string, Exclude<SymbolKind, 'file'>>([
@@ -49,24 +46,11 @@ export class TagsReader {
 
   constructor(private readonly source: TagsSource) {}
 
-  /** Whether the query can be read: a package may be missing, or ship no tags file. */
-  installed(): boolean {
-    try {
-      return 'text' in this.source || existsSync(this.queryFile());
-    } catch {
-      return false;
-    }
-  }
-
-  private queryFile(): string {
-    if ('text' in this.source) throw new Error('a query given as text has no file');
-    return grammarFile(this.source.package, this.source.file);
-  }
-
   private queryFor(language: Language): Query {
     let query = this.queries.get(language);
     if (!query) {
-      const text = 'text' in this.source ? this.source.text : readFileSync(this.queryFile(), 'utf8');
+      const text =
+        'text' in this.source ? this.source.text : readFileSync(tagsQueryFile(this.source), 'utf8');
       query = new Query(language, text);
       this.queries.set(language, query);
     }

@@ -12,8 +12,8 @@ export async function readFileFacts(
   relative: string,
   source: string,
 ): Promise<FileFacts> {
-  const parser = await parserFor(language);
+  const [parser, extract] = await Promise.all([parserFor(language), language.extractor()]);
   return withTree(parser, source, (tree) =>
-    detectHttp(language.id, relative, tree, source, language.extract(tree, source)),
+    detectHttp(language.id, relative, tree, source, extract(tree, source)),
   );
 }

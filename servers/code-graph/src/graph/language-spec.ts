@@ -7,6 +7,12 @@ import type { FileFacts } from './facts.js';
 
 const require = createRequire(import.meta.url);
 
+/** Reads the facts of one file from its tree. */
+export type Extract = (tree: Tree, source: string) => FileFacts;
+
+/** Where a language's tags query comes from: the `queries/tags.scm` its grammar package ships, or one of ours. */
+export type TagsSource = { package: string; file: string } | { text: string };
+
 /**
  * One entry per language: where its grammar's `.wasm` lives (the one its official grammar
  * package ships), which files it parses, and the extractor that reads facts from its trees.
@@ -19,7 +25,12 @@ export interface LanguageSpec {
   wasmFile: string;
   /** Other files of the grammar package the language reads (its `queries/tags.scm`), shipped with the wasm. */
   grammarQueries?: readonly string[];
-  extract(tree: Tree, source: string): FileFacts;
+  /**
+   * The extractor that reads facts from its trees, imported the first time a file of the
+   * language is parsed: a server that parses nothing in its own thread (idle, or indexing in its
+   * parse workers) never loads the extractors, nor web-tree-sitter, which they bring.
+   */
+  extractor(): Promise<Extract>;
   /** How an import specifier is turned into candidate files; see module-paths.ts. */
   moduleStyle:
     | 'ecmascript'
@@ -103,4 +114,18 @@ export function readGrammar(language: LanguageSpec): Uint8Array {
   const file = grammarPath(language);
   const bytes = readFileSync(file);
   return file.endsWith('.gz') ? gunzipSync(bytes) : bytes;
+}
+
+/** The file of a tags query that comes in a grammar package. */
+export function tagsQueryFile(source: { package: string; file: string }): string {
+  return grammarFile(source.package, source.file);
+}
+
+/** Whether a tags query can be read: a package may be missing, or ship no tags file. */
+export function tagsQueryInstalled(source: TagsSource): boolean {
+  try {
+    return 'text' in source || existsSync(tagsQueryFile(source));
+  } catch {
+    return false;
+  }
 }

@@ -1,17 +1,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { extractBash } from './extract-bash.js';
-import { extractCFamily } from './extract-c.js';
-import { extractCsharp } from './extract-csharp.js';
-import { extractEcmascript } from './extract-ecmascript.js';
-import { extractGo } from './extract-go.js';
-import { extractJava } from './extract-java.js';
-import { extractPhp } from './extract-php.js';
-import { extractPython } from './extract-python.js';
-import { extractRuby } from './extract-ruby.js';
-import { extractRust } from './extract-rust.js';
-import { TagsReader, type TagsSource } from './extract-tags.js';
-import { grammarPath, type LanguageSpec, type NameRules } from './language-spec.js';
+import {
+  type Extract,
+  grammarPath,
+  type LanguageSpec,
+  type NameRules,
+  type TagsSource,
+  tagsQueryInstalled,
+} from './language-spec.js';
 import { HASKELL_TAGS } from './queries/haskell-tags.js';
 import { JULIA_TAGS } from './queries/julia-tags.js';
 
@@ -19,13 +15,17 @@ const C_NAMES: NameRules = { inclusive: true, nested: true, implicitSelf: true }
 const SCRIPT_NAMES: NameRules = { inclusive: true, nested: true, global: true };
 const TAGS_NAMES: NameRules = { nested: true, implicitSelf: true, global: true };
 
+// Extractors shared by languages, imported when first used like every other (LanguageSpec.extractor).
+const ecmascript = () => import('./extract-ecmascript.js').then((module) => module.extractEcmascript);
+const cFamily = () => import('./extract-c.js').then((module) => module.extractCFamily);
+
 export const LANGUAGES: readonly LanguageSpec[] = [
   {
     id: 'typescript',
     extensions: ['.ts', '.mts', '.cts'],
     grammarPackage: 'tree-sitter-typescript',
     wasmFile: 'tree-sitter-typescript.wasm',
-    extract: extractEcmascript,
+    extractor: ecmascript,
     moduleStyle: 'ecmascript',
   },
   {
@@ -33,7 +33,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.tsx'],
     grammarPackage: 'tree-sitter-typescript',
     wasmFile: 'tree-sitter-tsx.wasm',
-    extract: extractEcmascript,
+    extractor: ecmascript,
     moduleStyle: 'ecmascript',
   },
   {
@@ -41,7 +41,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.js', '.mjs', '.cjs', '.jsx'],
     grammarPackage: 'tree-sitter-javascript',
     wasmFile: 'tree-sitter-javascript.wasm',
-    extract: extractEcmascript,
+    extractor: ecmascript,
     moduleStyle: 'ecmascript',
   },
   {
@@ -49,7 +49,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.py', '.pyi'],
     grammarPackage: 'tree-sitter-python',
     wasmFile: 'tree-sitter-python.wasm',
-    extract: extractPython,
+    extractor: () => import('./extract-python.js').then((module) => module.extractPython),
     moduleStyle: 'python',
   },
   {
@@ -57,7 +57,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.c'],
     grammarPackage: 'tree-sitter-c',
     wasmFile: 'tree-sitter-c.wasm',
-    extract: extractCFamily,
+    extractor: cFamily,
     moduleStyle: 'c',
     names: C_NAMES,
   },
@@ -69,7 +69,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.cc', '.cpp', '.cxx', '.c++', '.hpp', '.hh', '.hxx', '.h++', '.h'],
     grammarPackage: 'tree-sitter-cpp',
     wasmFile: 'tree-sitter-cpp.wasm',
-    extract: extractCFamily,
+    extractor: cFamily,
     moduleStyle: 'c',
     names: C_NAMES,
   },
@@ -78,7 +78,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.rb', '.rake', '.gemspec'],
     grammarPackage: 'tree-sitter-ruby',
     wasmFile: 'tree-sitter-ruby.wasm',
-    extract: extractRuby,
+    extractor: () => import('./extract-ruby.js').then((module) => module.extractRuby),
     moduleStyle: 'ruby',
     names: { ...SCRIPT_NAMES, implicitSelf: true },
   },
@@ -87,7 +87,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.php'],
     grammarPackage: 'tree-sitter-php',
     wasmFile: 'tree-sitter-php.wasm',
-    extract: extractPhp,
+    extractor: () => import('./extract-php.js').then((module) => module.extractPhp),
     moduleStyle: 'php',
     names: SCRIPT_NAMES,
   },
@@ -96,7 +96,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.sh', '.bash'],
     grammarPackage: 'tree-sitter-bash',
     wasmFile: 'tree-sitter-bash.wasm',
-    extract: extractBash,
+    extractor: () => import('./extract-bash.js').then((module) => module.extractBash),
     moduleStyle: 'bash',
     names: { inclusive: true, commands: true },
   },
@@ -122,7 +122,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     fileNames: ['go.mod'],
     grammarPackage: 'tree-sitter-go',
     wasmFile: 'tree-sitter-go.wasm',
-    extract: extractGo,
+    extractor: () => import('./extract-go.js').then((module) => module.extractGo),
     moduleStyle: 'go',
   },
   {
@@ -130,7 +130,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.rs'],
     grammarPackage: 'tree-sitter-rust',
     wasmFile: 'tree-sitter-rust.wasm',
-    extract: extractRust,
+    extractor: () => import('./extract-rust.js').then((module) => module.extractRust),
     moduleStyle: 'rust',
   },
   {
@@ -138,7 +138,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.java'],
     grammarPackage: 'tree-sitter-java',
     wasmFile: 'tree-sitter-java.wasm',
-    extract: extractJava,
+    extractor: () => import('./extract-java.js').then((module) => module.extractJava),
     moduleStyle: 'java',
   },
   {
@@ -146,7 +146,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     extensions: ['.cs'],
     grammarPackage: 'tree-sitter-c-sharp',
     wasmFile: 'tree-sitter-c_sharp.wasm',
-    extract: extractCsharp,
+    extractor: () => import('./extract-csharp.js').then((module) => module.extractCsharp),
     moduleStyle: 'csharp',
   },
 ];
@@ -158,17 +158,23 @@ export function optionalLanguage(
   grammarPackage: string,
   tags: TagsSource,
 ): LanguageSpec {
-  const reader = new TagsReader(tags);
+  let extract: Promise<Extract> | undefined;
   const spec: LanguageSpec = {
     id,
     extensions,
     grammarPackage,
     wasmFile: `${grammarPackage}.wasm`,
     ...('file' in tags && { grammarQueries: [tags.file] }),
-    extract: (tree) => reader.extract(tree),
+    extractor: () => {
+      extract ??= import('./extract-tags.js').then(({ TagsReader }) => {
+        const reader = new TagsReader(tags);
+        return (tree) => reader.extract(tree);
+      });
+      return extract;
+    },
     moduleStyle: 'none',
     names: TAGS_NAMES,
-    installed: () => reader.installed() && grammarInstalled(spec),
+    installed: () => tagsQueryInstalled(tags) && grammarInstalled(spec),
   };
   return spec;
 }

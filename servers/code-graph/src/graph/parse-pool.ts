@@ -3,7 +3,6 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
-import { readFileFacts } from './file-facts.js';
 import type { LanguageSpec } from './language-spec.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
@@ -158,9 +157,14 @@ export class ParsePool {
   }
 }
 
+/**
+ * Parses in this thread. The parsing code (web-tree-sitter, the extractors, the HTTP route
+ * detectors) is imported with the first file parsed here, not at start: an idle server holds none of it.
+ */
 async function runHere(jobs: Job[]): Promise<void> {
   for (const job of jobs) {
     try {
+      const { readFileFacts } = await import('./file-facts.js');
       job.resolve(await readFileFacts(job.language, job.relative, job.source));
     } catch (error) {
       job.reject(error as Error);
