@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { Tree } from 'web-tree-sitter';
 import type { FileFacts } from './facts.js';
 
@@ -107,13 +106,6 @@ export function grammarFile(grammarPackage: string, file: string): string {
 
 export function grammarPath(language: LanguageSpec): string {
   return grammarFile(language.grammarPackage, language.wasmFile);
-}
-
-/** The language's wasm, as web-tree-sitter loads it. */
-export function readGrammar(language: LanguageSpec): Uint8Array {
-  const file = grammarPath(language);
-  const bytes = readFileSync(file);
-  return file.endsWith('.gz') ? gunzipSync(bytes) : bytes;
 }
 
 /** The file of a tags query that comes in a grammar package. */

@@ -1,5 +1,8 @@
+// Loaded with the first parse, as web-tree-sitter is: zlib too, which an idle server never needs.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
-import { type LanguageSpec, readGrammar } from './language-spec.js';
+import { grammarPath, type LanguageSpec } from './language-spec.js';
 
 export type SyntaxNode = Node;
 
@@ -9,6 +12,13 @@ export const MAX_NESTING = 1000;
 /** How many links of a call chain (`a().b().c()`) a receiver describes. */
 export const MAX_CHAIN = 32;
 export type SyntaxTree = Tree;
+
+/** The language's wasm, as web-tree-sitter loads it. */
+function readGrammar(language: LanguageSpec): Uint8Array {
+  const file = grammarPath(language);
+  const bytes = readFileSync(file);
+  return file.endsWith('.gz') ? gunzipSync(bytes) : bytes;
+}
 
 let initialised: Promise<void> | undefined;
 const grammars = new Map<string, Promise<Language>>();

@@ -1,5 +1,6 @@
-import { fork, type Serializable } from 'node:child_process';
+import type { Serializable } from 'node:child_process';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 
@@ -37,6 +38,11 @@ export interface WorkerProcessOptions {
   args?: string[];
 }
 
+// child_process is required when the first worker starts, not imported: a server that never
+// starts one (idle, or indexing little) does not load it, nor dgram and tty, which it brings.
+const require = createRequire(import.meta.url);
+const childProcess = (): typeof import('node:child_process') => require('node:child_process');
+
 /** How much of a worker's stderr is kept to say why it stopped. */
 const STDERR_KEPT = 4000;
 
@@ -47,7 +53,7 @@ function lastError(stderr: string): string {
 }
 
 export function startWorkerProcess(file: string, options: WorkerProcessOptions = {}): WorkerProcess {
-  const child = fork(file, options.args ?? [], {
+  const child = childProcess().fork(file, options.args ?? [], {
     execArgv: options.execArgv ?? [],
     serialization: 'advanced',
     // stdout of a stdio server carries protocol messages only: the worker's goes to stderr.
