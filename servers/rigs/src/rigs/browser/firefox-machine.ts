@@ -45,8 +45,21 @@ async function answerProxyAuth(browser: BidiBrowser, credentials: { username: st
 }
 
 const ACTION_TIMEOUT_MS = 5000;
+/**
+ * How long one WebDriver BiDi command may take, `session.new` at launch included. Once, under heavy
+ * load, Firefox started but never answered `session.new`, and puppeteer waited out its default of
+ * 180 s; within this bound such a start is given up (puppeteer ends the process) and tried again.
+ */
+const PROTOCOL_TIMEOUT_MS = 45_000;
+/** A start that hung is tried once more; a second failure is reported. */
+const LAUNCH_TRIES = 2;
 /** How long back waits for the earlier page before saying there was none. */
 const BACK_WAIT_MS = 10_000;
+
+/** Whether a launch failed by Firefox not answering in time (its start hung), not by a fault that a retry repeats. */
+function isLaunchTimeout(error: Error): boolean {
+  return error.name === 'ProtocolError' || error.name === 'TimeoutError';
+}
 
 /**
  * A headless Firefox driven by puppeteer-core over WebDriver BiDi: input, dialogs, tabs and
@@ -78,46 +91,59 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
     executable: string;
     folder: string;
     proxy: EgressProxy;
+    /** PROTOCOL_TIMEOUT_MS unless given. */
+    protocolTimeoutMs?: number;
   }): Promise<FirefoxMachine> {
-    const { folder, executable, proxy } = options;
+    const { folder, executable, proxy, protocolTimeoutMs = PROTOCOL_TIMEOUT_MS } = options;
     const proxyPort = Number(new URL(proxy.url).port);
     // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
     const { default: puppeteer } = await import('puppeteer-core');
-    const { launched: browser, pid } = await launchUnderLauncher(folder, 'firefox', executable, (launcher) =>
-      puppeteer.launch({
-        browser: 'firefox',
-        protocol: 'webDriverBiDi',
-        executablePath: launcher,
-        headless: true,
-        userDataDir: path.join(folder, 'profile'),
-        env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
-        extraPrefsFirefox: {
-          'network.proxy.type': 1,
-          'network.proxy.http': '127.0.0.1',
-          'network.proxy.http_port': proxyPort,
-          'network.proxy.ssl': '127.0.0.1',
-          'network.proxy.ssl_port': proxyPort,
-          'network.proxy.share_proxy_settings': true,
-          // Firefox sends loopback around a proxy unless told not to.
-          'network.proxy.allow_hijacking_localhost': true,
-          'network.proxy.no_proxies_on': '',
-          'network.proxy.socks_remote_dns': true,
-          'media.peerconnection.enabled': false,
-          'browser.download.dir': path.join(folder, 'downloads'),
-          'browser.download.folderList': 2,
-          // No back-forward cache: a page restored from it fires no load event over BiDi, and
-          // puppeteer then waited out its timeouts on back and on the next navigation.
-          'browser.sessionhistory.max_total_viewers': 0,
-          // The async clipboard without a person's gesture or the paste menu (headless keeps its own clipboard).
-          'dom.events.testing.asyncClipboard': true,
-        },
-        defaultViewport: { width: 1280, height: 720 },
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        timeout: 60_000,
-      }),
-    );
+    const start = () =>
+      launchUnderLauncher(folder, 'firefox', executable, (launcher) =>
+        puppeteer.launch({
+          browser: 'firefox',
+          protocol: 'webDriverBiDi',
+          executablePath: launcher,
+          headless: true,
+          userDataDir: path.join(folder, 'profile'),
+          env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
+          extraPrefsFirefox: {
+            'network.proxy.type': 1,
+            'network.proxy.http': '127.0.0.1',
+            'network.proxy.http_port': proxyPort,
+            'network.proxy.ssl': '127.0.0.1',
+            'network.proxy.ssl_port': proxyPort,
+            'network.proxy.share_proxy_settings': true,
+            // Firefox sends loopback around a proxy unless told not to.
+            'network.proxy.allow_hijacking_localhost': true,
+            'network.proxy.no_proxies_on': '',
+            'network.proxy.socks_remote_dns': true,
+            'media.peerconnection.enabled': false,
+            'browser.download.dir': path.join(folder, 'downloads'),
+            'browser.download.folderList': 2,
+            // No back-forward cache: a page restored from it fires no load event over BiDi, and
+            // puppeteer then waited out its timeouts on back and on the next navigation.
+            'browser.sessionhistory.max_total_viewers': 0,
+            // The async clipboard without a person's gesture or the paste menu (headless keeps its own clipboard).
+            'dom.events.testing.asyncClipboard': true,
+          },
+          defaultViewport: { width: 1280, height: 720 },
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+          timeout: 60_000,
+          protocolTimeout: protocolTimeoutMs,
+        }),
+      );
+    let started: Awaited<ReturnType<typeof start>> | undefined;
+    for (let tries = 1; !started; tries++) {
+      try {
+        started = await start();
+      } catch (error) {
+        if (tries >= LAUNCH_TRIES || !isLaunchTimeout(error as Error)) throw error;
+      }
+    }
+    const { launched: browser, pid } = started;
     try {
       await answerProxyAuth(browser as unknown as BidiBrowser, proxy.credentials);
     } catch (error) {
