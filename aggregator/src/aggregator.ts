@@ -67,10 +67,11 @@ export interface AggregatorOptions {
   listFromCache?: boolean;
   /**
    * With `listFromCache` and every server's catalogue cached: the servers are spawned once a
-   * session has answered its first tools/list (or FIRST_LIST_HOLD_MS have passed), so that answer
-   * does not compete with seven starting processes for the CPU (`toolmesh serve` over stdio).
+   * session's first tools/list is answered and the answer has left the process (or `holdMs`, by
+   * default FIRST_LIST_HOLD_MS, have passed), so that answer does not compete with seven starting
+   * processes for the CPU (`toolmesh serve` over stdio).
    */
-  startServersAfterFirstList?: boolean;
+  startServersAfterFirstList?: ServerHold;
   /**
    * The key that seals approval round trips with 2026-07-28 clients, read when first needed;
    * default: TOOLMESH_REQUEST_STATE_KEY (hex), else a key kept in the data directory (0600).
@@ -88,6 +89,16 @@ const BOUND_MODE_TTL_MS = 500;
 
 /** How long the servers wait for a session's first tools/list, at most (startServersAfterFirstList). */
 const FIRST_LIST_HOLD_MS = 1000;
+
+export interface ServerHold {
+  /**
+   * Resolves once what the process has written so far has left it. Launching servers holds the
+   * event loop, and the part of an answer that did not fit in the pipe (83 tools are about 230 KB,
+   * a pipe holds 64) would wait behind it.
+   */
+  outputDrained: () => Promise<void>;
+  holdMs?: number;
+}
 
 /** Resolves after the event loop has polled for I/O at least once from now. */
 function afterOnePoll(): Promise<void> {
@@ -194,7 +205,10 @@ export class Aggregator implements SessionBackend {
     // this may itself run in a poll callback (the command's modules loaded by an fs read), and
     // that turn's immediates come before the next poll.
     const everyServerCached = !dormant && cached.size === options.servers.size;
-    const held = everyServerCached && options.startServersAfterFirstList ? this.#holdServers() : undefined;
+    const held =
+      everyServerCached && options.startServersAfterFirstList
+        ? this.#holdServers(options.startServersAfterFirstList)
+        : undefined;
     let cachedChange: RegistryChange | undefined;
     const launched = afterOnePoll().then(() => {
       this.upstreams.start(options.servers, catalogs, { dormant, ...(held && { after: held }) });
@@ -224,16 +238,19 @@ export class Aggregator implements SessionBackend {
     this.listed = everyServerCached ? launched : this.started;
   }
 
-  /** Settles once a session answered tools/list (see toolsListed), or after FIRST_LIST_HOLD_MS. */
-  #holdServers(): Promise<void> {
+  /** Settles once a session's tools/list was answered (see toolsListed) and the answer is out, or after `holdMs`. */
+  #holdServers({ outputDrained, holdMs = FIRST_LIST_HOLD_MS }: ServerHold): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, FIRST_LIST_HOLD_MS);
+      const timer = setTimeout(resolve, holdMs);
       timer.unref();
-      // After this turn, in which the answer is written.
-      this.#releaseServers = () => {
-        clearTimeout(timer);
-        setImmediate(resolve);
-      };
+      // After this turn, in which the answer is sent; a client that stops reading is waited for no longer than the timer.
+      this.#releaseServers = () =>
+        setImmediate(() =>
+          outputDrained().then(() => {
+            clearTimeout(timer);
+            resolve();
+          }),
+        );
     });
   }
 

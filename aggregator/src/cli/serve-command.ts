@@ -65,7 +65,7 @@ export const serveCommand: Command = {
       log,
       catalogueCache: CatalogueCache.inDataDirectory(dataDirectory()),
       listFromCache: true,
-      startServersAfterFirstList: transport === 'stdio',
+      ...(transport === 'stdio' && { startServersAfterFirstList: { outputDrained: stdoutDrained } }),
     });
     started = aggregator;
     checkSession(aggregator, values);
@@ -85,6 +85,14 @@ export const serveCommand: Command = {
     return -1;
   },
 };
+
+/**
+ * Resolves once what was written to stdout before it has been flushed (the client has read all but
+ * what its pipe holds): writes go out in order, so an empty one's callback comes after theirs.
+ */
+function stdoutDrained(): Promise<void> {
+  return new Promise((resolve) => process.stdout.write('', () => resolve()));
+}
 
 /** The fleet's Redis: only HTTP replicas form a fleet; a stdio session has one client. */
 function fleetRedis({ redis, redisKeyPrefix }: StateSettings, transport: 'stdio' | 'http') {
