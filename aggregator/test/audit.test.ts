@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -225,6 +226,30 @@ describe('the arguments digest', () => {
     expect(one.redacted).toBe('{"b":1,"a":{"y":[1,2],"x":"token [redacted]"}}');
     expect(one.redacted).not.toContain('ghp_');
     expect(canonicalJson({ b: 1, a: { y: [1, 2], x: 'v' } })).toBe('{"a":{"x":"v","y":[1,2]},"b":1}');
+  });
+
+  it('hashes the canonical JSON of the redacted arguments, whether or not their keys come sorted', () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const cases = [
+      { text: 'ping' },
+      { a: 1, b: [true, null, { c: 'd', e: -0 }], f: { g: 1.5 } },
+      { b: 1, a: { y: [1, 2], x: 'v' } },
+      // Integer-like keys come first in an object, in numeric order: not sorted as text.
+      { '9': 'nine', '10': 'ten' },
+      { é: 1, e: 2, Z: 3 },
+      JSON.parse('{"__proto__":{"z":1,"a":2},"b":2}') as Record<string, unknown>,
+    ];
+    for (const args of cases) {
+      const digest = digestArguments(args);
+      expect(digest.sha256).toBe(sha256(canonicalJson(JSON.parse(digest.redacted))));
+    }
+    // A key named __proto__ stays a key of the redacted arguments, as JSON.parse made it.
+    expect(digestArguments(cases[5] as Record<string, unknown>).redacted).toBe(
+      '{"__proto__":{"z":1,"a":2},"b":2}',
+    );
+    expect(canonicalJson(cases[3])).toBe('{"10":"ten","9":"nine"}');
+    expect(canonicalJson(cases[4])).toBe('{"Z":3,"e":2,"é":1}');
+    expect(canonicalJson(cases[5])).toBe('{"__proto__":{"a":2,"z":1},"b":2}');
   });
 
   // Found by the fuzz test: a tools/call whose arguments nested 10,000 arrays deep failed with

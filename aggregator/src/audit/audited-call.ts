@@ -100,28 +100,30 @@ export class AuditedCall {
     return decided.digest;
   }
 
-  /** What is known of the call once policy decided on it: all of its record but how it ended. */
+  /**
+   * What is known of the call once policy decided on it: all of its record but how it ended, a
+   * new object each time. Its fields are set one by one, in the record's order, rather than
+   * spread: this runs on every call.
+   */
   #asDecided(decided: Decided): InFlightCall {
     const { tool, decision, rule } = decided;
-    return {
-      time: this.#time,
-      ...this.#subject,
-      ...(tool.workspace !== undefined && { workspace: tool.workspace }),
-      tool: tool.tool,
-      server: tool.server,
-      argumentsDigest: this.#digest(decided),
-      decision,
-      rule,
-    };
+    const { identity, session, mode } = this.#subject;
+    const call: InFlightCall = { time: this.#time, identity, session, mode } as InFlightCall;
+    if (tool.workspace !== undefined) call.workspace = tool.workspace;
+    call.tool = tool.tool;
+    call.server = tool.server;
+    call.argumentsDigest = this.#digest(decided);
+    call.decision = decision;
+    call.rule = rule;
+    return call;
   }
 
   #mark(pendingApproval?: string): void {
     if (!this.#inFlight || !this.#decided) return;
     this.#inFlight.marked = true;
-    this.#inFlight.calls.mark(this.#inFlight.id, {
-      ...this.#asDecided(this.#decided),
-      ...(pendingApproval !== undefined && { pendingApproval }),
-    });
+    const call = this.#asDecided(this.#decided);
+    if (pendingApproval !== undefined) call.pendingApproval = pendingApproval;
+    this.#inFlight.calls.mark(this.#inFlight.id, call);
   }
 
   approved(status: AuditApproval): void {
@@ -153,11 +155,12 @@ export class AuditedCall {
       throw new Error(
         `the audit record of ${this.#decided.tool.tool} was closed before its outcome was known`,
       );
-    return {
-      ...this.#asDecided(this.#decided),
-      ...(this.#approval && { approval: this.#approval }),
-      ...ended,
-      durationMs: Math.round((performance.now() - this.#started) * 100) / 100,
-    };
+    // Completed below with every field a record has beyond the decided call's.
+    const record = this.#asDecided(this.#decided) as AuditRecord;
+    if (this.#approval) record.approval = this.#approval;
+    record.outcome = ended.outcome;
+    if (ended.error !== undefined) record.error = ended.error;
+    record.durationMs = Math.round((performance.now() - this.#started) * 100) / 100;
+    return record;
   }
 }

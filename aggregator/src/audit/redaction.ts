@@ -183,12 +183,15 @@ function redactValue(value: unknown, depth: number): unknown {
 }
 
 function redactEntries(args: Record<string, unknown>, depth: number): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(args).map(([key, value]) => [
-      key,
-      isSecretKey(key) ? REDACTED : redactValue(value, depth),
-    ]),
-  );
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(args)) {
+    const value = isSecretKey(key) ? REDACTED : redactValue(args[key], depth);
+    // An own `__proto__` key stays a key, as JSON.parse made it, instead of setting the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(kept, key, { value, enumerable: true, writable: true, configurable: true });
+    else kept[key] = value;
+  }
+  return kept;
 }
 
 /**

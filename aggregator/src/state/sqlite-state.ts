@@ -224,12 +224,12 @@ export class SqliteState implements AggregatorState, DurableRecords {
       approversSince: db.prepare<[number], { name: string }>(
         'SELECT name FROM approvers WHERE seen_at >= ? ORDER BY seen_at DESC',
       ),
-      // One prepared INSERT per call: the audit is on every call's path.
+      // One prepared INSERT per call: the audit is on every call's path. Its parameters are
+      // bound by position, which spares a lookup by name of each of them on every call.
       recordAudit: db.prepare(
         `INSERT INTO audit (time, identity, session, mode, workspace, tool, server, arguments_redacted,
            arguments_sha256, decision, rule, approval, outcome, error, duration_ms)
-         VALUES (@time, @identity, @session, @mode, @workspace, @tool, @server, @redacted,
-           @sha256, @decision, @rule, @approval, @outcome, @error, @durationMs)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       auditRecords: db.prepare<[Record<string, unknown>], AuditRow>(
         `SELECT * FROM audit
@@ -354,23 +354,23 @@ export class SqliteState implements AggregatorState, DurableRecords {
   }
 
   async recordAudit(record: AuditRecord): Promise<void> {
-    this.#statements.recordAudit.run({
-      time: record.time,
-      identity: record.identity,
-      session: record.session,
-      mode: record.mode,
-      workspace: record.workspace ?? null,
-      tool: record.tool,
-      server: record.server,
-      redacted: record.argumentsDigest.redacted,
-      sha256: record.argumentsDigest.sha256,
-      decision: record.decision,
-      rule: record.rule,
-      approval: record.approval ?? null,
-      outcome: record.outcome,
-      error: record.error ?? null,
-      durationMs: record.durationMs,
-    });
+    this.#statements.recordAudit.run(
+      record.time,
+      record.identity,
+      record.session,
+      record.mode,
+      record.workspace ?? null,
+      record.tool,
+      record.server,
+      record.argumentsDigest.redacted,
+      record.argumentsDigest.sha256,
+      record.decision,
+      record.rule,
+      record.approval ?? null,
+      record.outcome,
+      record.error ?? null,
+      record.durationMs,
+    );
   }
 
   async auditRecords(query: AuditQuery): Promise<AuditRecord[]> {

@@ -69,6 +69,13 @@ const acceptedEnvelopes = new Set<string>();
 const ENVELOPES_KEPT = 256;
 
 /**
+ * Messages already judged, and what they were found to be (null: not a plain call). A line read
+ * over stdio is judged where it is read and again where its call is answered; the message is the
+ * same object, which nobody changes on its way, so it is judged once.
+ */
+const judged = new WeakMap<object, ModernToolCall | null>();
+
+/**
  * The call `body` is when it is a plain 2026-07-28 tools/call the SDK would serve as such: a
  * plain call (see isPlainToolCall) once the envelope of the served revision is lifted out of its
  * `_meta`, with an envelope the SDK accepts. Anything else (a malformed or foreign envelope, a
@@ -76,6 +83,14 @@ const ENVELOPES_KEPT = 256;
  */
 export function plainModernCallOf(body: unknown): ModernToolCall | undefined {
   if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
+  const known = judged.get(body);
+  if (known !== undefined) return known ?? undefined;
+  const call = modernCallOf(body);
+  judged.set(body, call ?? null);
+  return call;
+}
+
+function modernCallOf(body: Record<string, unknown>): ModernToolCall | undefined {
   const params = body.params;
   if (!isPlainObject(params)) return undefined;
   const meta = params._meta;
