@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { forwardRequest, parsedBody, rawBody } from '../src/fleet/forward-request.js';
 
 const servers: net.Server[] = [];
+/** The watch of an owner never found stalled. */
+const neverStalled = () => () => undefined;
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -29,17 +31,14 @@ async function forwarder(target: string) {
   const app = express();
   app.use(express.json());
   app.post('/mcp', (req, res) => {
-    void forwardRequest(
-      req,
-      res,
-      new URL(target),
-      {},
-      'retry',
-      new AbortController().signal,
-      parsedBody(req),
-    );
+    void forwardRequest(req, res, new URL(target), {}, 'retry', neverStalled, parsedBody(req));
   });
   const server = await listen(app);
+  return { url: `${server.url}/mcp`, writes: writesOf(server) };
+}
+
+/** The writes each connection of `server` made, one count per connection. */
+function writesOf(server: http.Server): number[] {
   const writes: number[] = [];
   server.on('connection', (socket: Socket & { _writev?: unknown; _write?: unknown }) => {
     const index = writes.push(0) - 1;
@@ -51,7 +50,7 @@ async function forwarder(target: string) {
       };
     }
   });
-  return { url: `${server.url}/mcp`, writes };
+  return writes;
 }
 
 const post = (url: string) =>
@@ -118,7 +117,7 @@ async function rawForwarder(target: string) {
         new URL(target),
         {},
         'the owner stopped: retry',
-        new AbortController().signal,
+        neverStalled,
         rawBody(Buffer.concat(chunks)),
       );
     });
