@@ -4,6 +4,7 @@ import { type RateLimitCheck, refuse } from '../auth/shared-rate-limit.js';
 import type { Fleet } from './fleet.js';
 import { FORWARDED_BY } from './forward-hops.js';
 import { rawBody } from './forward-request.js';
+import { headWithFirstWrite } from './head-with-first-write.js';
 
 /** Whether `url` is one of the front's Streamable HTTP endpoints (`/mcp`, `/mcp/all`, `/mcp/:mode/…`), its query aside. */
 function isSessionEndpoint(url: string): boolean {
@@ -52,7 +53,8 @@ export interface EarlyForwardOptions {
  * streams back. A request whose owner is not known to live elsewhere, one another replica passed
  * on (its directory is read afresh there), a body of unknown length, or an owner that no longer
  * listens: the front serves it as it serves any request, which forwards it or takes the session
- * over. Every request is counted here, forwarded or not, so a drain waits for it.
+ * over; the answer to a POST another replica passed on keeps its head for its first write
+ * (head-with-first-write.ts). Every request is counted here, forwarded or not, so a drain waits for it.
  */
 export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyForwardOptions) {
   const passOn = async (sessionId: string, req: IncomingMessage, res: ServerResponse, next: ToTheApp) => {
@@ -75,13 +77,14 @@ export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyFor
   };
   return (req: IncomingMessage, res: ServerResponse, next: ToTheApp): void => {
     fleet.countRequest(req, res);
+    // Passed on by another replica: the front serves it, and reads the directory afresh if it must.
+    if (req.headers[FORWARDED_BY] !== undefined) {
+      if (req.method === 'POST') headWithFirstWrite(res);
+      next();
+      return;
+    }
     const sessionId = req.headers['mcp-session-id'];
-    if (
-      typeof sessionId !== 'string' ||
-      req.headers[FORWARDED_BY] !== undefined ||
-      !isSessionEndpoint(req.url ?? '') ||
-      !bodyFits(req, maxBodyBytes)
-    ) {
+    if (typeof sessionId !== 'string' || !isSessionEndpoint(req.url ?? '') || !bodyFits(req, maxBodyBytes)) {
       next();
       return;
     }
