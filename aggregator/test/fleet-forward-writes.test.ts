@@ -1,5 +1,6 @@
-// How a forwarded request reaches its owner and its answer its client: a last event read together
-// with the answer's end leaves in one write (one syscall, one wakeup of the client), the events of a
+// How a forwarded request reaches its owner and its answer its client: the owner's head and first
+// event leave it in one write, a last event read together with the answer's end leaves the
+// forwarding replica in one write (one syscall, one wakeup of the client), the events of a
 // stream still reach the client one by one, each as it comes, and a request the owner dropped
 // unread goes again while one it read is never sent twice.
 import http from 'node:http';
@@ -7,8 +8,11 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forwardRequest, parsedBody, rawBody } from '../src/fleet/forward-request.js';
+import { headWithFirstWrite } from '../src/fleet/head-with-first-write.js';
 
 const servers: net.Server[] = [];
+/** The watch of an owner never found stalled. */
+const neverStalled = () => () => undefined;
 
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -29,17 +33,14 @@ async function forwarder(target: string) {
   const app = express();
   app.use(express.json());
   app.post('/mcp', (req, res) => {
-    void forwardRequest(
-      req,
-      res,
-      new URL(target),
-      {},
-      'retry',
-      new AbortController().signal,
-      parsedBody(req),
-    );
+    void forwardRequest(req, res, new URL(target), {}, 'retry', neverStalled, parsedBody(req));
   });
   const server = await listen(app);
+  return { url: `${server.url}/mcp`, writes: writesOf(server) };
+}
+
+/** The writes each connection of `server` made, one count per connection. */
+function writesOf(server: http.Server): number[] {
   const writes: number[] = [];
   server.on('connection', (socket: Socket & { _writev?: unknown; _write?: unknown }) => {
     const index = writes.push(0) - 1;
@@ -51,7 +52,7 @@ async function forwarder(target: string) {
       };
     }
   });
-  return { url: `${server.url}/mcp`, writes };
+  return writes;
 }
 
 const post = (url: string) =>
@@ -73,6 +74,21 @@ describe('a forwarded answer', () => {
     const answer = await post(url);
     expect(await answer.text()).toContain('"result":{}');
     expect(writes).toEqual([1]);
+  });
+
+  it("leaves the owner in one write, its head with its event, though the owner's transport flushed the head first", async () => {
+    // As the SDK's transport answers a call: the event stream's head flushed at once, the result later.
+    const owner = await listen((_req, res) => {
+      headWithFirstWrite(res);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      setTimeout(() => res.end('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'), 20);
+    });
+    const ownerWrites = writesOf(owner);
+    const { url } = await forwarder(owner.url);
+    const answer = await post(url);
+    expect(await answer.text()).toContain('"result":{}');
+    expect(ownerWrites).toEqual([1]);
   });
 
   it('the events of a stream reach the client each as it comes, not held for the end', async () => {
@@ -118,7 +134,7 @@ async function rawForwarder(target: string) {
         new URL(target),
         {},
         'the owner stopped: retry',
-        new AbortController().signal,
+        neverStalled,
         rawBody(Buffer.concat(chunks)),
       );
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { Authenticator, AuthRefusal } from '../src/auth/authenticator.js';
 import { openTokenRegistry } from '../src/auth/open-token-registry.js';
 import { RateLimiter } from '../src/auth/rate-limiter.js';
 import { RedisRateLimiter } from '../src/auth/redis-rate-limiter.js';
+import { sharedRateLimit } from '../src/auth/shared-rate-limit.js';
 import type { TokenRegistry } from '../src/auth/token-store.js';
 import { PrivateRedis } from './private-redis.js';
 import { deleteKeys, REDIS_URL } from './state-backends.js';
@@ -126,5 +128,22 @@ describe('a rate limit in Redis', () => {
     for (const wait of answers.filter((wait) => wait > 0)) expect(wait).toBeGreaterThanOrEqual(1);
     // Another caller has a budget of its own.
     expect(await (limiters[0] as RedisRateLimiter).take('token-b')).toBe(0);
+  });
+
+  it('takes a request from its budget once, however many steps ask (an early forward, then the front)', async () => {
+    const store = await replicaTokens();
+    const { secret } = await store.create({ name: 'ana', approver: false });
+    const limiter = await RedisRateLimiter.open(REDIS_URL, () => 1, { keyPrefix: prefix });
+    closers.push(() => limiter.close());
+    const check = sharedRateLimit(
+      new Authenticator(store, () => [], { requestsPerMinute: () => 1, take: () => 0 }),
+      limiter,
+    );
+    const request = () => ({ headers: { authorization: `Bearer ${secret}` } }) as IncomingMessage;
+    const first = request();
+    expect(await check(first)).toBeUndefined();
+    expect(await check(first)).toBeUndefined();
+    // The one request a minute was spent: another is refused.
+    expect((await check(request()))?.status).toBe(429);
   });
 });

@@ -21,7 +21,7 @@ const LATENCY_CALLS = 400;
 /** Calls of each kind whose CPU is counted, in alternating blocks: /proc counts in 10 ms ticks. */
 const CPU_CALLS = 1200;
 const CPU_BLOCK = 100;
-const HOP_PROXY = fileURLToPath(new URL('./hop-proxy.mjs', import.meta.url));
+export const HOP_PROXY = fileURLToPath(new URL('./hop-proxy.mjs', import.meta.url));
 const SESSIONS = 20;
 const CALLS_PER_SESSION = 100;
 const TAKEOVERS = 3;
@@ -31,23 +31,12 @@ const TAKEOVERS = 3;
  * that share one would share its SQLite file, where the audit stays without state.postgres, and
  * queue for its write lock (2 replicas gave 0.60× one that way against 0.99× in the same run).
  */
-function startReplica(config, folder, index) {
+export function startReplica(config, folder, index, bin = AGGREGATOR_BIN) {
   const data = path.join(folder, `data-${index}`);
   mkdirSync(data, { recursive: true });
   return startProcess({
     command: process.execPath,
-    args: [
-      AGGREGATOR_BIN,
-      'serve',
-      '--config',
-      config,
-      '--transport',
-      'http',
-      '--port',
-      '0',
-      '--log-level',
-      'warning',
-    ],
+    args: [bin, 'serve', '--config', config, '--transport', 'http', '--port', '0', '--log-level', 'warning'],
     cwd: folder,
     env: { TOOLMESH_DATA_DIR: data },
     ready: /toolmesh is serving MCP at (http:\/\/\S+\/mcp)\b/,
@@ -55,7 +44,7 @@ function startReplica(config, folder, index) {
 }
 
 /** One tools/call of a session by its id on `url`, as a 2025 client sends it; resolves with its text. */
-function callerOf(url, sessionId) {
+export function callerOf(url, sessionId) {
   let id = 0;
   return async () => {
     const answer = await fetch(url, {

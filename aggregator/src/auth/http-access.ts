@@ -1,12 +1,11 @@
 import { LOOPBACK_HOSTS } from '@toolmesh/core/http';
-import type { RequestHandler } from 'express';
 import type { AggregatorConfig } from '../config/schema.js';
 import { redisKeyPrefix } from '../state/shared-names.js';
 import { Authenticator } from './authenticator.js';
 import { localToken, localTokenFile } from './local-token.js';
 import { openTokenRegistry } from './open-token-registry.js';
 import { RateLimiter } from './rate-limiter.js';
-import { sharedRateLimit } from './shared-rate-limit.js';
+import { type RateLimitCheck, sharedRateLimit } from './shared-rate-limit.js';
 import type { TokenRegistry } from './token-store.js';
 
 export class HttpAccessError extends Error {
@@ -38,7 +37,7 @@ export interface HttpAccess {
   /** The token of the person at this machine, to print in the client config snippet. */
   localToken?: string;
   /** With Redis: the fleet's rate limit, to run before the front authenticates. */
-  sharedRateLimit?: RequestHandler;
+  sharedRateLimit?: RateLimitCheck;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Aggregator } from '../aggregator.js';
 import { AuthRefusal, type Principal } from '../auth/authenticator.js';
 import type { HttpAccess } from '../auth/http-access.js';
 import { sessionAccess } from '../auth/session-access.js';
+import { refuse } from '../auth/shared-rate-limit.js';
 import type { TokenRegistry } from '../auth/token-store.js';
 import type { Fleet } from '../fleet/fleet.js';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
@@ -232,8 +233,15 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
           }
         },
       }),
+      // A request for a session another replica owns goes there before this replica routes,
+      // authenticates or parses it (the owner does all that): see early-forward.ts.
+      ...(fleet && {
+        beforeRoutes: fleet.earlyForward({
+          maxBodyBytes: aggregator.config.http.maxBodyBytes,
+          ...(access.sharedRateLimit && { rateLimit: access.sharedRateLimit }),
+        }),
+      }),
       publicRoutes: (app) => {
-        if (fleet) app.use(fleet.countRequests);
         dashboard.routes(app);
         // Anyone may ask whether toolmesh is up and which replica answered; which servers it
         // runs and how they fail (paths, URLs) is for callers with a token.
@@ -275,7 +283,10 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         const { sharedRateLimit } = access;
         if (sharedRateLimit)
           app.use(async (req, res, next) => {
-            if (!fleet?.passedOnByReplica(req)) return sharedRateLimit(req, res, next);
+            if (!fleet?.passedOnByReplica(req)) {
+              const refusal = await sharedRateLimit(req);
+              return refusal ? refuse(res, refusal) : next();
+            }
             // Another replica took it from the fleet's budget: once only. Its token is still
             // checked here, on a copy read again if this process stood still (as the limit does).
             await authenticator?.store.freshen?.();
@@ -286,9 +297,6 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             }
             next();
           });
-        // After the fleet's rate limit took it: a request for a session another replica owns goes
-        // there before this replica authenticates, parses or routes it (the owner does all that).
-        if (fleet) app.use(fleet.earlyForward(aggregator.config.http.maxBodyBytes));
       },
       routes: (app) => {
         approvals(app);

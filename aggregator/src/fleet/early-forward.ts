@@ -1,10 +1,15 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ToTheApp } from '@toolmesh/core/http';
+import { type RateLimitCheck, refuse } from '../auth/shared-rate-limit.js';
 import type { Fleet } from './fleet.js';
 import { FORWARDED_BY } from './forward-hops.js';
 import { rawBody } from './forward-request.js';
+import { headWithFirstWrite } from './head-with-first-write.js';
 
-/** The paths of the front's Streamable HTTP endpoints (`/mcp`, `/mcp/all`, `/mcp/:mode/…`). */
-function isSessionEndpoint(path: string): boolean {
+/** Whether `url` is one of the front's Streamable HTTP endpoints (`/mcp`, `/mcp/all`, `/mcp/:mode/…`), its query aside. */
+function isSessionEndpoint(url: string): boolean {
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
   return path === '/mcp' || path.startsWith('/mcp/');
 }
 
@@ -12,7 +17,7 @@ function isSessionEndpoint(path: string): boolean {
  * Whether the request is one the endpoints serve (POST, GET, DELETE) and its body, if any, can be
  * read whole within the front's limit before it is passed on: a GET or DELETE has none.
  */
-function bodyFits(req: Request, maxBodyBytes: number): boolean {
+function bodyFits(req: IncomingMessage, maxBodyBytes: number): boolean {
   const declared = req.headers['content-length'];
   if (req.method === 'GET' || req.method === 'DELETE')
     return req.headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0');
@@ -21,64 +26,68 @@ function bodyFits(req: Request, maxBodyBytes: number): boolean {
   return declared !== undefined && Number.isInteger(length) && length > 0 && length <= maxBodyBytes;
 }
 
-/** The body, once it all came; rejects when the client went away first (listeners: cheaper than an async iterator). */
-function readWhole(req: Request): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The body, once it all came; undefined when the client went away first (listeners: cheaper than an async iterator). */
+function readWhole(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    // After 'end' this changes nothing; before it, the client is gone.
-    req.once('close', () => reject(new Error('the client went away while it sent the body')));
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    // After 'end' this changes nothing (every request closes once answered); before it, the client
+    // is gone. No error made for it: one with its stack for every request was a forward's dearest step.
+    req.once('close', () => resolve(undefined));
   });
 }
 
-/** The body read for a forward that did not happen, as the front's JSON parser would have left it. */
-function parsedForTheFront(req: Request, bytes: Buffer, next: NextFunction): void {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    // As body-parser reports it, so the front answers it as it answers any body that is not JSON.
-    next(Object.assign(error as Error, { type: 'entity.parse.failed', status: 400 }));
-    return;
-  }
-  req.body = parsed;
-  next();
+export interface EarlyForwardOptions {
+  maxBodyBytes: number;
+  /** The fleet's shared rate limit, when authentication is on. */
+  rateLimit?: RateLimitCheck;
 }
 
 /**
- * Passes a request of a 2025 session another replica owns straight on to that owner, before
- * the front authenticates it, parses its body or routes it: the owner does all of that (it
- * judges the token again, and takes nothing from the rate limit, which the fleet's shared
- * limit took here, before this). The body goes byte for byte; the answer streams back. A request
- * whose owner is not known to live elsewhere, one another replica passed on (its directory is
- * read afresh there), a body of unknown length, or an owner that no longer listens: the front
- * serves it as it serves any request, which forwards it or takes the session over.
+ * Passes a request of a 2025 session another replica owns straight on to that owner, as the HTTP
+ * server hands it over, before express routes it, the front authenticates it or parses its body:
+ * the owner does all of that (it judges the token again, and takes nothing from the rate limit,
+ * which the fleet's shared limit took here). What a forward costs this replica is then little more
+ * than a bare proxy's hop (test/bench/hop-proxy.mjs). The body goes byte for byte; the answer
+ * streams back. A request whose owner is not known to live elsewhere, one another replica passed
+ * on (its directory is read afresh there), a body of unknown length, or an owner that no longer
+ * listens: the front serves it as it serves any request, which forwards it or takes the session
+ * over; the answer to a POST another replica passed on keeps its head for its first write
+ * (head-with-first-write.ts). Every request is counted here, forwarded or not, so a drain waits for it.
  */
-export function earlyForward(fleet: Fleet, maxBodyBytes: number) {
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const sessionId = req.headers['mcp-session-id'];
-    if (
-      typeof sessionId !== 'string' ||
-      req.headers[FORWARDED_BY] !== undefined ||
-      !isSessionEndpoint(req.path) ||
-      !bodyFits(req, maxBodyBytes)
-    )
-      return next();
+export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyForwardOptions) {
+  const passOn = async (sessionId: string, req: IncomingMessage, res: ServerResponse, next: ToTheApp) => {
     const target = await fleet.ownerElsewhere(sessionId).catch(() => undefined);
     if (!target) return next();
+    if (rateLimit) {
+      const refusal = await rateLimit(req).catch(() => 'failed' as const);
+      // The front runs the limit too, and answers its failure as it answers any.
+      if (refusal === 'failed') return next();
+      if (refusal) return refuse(res, refusal);
+    }
     let bytes: Buffer | undefined;
     if (req.method === 'POST') {
-      try {
-        bytes = await readWhole(req);
-      } catch {
-        // The client went away while it sent the body: nobody waits for an answer.
-        return;
-      }
+      bytes = await readWhole(req);
+      // The client went away while it sent the body: nobody waits for an answer.
+      if (!bytes) return;
     }
     const outcome = await fleet.passOn(sessionId, req, res, target, bytes && rawBody(bytes));
-    if (outcome === 'answered') return;
-    if (bytes) parsedForTheFront(req, bytes, next);
-    else next();
+    if (outcome === 'refused') next(bytes);
+  };
+  return (req: IncomingMessage, res: ServerResponse, next: ToTheApp): void => {
+    fleet.countRequest(req, res);
+    // Passed on by another replica: the front serves it, and reads the directory afresh if it must.
+    if (req.headers[FORWARDED_BY] !== undefined) {
+      if (req.method === 'POST') headWithFirstWrite(res);
+      next();
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string' || !isSessionEndpoint(req.url ?? '') || !bodyFits(req, maxBodyBytes)) {
+      next();
+      return;
+    }
+    void passOn(sessionId, req, res, next);
   };
 }

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '@toolmesh/core';
 import type { HttpFront, ResumedSession, SharedSessions } from '@toolmesh/core/http';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Aggregator } from '../aggregator.js';
 import type { ClientSession } from '../session-server/session.js';
 import { ShortCache } from '../state/short-cache.js';
 import { recordCutOffCalls } from './cut-off-calls.js';
-import { earlyForward } from './early-forward.js';
+import { type EarlyForwardOptions, earlyForward } from './early-forward.js';
 import type { FleetMetrics } from './fleet-metrics.js';
 import {
   FLEET_SECRET,
@@ -93,9 +94,11 @@ export class Fleet implements SharedSessions<Server> {
   readonly #adopting = new Map<string, Promise<ResumedSession<Server> | undefined>>();
   readonly #inFlight = new Set<Promise<void>>();
   /** Event streams open here (GET): ended when the replica leaves, so their clients reopen them elsewhere. */
-  readonly #streams = new Set<Response>();
+  readonly #streams = new Set<ServerResponse>();
   /** The legacy `/sse` sessions open here, whose posts other replicas pass on to this one. */
   readonly #sseSessions = new Set<string>();
+  /** Each owner's address, parsed once per heartbeat read (the beats of cached entries serve many forwards). */
+  readonly #addresses = new WeakMap<ReplicaBeat, URL>();
   readonly #marks: InFlightMarks;
   readonly #stalledOwners: StalledOwners;
   #front: HttpFront | undefined;
@@ -179,8 +182,8 @@ export class Fleet implements SharedSessions<Server> {
     return this.#draining;
   }
 
-  /** Counts the requests in flight, so a drain can wait for them (express middleware); not event streams (GET), which never end by themselves. */
-  readonly countRequests = (req: Request, res: Response, next: NextFunction): void => {
+  /** Counts a request in flight, so a drain can wait for it; not an event stream (GET), which never ends by itself. */
+  countRequest(req: IncomingMessage, res: ServerResponse): void {
     // A leaving replica closes each connection after its answer: the balancer's next request
     // opens a new one, which goes elsewhere once this replica stops listening.
     if (this.#draining) res.setHeader('Connection', 'close');
@@ -192,8 +195,7 @@ export class Fleet implements SharedSessions<Server> {
       this.#inFlight.add(done);
       void done.then(() => this.#inFlight.delete(done));
     }
-    next();
-  };
+  }
 
   /**
    * Whether another replica of this fleet passed the request on (its marker, with the fleet's
@@ -312,7 +314,7 @@ export class Fleet implements SharedSessions<Server> {
     }
   }
 
-  #lookupFailed(sessionId: string, res: Response, error: Error): 'answered' {
+  #lookupFailed(sessionId: string, res: ServerResponse, error: Error): 'answered' {
     if (res.headersSent) return 'answered';
     jsonRpcError(
       res,
@@ -388,9 +390,9 @@ export class Fleet implements SharedSessions<Server> {
     return 'answered';
   }
 
-  /** Express middleware: a request for a session another replica owns goes there unparsed (early-forward.ts). */
-  earlyForward(maxBodyBytes: number) {
-    return earlyForward(this, maxBodyBytes);
+  /** The front's first look at each request: one for a session another replica owns goes there unparsed (early-forward.ts). */
+  earlyForward(options: EarlyForwardOptions) {
+    return earlyForward(this, options);
   }
 
   /**
@@ -412,8 +414,8 @@ export class Fleet implements SharedSessions<Server> {
    */
   async passOn(
     sessionId: string,
-    req: Request,
-    res: Response,
+    req: IncomingMessage,
+    res: ServerResponse,
     { owner, beat }: { owner: string; beat: ReplicaBeat },
     body: ForwardedBody | undefined,
   ): Promise<ForwardOutcome> {
@@ -425,8 +427,8 @@ export class Fleet implements SharedSessions<Server> {
   }
 
   async #forward(
-    req: Request,
-    res: Response,
+    req: IncomingMessage,
+    res: ServerResponse,
     owner: string,
     beat: ReplicaBeat,
     retryAdvice: string | undefined = undefined,
@@ -439,19 +441,27 @@ export class Fleet implements SharedSessions<Server> {
       jsonRpcError(res, 503, stalled.message, { 'Retry-After': String(stalled.retryAfterSeconds) });
       return 'answered';
     }
-    const watch = this.#stalledOwners.watch(owner);
     const outcome = await forwardRequest(
       req,
       res,
-      new URL(beat.url),
+      this.#addressOf(beat),
       { [FORWARDED_BY]: [...hopsOf(req), this.lease.id].join(','), [FLEET_SECRET]: this.secret },
       retryAdvice ??
         `The toolmesh replica serving this session (${owner}) stopped before it answered: the call may or may not have run. Retry it; another replica takes the session over.`,
-      watch.signal,
+      (giveUp) => this.#stalledOwners.watch(owner, giveUp),
       body,
-    ).finally(watch.release);
+    );
     this.metrics.forwards.inc({ outcome: outcome === 'answered' && res.statusCode < 500 ? 'ok' : 'failed' });
     return outcome;
+  }
+
+  #addressOf(beat: ReplicaBeat): URL {
+    let address = this.#addresses.get(beat);
+    if (!address) {
+      address = new URL(beat.url);
+      this.#addresses.set(beat, address);
+    }
+    return address;
   }
 
   /** Passes a request to any replica that is not leaving; 503 when there is none. */

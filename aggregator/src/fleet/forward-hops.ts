@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 // How a request travels between the replicas of a fleet: marked with each replica it passed, and
 // the fleet's secret, so only a replica may mark it and it never goes round in a circle.
@@ -14,29 +14,47 @@ const MAX_HOPS = 3;
 /** The fleet's shared secret: only a replica may send FORWARDED_BY. */
 export const FLEET_SECRET = 'x-toolmesh-fleet-secret';
 
+/** Answers `body` as JSON, with node's own calls: a request passed on before express saw it has no express response. */
+export function answerJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res
+    .writeHead(status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    })
+    .end(text);
+}
+
 export function jsonRpcError(
-  res: Response,
+  res: ServerResponse,
   status: number,
   message: string,
   headers: Record<string, string> = {},
 ) {
-  res
-    .status(status)
-    .set(headers)
-    .json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  answerJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
-export function hopsOf(req: Request): string[] {
+export function hopsOf(req: IncomingMessage): string[] {
   const header = req.headers[FORWARDED_BY];
   return typeof header === 'string' && header !== '' ? header.split(',') : [];
 }
 
 /** Whether this replica may pass the request on: bounded hops, so it never travels in a circle. */
-export function mayForward(req: Request): boolean {
+export function mayForward(req: IncomingMessage): boolean {
   return hopsOf(req).length < MAX_HOPS;
 }
 
-export function movedWhileTravelling(sessionId: string, req: Request, res: Response): 'answered' {
+export function movedWhileTravelling(
+  sessionId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): 'answered' {
   jsonRpcError(
     res,
     503,

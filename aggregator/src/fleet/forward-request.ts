@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Request, Response } from 'express';
+import { answerJson, jsonRpcError } from './forward-hops.js';
 import { writesByTurn } from './writes-by-turn.js';
 
 /** Headers that describe one hop, not the request: never passed on. */
@@ -35,7 +35,7 @@ export interface ForwardedBody {
 }
 
 /** The body the front parsed already, sent again as JSON. */
-export function parsedBody(req: Request): ForwardedBody | undefined {
+export function parsedBody(req: { method?: string | undefined; body?: unknown }): ForwardedBody | undefined {
   if (req.method !== 'POST' || req.body === undefined) return undefined;
   return { bytes: Buffer.from(JSON.stringify(req.body)), messages: () => req.body };
 }
@@ -76,15 +76,20 @@ function errorsFor(ids: Array<string | number>, message: string) {
  * the body fails at once with `message`, on the event stream if one was open, rather than the
  * client waiting for an answer that will never come.
  */
-function cutOff(body: ForwardedBody | undefined, res: Response, message: string, eventStream = false): void {
+function cutOff(
+  body: ForwardedBody | undefined,
+  res: http.ServerResponse,
+  message: string,
+  eventStream = false,
+): void {
   const messages = body?.messages();
   const errors = errorsFor(requestIds(messages), message);
   if (!res.headersSent) {
     if (errors.length === 0) {
-      res.status(502).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message } });
+      answerJson(res, 502, { jsonrpc: '2.0', id: null, error: { code: -32603, message } });
       return;
     }
-    res.status(200).json(Array.isArray(messages) ? errors : errors[0]);
+    answerJson(res, 200, Array.isArray(messages) ? errors : errors[0]);
     return;
   }
   if (!res.writableEnded && eventStream) {
@@ -125,16 +130,17 @@ export class TargetStalled extends Error {
  * event stream (a call's progress and server-to-client requests, the GET stream). 'refused'
  * when nothing listens at `target` (before anything was sent, so the caller may serve it
  * otherwise); a replica that fails mid-answer gets the client a JSON-RPC error that says to retry.
- * When `stalled` aborts (its reason a TargetStalled), the forward gives up: a 503 that says why
- * and when to retry, or, once the answer began, the error that says to retry.
+ * `watch` is told how to give up (and returns what ends the watch): should the target be found
+ * stalled, the forward answers a 503 that says why and when to retry, or, once the answer began,
+ * the error that says to retry.
  */
 export function forwardRequest(
-  req: Request,
-  res: Response,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
   target: URL,
   headers: Record<string, string>,
   retryAdvice: string,
-  stalled: AbortSignal,
+  watch: (giveUp: (why: TargetStalled) => void) => () => void,
   body: ForwardedBody | undefined,
 ): Promise<ForwardOutcome> {
   // The replica's own headers last: a client cannot send the hop marker or the secret through.
@@ -145,17 +151,15 @@ export function forwardRequest(
   let gaveUp: TargetStalled | undefined;
   let outgoing: http.ClientRequest;
   let freshResets = 0;
-  const giveUp = () => {
-    gaveUp = stalled.reason instanceof TargetStalled ? stalled.reason : new TargetStalled(retryAdvice, 1);
-    outgoing.destroy(gaveUp);
-  };
+  let release: () => void = () => undefined;
   return new Promise<ForwardOutcome>((resolve) => {
     const send = () => {
       outgoing = http.request({
         agent,
         host: target.hostname,
         port: target.port,
-        path: req.originalUrl,
+        // Its whole URL: the front's routes are never mounted below a path, so express left it whole.
+        path: req.url,
         method: req.method,
         headers: passed,
       });
@@ -181,10 +185,7 @@ export function forwardRequest(
           return resolve('answered');
         }
         if (gaveUp) {
-          res
-            .status(503)
-            .set('Retry-After', String(gaveUp.retryAfterSeconds))
-            .json({ jsonrpc: '2.0', id: null, error: { code: -32000, message: gaveUp.message } });
+          jsonRpcError(res, 503, gaveUp.message, { 'Retry-After': String(gaveUp.retryAfterSeconds) });
           return resolve('answered');
         }
         // The replica closed an idle kept-alive connection as this request took it: nothing
@@ -207,7 +208,9 @@ export function forwardRequest(
       if (!res.writableFinished) outgoing.destroy();
     });
     send();
-    if (stalled.aborted) giveUp();
-    else stalled.addEventListener('abort', giveUp, { once: true });
-  }).finally(() => stalled.removeEventListener('abort', giveUp));
+    release = watch((why) => {
+      gaveUp = why;
+      outgoing.destroy(why);
+    });
+  }).finally(() => release());
 }

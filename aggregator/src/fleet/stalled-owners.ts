@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { TargetStalled } from './forward-request.js';
 import type { ReplicaLease } from './replica-lease.js';
 
@@ -8,11 +7,14 @@ import type { ReplicaLease } from './replica-lease.js';
  */
 const STALE_CHECKS = 2;
 
+/** Tells a forward waiting on a replica found stalled to give up, saying why. */
+export type GiveUp = (why: TargetStalled) => void;
+
 /** What a watched replica was last seen to be, and the forwards waiting on it. */
 interface Watch {
-  waiting: number;
+  /** A plain set, not an AbortSignal's listeners: adding and removing one is most of what a forward costs here. */
+  waiting: Set<GiveUp>;
   staleChecks: number;
-  stopped: AbortController;
   timer: NodeJS.Timeout;
 }
 
@@ -34,36 +36,27 @@ export class StalledOwners {
     private readonly checkEveryMs: number,
   ) {}
 
-  /** Watches `replica` while a request waits on it; `release` when the request ended. */
-  watch(replica: string): { signal: AbortSignal; release(): void } {
+  /**
+   * Watches `replica` while a request waits on it: `giveUp` is called should it be found stalled
+   * meanwhile. Returns what to call when the request ended.
+   */
+  watch(replica: string, giveUp: GiveUp): () => void {
     let watch = this.#watches.get(replica);
     if (!watch) {
       const created: Watch = {
-        waiting: 0,
+        waiting: new Set(),
         staleChecks: 0,
-        stopped: new AbortController(),
         timer: setInterval(() => void this.#check(replica, created), this.checkEveryMs),
       };
       created.timer.unref();
-      // Every forward waiting on this replica listens to one signal, each removing its listener
-      // when it ends: many at once is the normal case under load, not a leak.
-      setMaxListeners(0, created.stopped.signal);
       this.#watches.set(replica, created);
       watch = created;
     }
-    const watched = watch;
-    watched.waiting++;
-    let released = false;
-    return {
-      signal: watched.stopped.signal,
-      release: () => {
-        if (released) return;
-        released = true;
-        // The watch stays until its next check finds nothing waiting: forwards one after the
-        // other (most are a millisecond long) share one timer rather than each making its own.
-        watched.waiting--;
-      },
-    };
+    const { waiting } = watch;
+    waiting.add(giveUp);
+    // The watch stays until its next check finds nothing waiting: forwards one after the other
+    // (most are a millisecond long) share one timer rather than each making its own.
+    return () => waiting.delete(giveUp);
   }
 
   /** Whether `replica` was found stalled: then stillStalled says whether it still is. */
@@ -96,7 +89,7 @@ export class StalledOwners {
   }
 
   async #check(replica: string, watch: Watch): Promise<void> {
-    if (watch.waiting === 0) return this.#unwatch(replica, watch);
+    if (watch.waiting.size === 0) return this.#unwatch(replica, watch);
     const renewedAgo = await this.lease.renewedAgo(replica).catch(() => null);
     // Redis not answering says nothing of the replica (and the fleet refuses service meanwhile);
     // a heartbeat gone is left to the forward's own failure, or to Redis restarting empty.
@@ -107,7 +100,8 @@ export class StalledOwners {
     if (++watch.staleChecks < STALE_CHECKS || this.#watches.get(replica) !== watch) return;
     this.#stalled.add(replica);
     this.#unwatch(replica, watch);
-    watch.stopped.abort(this.#why(replica, renewedAgo));
+    const why = this.#why(replica, renewedAgo);
+    for (const giveUp of watch.waiting) giveUp(why);
   }
 
   #unwatch(replica: string, watch: Watch): void {

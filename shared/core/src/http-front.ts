@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server as LegacyOnlyServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { localhostHostValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -116,6 +120,9 @@ export interface SharedSessions<S extends SessionServer = SessionServer> {
   routeModern?(req: Request, res: Response): Promise<boolean>;
 }
 
+/** Hands a request `beforeRoutes` did not answer on to the app, with its body when it read it. */
+export type ToTheApp = (body?: Buffer) => void;
+
 export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
   /** The MCP server of one session on `/mcp` and on the legacy `/sse`; without it neither is served. */
   createServer?: SessionFactory<S>;
@@ -134,6 +141,13 @@ export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
   routes?: (app: express.Express) => void;
   /** Routes anyone on the network may reach (a health check); the Host and Origin checks still apply. */
   publicRoutes?: (app: express.Express) => void;
+  /**
+   * Sees each request the Host and Origin checks let through before the app routes it, for what
+   * must cost as little as a bare proxy (a process passing a request on to the one that holds its
+   * session): it answers the request, or hands it to the app with `next`, giving the body if it
+   * read it (then parsed as the app parses any).
+   */
+  beforeRoutes?: (req: IncomingMessage, res: ServerResponse, next: ToTheApp) => void;
   /**
    * Who sends each request to any other route, or a SessionRefusal (401, 403, 429). Runs before
    * the body is read; a session may then only be used by the caller that opened it.
@@ -228,26 +242,66 @@ function bodyErrorHandler(maxBodyBytes: number) {
 }
 
 /**
- * A browser page can reach a loopback server (DNS rebinding, or a plain cross-origin fetch), so
- * a request that carries a foreign Origin is refused before it reaches MCP.
+ * Why a loopback server refuses a request's Host: a DNS rebinding attack reaches it under another
+ * name. Undefined when the Host names this machine.
  */
-function originCheck(allowedOrigins: readonly string[]) {
+function loopbackHostRefusal(host: string | undefined): string | undefined {
+  if (!host) return 'Missing Host header';
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}`).hostname;
+  } catch {
+    return `Invalid Host header: ${host}`;
+  }
+  return LOOPBACK_HOSTS.includes(hostname) ? undefined : `Invalid Host: ${hostname}`;
+}
+
+/**
+ * Why a request's Origin is refused: a browser page can reach a loopback server (DNS rebinding,
+ * or a plain cross-origin fetch). Undefined when there is none, or it is loopback or allowed.
+ */
+function originRefusal(origin: string | undefined, allowed: ReadonlySet<string>): string | undefined {
+  if (origin === undefined) return undefined;
+  let hostname = '';
+  try {
+    hostname = new URL(origin).hostname.toLowerCase();
+  } catch {
+    hostname = '';
+  }
+  if (LOOPBACK_HOSTS.includes(hostname) || allowed.has(origin.toLowerCase())) return undefined;
+  return `Origin ${origin} is not allowed. Add it to the server's allowed origins to permit it.`;
+}
+
+/** Why a request is refused before it reaches MCP, by its Host (on loopback) and its Origin; undefined when it may go on. */
+function gate(loopback: boolean, allowedOrigins: readonly string[]) {
   const allowed = new Set(allowedOrigins.map((origin) => origin.toLowerCase()));
+  // Clients send one Host over and over: the last one allowed is not parsed again.
+  let hostAllowed: string | undefined;
+  const hostRefusal = (host: string | undefined) => {
+    if (!loopback || (host !== undefined && host === hostAllowed)) return undefined;
+    const refusal = loopbackHostRefusal(host);
+    if (refusal === undefined) hostAllowed = host;
+    return refusal;
+  };
+  return (req: IncomingMessage): string | undefined =>
+    hostRefusal(req.headers.host) ?? originRefusal(req.headers.origin, allowed);
+}
+
+/**
+ * express.json, but for a body `beforeRoutes` read already (in `readAhead`): parsed here, and a
+ * body that is not JSON answered as express.json's failure is.
+ */
+function jsonBodies(maxBodyBytes: number, readAhead: WeakMap<IncomingMessage, Buffer>) {
+  const json = express.json({ limit: maxBodyBytes });
   return (req: Request, res: Response, next: NextFunction) => {
-    const origin = req.headers.origin;
-    if (origin === undefined) return next();
-    let hostname = '';
+    const body = readAhead.get(req);
+    if (body === undefined) return json(req, res, next);
     try {
-      hostname = new URL(origin).hostname.toLowerCase();
-    } catch {
-      hostname = '';
+      req.body = JSON.parse(body.toString('utf8'));
+    } catch (error) {
+      return next(Object.assign(error as Error, { type: 'entity.parse.failed', status: 400 }));
     }
-    if (LOOPBACK_HOSTS.includes(hostname) || allowed.has(origin.toLowerCase())) return next();
-    jsonRpcError(
-      res,
-      403,
-      `Origin ${origin} is not allowed. Add it to the server's allowed origins to permit it.`,
-    );
+    next();
   };
 }
 
@@ -279,8 +333,12 @@ export class ListenError extends Error {
  * Resolves once listening, rejects when the address cannot be had. Not express's `listen`: its
  * callback also fires on an error, which would resolve with a server that has no address.
  */
-function listen(app: express.Express, host: string, port: number): Promise<HttpServer> {
-  const server = createHttpServer(app);
+function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  host: string,
+  port: number,
+): Promise<HttpServer> {
+  const server = createHttpServer(handler);
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(new ListenError(host, port, error.code, error));
     server.once('error', failed);
@@ -302,16 +360,21 @@ export async function startHttpFront<S extends SessionServer>(
   const app = express();
   app.disable('x-powered-by');
   const loopback = LOOPBACK_HOSTS.includes(options.host);
-  if (loopback) app.use(localhostHostValidation());
-  else if (!options.authenticate)
+  if (!loopback && !options.authenticate)
     log.warning(
       `listening on ${options.host}: reachable beyond this machine; put authentication in front of it`,
     );
-  app.use(originCheck(options.allowedOrigins ?? []));
+  const refusal = gate(loopback, options.allowedOrigins ?? []);
+  app.use((req, res, next) => {
+    const why = refusal(req);
+    if (why === undefined) return next();
+    jsonRpcError(res, 403, why);
+  });
   options.publicRoutes?.(app);
   if (options.authenticate) app.use(authentication(options.authenticate));
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  app.use(express.json({ limit: maxBodyBytes }));
+  const readAhead = new WeakMap<IncomingMessage, Buffer>();
+  app.use(jsonBodies(maxBodyBytes, readAhead));
   app.use(bodyErrorHandler(maxBodyBytes));
 
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
@@ -507,7 +570,21 @@ export async function startHttpFront<S extends SessionServer>(
     if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
   });
 
-  const httpServer = await listen(app, options.host, options.port);
+  const { beforeRoutes } = options;
+  const httpServer = await listen(
+    beforeRoutes
+      ? (req, res) => {
+          // A request the gate refuses goes to the app, which answers why.
+          if (refusal(req) !== undefined) return app(req, res);
+          beforeRoutes(req, res, (body) => {
+            if (body) readAhead.set(req, body);
+            app(req, res);
+          });
+        }
+      : app,
+    options.host,
+    options.port,
+  );
   const sweeper = setInterval(
     () => {
       for (const sessions of tables) sessions.sweep();

@@ -13,4 +13,5 @@ export {
   type SessionServer,
   type SharedSessions,
   startHttpFront,
+  type ToTheApp,
 } from './http-front.js';

@@ -278,6 +278,97 @@ describe('HTTP front, reaching a client outside its requests', () => {
   });
 });
 
+/** A POST through node:http, which can send any Host (fetch sets its own); the status and the body. */
+function rawPost(url: string, headers: http.OutgoingHttpHeaders, body: string) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+    });
+    request.once('response', (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, text }));
+    });
+    request.once('error', reject);
+    request.end(body);
+  });
+}
+
+/** An HTTP/1.0 POST with no Host at all (node's server asks one of HTTP/1.1 requests only); what came back. */
+function postWithoutHost(url: string, headers: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () =>
+      socket.end(
+        `POST /mcp HTTP/1.0\r\n${headers}content-type: application/json\r\ncontent-length: 2\r\n\r\n{}`,
+      ),
+    );
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+    });
+    socket.once('end', () => resolve(text));
+    socket.once('error', reject);
+  });
+}
+
+describe('HTTP front, before its routes', () => {
+  let early: HttpFront;
+  let readAhead = 0;
+  beforeAll(async () => {
+    early = await startHttpFront({
+      createServer: () =>
+        createToolServer({ name: 'echo', version: '1', tools: [echo], engine: undefined, log: quiet }),
+      // As a fleet passes a request on before routing it: answered here, or handed on with its body read.
+      beforeRoutes: (req, res, next) => {
+        if (req.headers['x-answer'] === 'early') return void res.end('answered early');
+        if (req.headers['x-answer'] !== 'read-ahead') return next();
+        readAhead++;
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.once('end', () => next(Buffer.concat(chunks)));
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+  });
+  afterAll(() => early.close());
+
+  it('sees only what the Host and Origin checks let through', async () => {
+    // A request with no Host, the first to come (no Host has passed yet), is refused.
+    expect(await postWithoutHost(early.url, 'x-answer: early\r\n')).toMatch(
+      /^HTTP\/1\.1 403 [\s\S]*Missing Host header/,
+    );
+    const answered = await rawPost(early.url, { 'x-answer': 'early' }, '{}');
+    expect(answered).toEqual({ status: 200, text: 'answered early' });
+    for (const refused of [
+      await rawPost(early.url, { 'x-answer': 'early', origin: 'https://evil.example' }, '{}'),
+      await rawPost(early.url, { 'x-answer': 'early', host: 'evil.example' }, '{}'),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.text).not.toContain('answered early');
+    }
+  });
+
+  it('hands the app a body it read, parsed as any; one that is not JSON is answered as a parse error', async () => {
+    const served = await rawPost(early.url, { 'x-answer': 'read-ahead' }, JSON.stringify(initialize));
+    expect(served.status).toBe(200);
+    expect(served.text).toContain('"serverInfo"');
+    const garbled = await rawPost(early.url, { 'x-answer': 'read-ahead' }, '{"jsonrpc":');
+    expect(garbled.status).toBe(400);
+    expect(garbled.text).toContain('Parse error: the body is not valid JSON');
+    expect(readAhead).toBe(2);
+  });
+});
+
 describe('HTTP front, where it cannot listen', () => {
   it('says which address is taken and what to pass instead when another process holds the port', async () => {
     const holder = net.createServer();
