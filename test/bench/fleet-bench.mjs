@@ -227,19 +227,25 @@ async function hopCpu(calls, processes) {
   );
 }
 
-/** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
-export async function benchmarkFleet({ base, log }) {
-  const folder = path.join(base, 'fleet');
-  mkdirSync(folder, { recursive: true });
+/** The replicas' config in `folder`: echo over stdio, auth off, the machine's Redis under a prefix of its own. */
+export function writeFleetConfig(folder, prefix) {
   const config = path.join(folder, 'fleet.json');
   writeFileSync(
     config,
     JSON.stringify({
       mcpServers: { echo: ECHO_STDIO },
       auth: { required: false },
-      state: { redis: REDIS_URL, redisPrefix: `toolmesh-bench-${randomBytes(4).toString('hex')}:` },
+      state: { redis: REDIS_URL, redisPrefix: `${prefix}-${randomBytes(4).toString('hex')}:` },
     }),
   );
+  return config;
+}
+
+/** Runs the fleet benchmarks in `base`; returns the figures for renderFleetSection. */
+export async function benchmarkFleet({ base, log }) {
+  const folder = path.join(base, 'fleet');
+  mkdirSync(folder, { recursive: true });
+  const config = writeFleetConfig(folder, 'toolmesh-bench');
   const replicas = [];
   const solos = [];
   try {

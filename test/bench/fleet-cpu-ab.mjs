@@ -6,20 +6,17 @@
 // proxy) alternate between the builds, so a loaded machine's drift falls on both alike; figures
 // are CPU per call from the scheduler's counts (ns), medians of the rounds (issue 23).
 // Usage: TOOLMESH_BASE_BIN=/path/to/dist/index.js node test/bench/fleet-cpu-ab.mjs
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connectHttpClient } from '@toolmesh/core/testing';
-import { ECHO_STDIO } from './aggregator-overhead.mjs';
 import { check } from './check.mjs';
 import { preciseTreeCpuMsOf } from './cpu-time.mjs';
-import { callerOf, HOP_PROXY, startReplica } from './fleet-bench.mjs';
+import { callerOf, HOP_PROXY, startReplica, writeFleetConfig } from './fleet-bench.mjs';
 import { startProcess } from './processes.mjs';
 import { median } from './stats.mjs';
 import { AGGREGATOR_BIN } from './toolmesh.mjs';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const base = process.env.TOOLMESH_BASE_BIN;
 check(base, 'set TOOLMESH_BASE_BIN to the dist/index.js of the build to compare with');
 const calls = Number(process.env.FLEET_CPU_CALLS ?? 300);
@@ -28,15 +25,7 @@ const rounds = Number(process.env.FLEET_CPU_ROUNDS ?? 7);
 /** A fleet of two replicas of `bin`, a session on the first, and the bare proxy in front of it. */
 async function open(bin, folder) {
   mkdirSync(folder);
-  const config = path.join(folder, 'fleet.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: { echo: ECHO_STDIO },
-      auth: { required: false },
-      state: { redis: REDIS_URL, redisPrefix: `toolmesh-fleet-ab-${randomBytes(4).toString('hex')}:` },
-    }),
-  );
+  const config = writeFleetConfig(folder, 'toolmesh-fleet-ab');
   const started = [];
   const stop = async () => {
     for (const each of started.reverse()) await each.stop();

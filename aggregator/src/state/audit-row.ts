@@ -38,3 +38,24 @@ export function auditOf(row: AuditRow): AuditRecord {
     durationMs: row.duration_ms,
   };
 }
+
+/** A record's column values in the order both stores' INSERTs name them (time, identity … duration_ms). */
+export function auditRowValues(record: AuditRecord): unknown[] {
+  return [
+    record.time,
+    record.identity,
+    record.session,
+    record.mode,
+    record.workspace ?? null,
+    record.tool,
+    record.server,
+    record.argumentsDigest.redacted,
+    record.argumentsDigest.sha256,
+    record.decision,
+    record.rule,
+    record.approval ?? null,
+    record.outcome,
+    record.error ?? null,
+    record.durationMs,
+  ];
+}

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
-import { type AuditRow, auditOf } from './audit-row.js';
+import { type AuditRow, auditOf, auditRowValues } from './audit-row.js';
 import { GroupCommit } from './group-commit.js';
 import type { ApprovalRecord, AuditCommit, ConnectionHealth, DurableRecords, StateHealth } from './state.js';
 import { StateUnavailableError, withoutCredentials } from './state-unavailable.js';
@@ -119,7 +119,7 @@ export interface PostgresRecordsOptions {
   commit?: AuditCommit;
 }
 
-/** The audit table's columns, in the order auditValues gives them, with their types (for the arrays of a batch). */
+/** The audit table's columns, in the order auditRowValues gives them, with their types (for the arrays of a batch). */
 const AUDIT_COLUMNS = [
   ['time', 'bigint'],
   ['identity', 'text'],
@@ -137,26 +137,6 @@ const AUDIT_COLUMNS = [
   ['error', 'text'],
   ['duration_ms', 'float8'],
 ] as const;
-
-function auditValues(record: AuditRecord): unknown[] {
-  return [
-    record.time,
-    record.identity,
-    record.session,
-    record.mode,
-    record.workspace ?? null,
-    record.tool,
-    record.server,
-    record.argumentsDigest.redacted,
-    record.argumentsDigest.sha256,
-    record.decision,
-    record.rule,
-    record.approval ?? null,
-    record.outcome,
-    record.error ?? null,
-    record.durationMs,
-  ];
-}
 
 /**
  * The audit log and the decided approvals of a whole fleet in PostgreSQL. A write resolves only
@@ -273,7 +253,7 @@ export class PostgresRecords implements DurableRecords {
    * whose arrays cost PostgreSQL more to read than one row.
    */
   async #insertAudit(records: AuditRecord[]): Promise<void> {
-    const rows = records.map(auditValues);
+    const rows = records.map(auditRowValues);
     const columns = AUDIT_COLUMNS.map(([column]) => column).join(', ');
     if (rows.length === 1) {
       await this.#query(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type SqliteDatabase } from '@toolmesh/core';
 import type { AuditQuery, AuditRecord } from '../audit/audit-record.js';
-import { type AuditRow, auditOf } from './audit-row.js';
+import { type AuditRow, auditOf, auditRowValues } from './audit-row.js';
 import type {
   AggregatorState,
   ApprovalDecision,
@@ -354,23 +354,7 @@ export class SqliteState implements AggregatorState, DurableRecords {
   }
 
   async recordAudit(record: AuditRecord): Promise<void> {
-    this.#statements.recordAudit.run(
-      record.time,
-      record.identity,
-      record.session,
-      record.mode,
-      record.workspace ?? null,
-      record.tool,
-      record.server,
-      record.argumentsDigest.redacted,
-      record.argumentsDigest.sha256,
-      record.decision,
-      record.rule,
-      record.approval ?? null,
-      record.outcome,
-      record.error ?? null,
-      record.durationMs,
-    );
+    this.#statements.recordAudit.run(...auditRowValues(record));
   }
 
   async auditRecords(query: AuditQuery): Promise<AuditRecord[]> {
