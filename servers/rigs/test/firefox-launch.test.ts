@@ -59,7 +59,7 @@ describe.runIf(firefox)('a Firefox start that hangs', () => {
     const folder = tempDir('toolmesh-rigs-hang-');
     const hungPid = path.join(folder, 'hung.pid');
     // The first start says where WebDriver BiDi listens, as Firefox does, but that endpoint is
-    // the silent one; the second runs Firefox itself.
+    // the silent one; the second, which must find the first ended, runs Firefox itself.
     const wrapper = path.join(folder, 'firefox-hangs-once.sh');
     writeFileSync(
       wrapper,
@@ -69,18 +69,18 @@ if [ ! -e '${hungPid}' ]; then
   echo "WebDriver BiDi listening on ws://127.0.0.1:${(silent.address() as AddressInfo).port}" >&2
   exec sleep 300
 fi
+hung=$(cat '${hungPid}')
+if [ -d /proc/$hung ] && ! grep -q '^State:.*Z' /proc/$hung/status; then
+  echo "the hung start is still running" >&2
+  exit 1
+fi
 exec '${firefox}' "$@"
 `,
       { mode: 0o700 },
     );
     const proxy = new EgressProxy({ allowedOrigins: [], allowPrivateNetwork: false });
     await proxy.start();
-    const machine = await FirefoxMachine.launch({
-      executable: wrapper,
-      folder,
-      proxy,
-      protocolTimeoutMs: 30_000,
-    });
+    const machine = await FirefoxMachine.launch({ executable: wrapper, folder, proxy });
     try {
       expect(existsSync(hungPid)).toBe(true);
       const [pid] = machine.processGroups();

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { ToolError } from '@toolmesh/core';
 import type { Browser, ElementHandle, KeyInput, Page } from 'puppeteer-core';
 import type { EgressProxy } from '../egress/egress-proxy.js';
-import { RIG_MARK } from '../process-group.js';
+import { endRigProcesses, RIG_MARK } from '../process-group.js';
 import { type BrowserAnswer, unsupported } from './browser-driver.js';
 import { launchUnderLauncher } from './browser-launcher.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
@@ -46,11 +46,12 @@ async function answerProxyAuth(browser: BidiBrowser, credentials: { username: st
 
 const ACTION_TIMEOUT_MS = 5000;
 /**
- * How long one WebDriver BiDi command may take, `session.new` at launch included. Once, under heavy
- * load, Firefox started but never answered `session.new`, and puppeteer waited out its default of
- * 180 s; within this bound such a start is given up (puppeteer ends the process) and tried again.
+ * How long one WebDriver BiDi command may take, `session.new` at launch included. In loaded
+ * whole-suite runs Firefox now and then started but never answered `session.new` (in two of two
+ * runs, once each), and puppeteer waited out its default of 180 s; within this bound such a start
+ * is given up and tried again. A real command under that load took seconds, not tens of them.
  */
-const PROTOCOL_TIMEOUT_MS = 45_000;
+const PROTOCOL_TIMEOUT_MS = 30_000;
 /** A start that hung is tried once more; a second failure is reported. */
 const LAUNCH_TRIES = 2;
 /** How long back waits for the earlier page before saying there was none. */
@@ -91,21 +92,19 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
     executable: string;
     folder: string;
     proxy: EgressProxy;
-    /** PROTOCOL_TIMEOUT_MS unless given. */
-    protocolTimeoutMs?: number;
   }): Promise<FirefoxMachine> {
-    const { folder, executable, proxy, protocolTimeoutMs = PROTOCOL_TIMEOUT_MS } = options;
+    const { folder, executable, proxy } = options;
     const proxyPort = Number(new URL(proxy.url).port);
     // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
     const { default: puppeteer } = await import('puppeteer-core');
-    const start = () =>
+    const start = (profile: string) =>
       launchUnderLauncher(folder, 'firefox', executable, (launcher) =>
         puppeteer.launch({
           browser: 'firefox',
           protocol: 'webDriverBiDi',
           executablePath: launcher,
           headless: true,
-          userDataDir: path.join(folder, 'profile'),
+          userDataDir: path.join(folder, profile),
           env: { ...process.env, [RIG_MARK]: folder, TMPDIR: path.join(folder, 'tmp') },
           extraPrefsFirefox: {
             'network.proxy.type': 1,
@@ -132,15 +131,18 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
           handleSIGTERM: false,
           handleSIGHUP: false,
           timeout: 60_000,
-          protocolTimeout: protocolTimeoutMs,
+          protocolTimeout: PROTOCOL_TIMEOUT_MS,
         }),
       );
     let started: Awaited<ReturnType<typeof start>> | undefined;
     for (let tries = 1; !started; tries++) {
       try {
-        started = await start();
+        started = await start(tries === 1 ? 'profile' : `profile-${tries}`);
       } catch (error) {
         if (tries >= LAUNCH_TRIES || !isLaunchTimeout(error as Error)) throw error;
+        // puppeteer does not wait for the hung Firefox to end: it is ended here, every process of
+        // it, and the next start gets a profile of its own (the hung one may still hold the lock).
+        await endRigProcesses(folder, [], 500);
       }
     }
     const { launched: browser, pid } = started;
