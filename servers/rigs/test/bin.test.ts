@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { connectHttpClient, spawnStdioClient, toolExpectations } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
-import { tempDir } from './fixture.js';
+import { tempDir, until } from './fixture.js';
 import { type PageServer, startPageServer } from './page-server.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
@@ -28,14 +28,6 @@ const owners = () =>
 function rigFolderWith(file: string): string {
   const owner = path.join(data, 'rigs', 'run', owners()[0] as string);
   return readdirSync(owner).find((rig) => existsSync(path.join(owner, rig, file))) as string;
-}
-
-async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('toolmesh-rigs over real stdio', () => {

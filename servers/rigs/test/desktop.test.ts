@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
-import { type RigsFixture, rigsFixture, type Session } from './fixture.js';
+import { type RigsFixture, rigsFixture, type Session, until } from './fixture.js';
 
 let fx: RigsFixture;
 let s: Session;
@@ -22,14 +22,6 @@ interface Use {
 }
 
 const use = (args: Record<string, unknown>) => s.ok<Use>('computer_use', { workspace_id: 'alpha', ...args });
-
-async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Width and height of a JPEG, from its start-of-frame marker. */
 function jpegSize(image: Buffer): { width: number; height: number } {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FirefoxMachine } from '../src/rigs/browser/firefox-machine.js';
 import { EgressProxy } from '../src/rigs/egress/egress-proxy.js';
 import { findExecutable } from '../src/rigs/find-executable.js';
-import { tempDir } from './fixture.js';
+import { processAlive } from '../src/rigs/process-group.js';
+import { tempDir, until } from './fixture.js';
 
 const firefox = findExecutable(['firefox-esr', 'firefox']);
 
@@ -37,22 +38,6 @@ afterAll(async () => {
   for (const socket of held) socket.destroy();
   await new Promise((resolve) => silent.close(resolve));
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let waited = 0; !condition(); waited += 50) {
-    if (waited > 30_000) throw new Error(`still not ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe.runIf(firefox)('a Firefox start that hangs', () => {
   it('is given up at the protocol timeout, ended and started again', { timeout: 120_000 }, async () => {
@@ -84,8 +69,8 @@ exec '${firefox}' "$@"
     try {
       expect(existsSync(hungPid)).toBe(true);
       const [pid] = machine.processGroups();
-      expect(alive(pid as number)).toBe(true);
-      await until(() => !alive(Number(readFileSync(hungPid, 'utf8'))), 'ended: the hung start');
+      expect(processAlive(pid as number)).toBe(true);
+      await until(() => !processAlive(Number(readFileSync(hungPid, 'utf8'))), 'the hung start to end');
     } finally {
       await machine.close();
       rmSync(folder, { recursive: true, force: true });

@@ -72,3 +72,12 @@ export async function rigsFixture(
 }
 
 export { resultText };
+
+/** Waits for `condition`, checking every 50 ms, at most `ms`; then fails naming `what`. */
+export async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readdirSync, rmSync, symlinkSync } from 'node:fs
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedProcesses } from '../src/rigs/process-group.js';
-import { type RigsFixture, rigsFixture, tempDir } from './fixture.js';
+import { type RigsFixture, rigsFixture, tempDir, until } from './fixture.js';
 import { type PageServer, startPageServer } from './page-server.js';
 
 let pages: PageServer;
@@ -13,14 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pages?.close();
 });
-
-async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The rig folders under the fixture's data directory. */
 function rigFolders(fx: RigsFixture): string[] {
