@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Server, ServerContext, Transport } from '@modelcontextprotocol/server';
 import { isPlainToolCall, type PlainToolCall, plainModernCallOf } from './plain-tool-call.js';
+import { type LineShortcut, lineTransportOf, type StdioLineTransport } from './stdio-line-transport.js';
 import {
   legacyAnswer,
   modernAnswer,
@@ -23,7 +24,10 @@ type Running = Map<string | number, AbortController>;
  * needs the SDK's checks, handed to the SDK with its outcome (`replay`), so the call never runs
  * twice. Everything else goes through the SDK as before, as does every message the SDK itself
  * classified (the opening one, an HTTP exchange's). A notifications/cancelled of such a call
- * aborts it.
+ * aborts it. Over a StdioLineTransport, once the SDK's stdio entry has pinned the connection's
+ * era (it then hands messages on unclassified and unchanged), plain calls are taken off the line
+ * before the entry reads them and answered on it (see LineShortcut): the entry's own passes (its
+ * type guards on every message in and out) are most of what is left of the SDK on such a call.
  */
 export function answerOnConnection(
   server: Server,
@@ -38,9 +42,12 @@ export function answerOnConnection(
     const viaSdk = transport.onmessage;
     const running: Running = new Map();
     let modern = false;
+    let line: StdioLineTransport | undefined;
+    let shortcut: LineShortcut | undefined;
     // As the SDK aborts the handlers it runs when the connection closes.
     const closed = transport.onclose;
     transport.onclose = () => {
+      if (line && line.shortcut === shortcut) line.shortcut = undefined;
       for (const controller of running.values()) controller.abort(new Error('Connection closed'));
       closed?.();
     };
@@ -67,17 +74,36 @@ export function answerOnConnection(
         answerOf: (outcome) => modernAnswer(id, outcome, serverInfo),
       };
     };
+    /**
+     * Runs `message` past the SDK when it is a call to take, answered with `send` (or by the SDK,
+     * handed the message with `extra`); whether it took it.
+     */
+    const take = (
+      message: JSONRPCMessage,
+      extra: unknown,
+      send: (answer: JSONRPCMessage) => Promise<void>,
+    ): boolean => {
+      const past = pastTheSdk(message);
+      if (!past || running.has(past.request.id)) return false;
+      // What the SDK answers, it answers with the outcome known: the call does not run again.
+      void answer(server, send, handle, running, past, (outcome) => {
+        replay(past.request.id, outcome);
+        viaSdk?.(message, extra as never);
+      });
+      return true;
+    };
     transport.onmessage = (message: JSONRPCMessage, extra?: { classification?: { era?: unknown } }) => {
       if (extra?.classification !== undefined) modern = extra.classification.era === 'modern';
-      const past = extra?.classification === undefined ? pastTheSdk(message) : undefined;
-      if (past && !running.has(past.request.id)) {
-        // What the SDK answers, it answers with the outcome known: the call does not run again.
-        void answer(server, transport, handle, running, past, (outcome) => {
-          replay(past.request.id, outcome);
-          viaSdk?.(message, extra as never);
-        });
-        return;
+      else if (!line) {
+        line = lineTransportOf(message);
+        const onLine = line;
+        if (onLine) {
+          shortcut = (taken) => take(taken, undefined, (answered) => onLine.send(answered));
+          onLine.shortcut = shortcut;
+        }
       }
+      if (extra?.classification === undefined && take(message, extra, (answered) => transport.send(answered)))
+        return;
       if ('method' in message && message.method === 'notifications/cancelled') {
         const params = message.params as { requestId?: string | number; reason?: unknown } | undefined;
         if (params?.requestId !== undefined) running.get(params.requestId)?.abort(params.reason);
@@ -102,7 +128,7 @@ interface PastTheSdk {
  */
 async function answer(
   server: Server,
-  transport: Transport,
+  send: (answer: JSONRPCMessage) => Promise<void>,
   handle: ToolCallHandler,
   running: Running,
   { request, context, answerOf }: PastTheSdk,
@@ -115,7 +141,7 @@ async function answer(
   if (controller.signal.aborted) return;
   const answered = answerOf(outcome);
   if (!answered) return viaSdk(outcome);
-  await transport.send(answered).catch((error: Error) => server.onerror?.(error));
+  await send(answered).catch((error: Error) => server.onerror?.(error));
 }
 
 /** The context the SDK gives a 2025 session's call: its session, and requests to the client. */

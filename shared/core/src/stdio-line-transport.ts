@@ -10,6 +10,23 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
+ * Takes a message before the SDK's stdio entry reads it, for the server that entry connected to
+ * serve itself (see answerOnConnection); true when it took it.
+ */
+export type LineShortcut = (message: JSONRPCMessage) => boolean;
+
+/** The line transport each message was read from, for as long as that transport has no shortcut. */
+const readFrom = new WeakMap<object, StdioLineTransport>();
+
+/**
+ * The line transport `message` was read from, when it has no shortcut yet: how a server the
+ * SDK's stdio entry connected finds the wire under the entry's channel, to set one.
+ */
+export function lineTransportOf(message: object): StdioLineTransport | undefined {
+  return readFrom.get(message);
+}
+
+/**
  * The server side of MCP over stdio, one message per line. Unlike the SDK's transport, no line
  * ends the session: a line too long to hold is dropped as it streams in and answered with an
  * error, and a line that is not a message gets the error `readJsonRpcLine` gives it.
@@ -18,6 +35,11 @@ export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Serves the messages it takes in place of `onmessage`: the SDK's stdio entry runs its
+   * JSON-RPC schemas over every message in and out, which a plain tool call does not need.
+   */
+  shortcut?: LineShortcut;
 
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -97,6 +119,9 @@ export class StdioLineTransport implements Transport {
       else if (message.method === 'notifications/cancelled') this.answeredOne(message.params?.requestId);
     }
     try {
+      if (this.shortcut) {
+        if (this.shortcut(message)) return;
+      } else readFrom.set(message, this);
       this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error as Error);

@@ -37,6 +37,13 @@ async function waysOf(peer: RawStdioPeer, meta?: Record<string, unknown>): Promi
   return JSON.parse(content[0].text);
 }
 
+/** The methods of the messages the SDK's stdio entry of `peer` read since the last asking (this one's among them). */
+async function entryOf(peer: RawStdioPeer, meta?: Record<string, unknown>): Promise<string[]> {
+  const answer = await peer.request('tools/call', { name: 'entry', ...(meta && { _meta: meta }) });
+  const { content } = answer.result as { content: [{ text: string }] };
+  return JSON.parse(content[0].text);
+}
+
 /** Writes `message` (given a fresh id when it is a request) to both, as one line each. */
 async function send(pair: Pair, message: Record<string, unknown>) {
   const line = `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`;
@@ -120,6 +127,22 @@ describe('plain 2026-07-28 tools/call requests over stdio', () => {
     }
   });
 
+  it("are taken off the line before the SDK's stdio entry reads them, once it pinned the era", async () => {
+    await entryOf(pair.past, ENVELOPE);
+    await both(pair, 'tools/call', call('plain'));
+    await both(pair, 'tools/call', call('crash'));
+    // Not even the asking: it is a plain call too.
+    expect(await entryOf(pair.past, ENVELOPE)).toEqual([]);
+    // A call the SDK must read goes to the entry, as does what is no call.
+    await both(
+      pair,
+      'tools/call',
+      call('plain', { ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 't' } }),
+    );
+    await send(pair, { method: 'notifications/cancelled', params: { requestId: 999, reason: 'none' } });
+    expect(await entryOf(pair.past, ENVELOPE)).toEqual(['tools/call', 'notifications/cancelled']);
+  });
+
   it('leave requests that are not plain to the SDK, answered alike', async () => {
     const refused = [
       call('plain', { ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 't' } }),
@@ -182,6 +205,12 @@ describe('plain tools/call requests of a 2025 session over stdio', () => {
         // The notification is read before the call: the session is open by then.
         expect(ways).toEqual(['direct']);
       }
+      // Once the session is open, its plain calls are taken off the line before the SDK's stdio
+      // entry reads them (the asking is one too).
+      await entryOf(pair.past);
+      await pair.past.request('tools/call', { name: 'plain', arguments: { a: 1 } });
+      await pair.past.request('tools/call', { name: 'crash', arguments: { a: 1 } });
+      expect(await entryOf(pair.past)).toEqual([]);
     } finally {
       await Promise.all([pair.sdk.close(), pair.past.close()]);
     }
