@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ToTheApp } from '@toolmesh/core/http';
+import { readWholeBody, type ToTheApp } from '@toolmesh/core/http';
 import { type RateLimitCheck, refuse } from '../auth/shared-rate-limit.js';
 import type { Fleet } from './fleet.js';
 import { FORWARDED_BY } from './forward-hops.js';
@@ -24,18 +24,6 @@ function bodyFits(req: IncomingMessage, maxBodyBytes: number): boolean {
   if (req.method !== 'POST') return false;
   const length = Number(declared);
   return declared !== undefined && Number.isInteger(length) && length > 0 && length <= maxBodyBytes;
-}
-
-/** The body, once it all came; undefined when the client went away first (listeners: cheaper than an async iterator). */
-function readWhole(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
-    // After 'end' this changes nothing (every request closes once answered); before it, the client
-    // is gone. No error made for it: one with its stack for every request was a forward's dearest step.
-    req.once('close', () => resolve(undefined));
-  });
 }
 
 export interface EarlyForwardOptions {
@@ -68,7 +56,7 @@ export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyFor
     }
     let bytes: Buffer | undefined;
     if (req.method === 'POST') {
-      bytes = await readWhole(req);
+      bytes = await readWholeBody(req);
       // The client went away while it sent the body: nobody waits for an answer.
       if (!bytes) return;
     }

@@ -17,6 +17,7 @@ import { guardRequestParams } from './guard-request-params.js';
 import { SessionTable } from './http-sessions.js';
 import type { Logger } from './logger.js';
 import { modernLeg } from './modern-leg.js';
+import { readWholeBody } from './read-whole-body.js';
 import { replayInitialize, resumedTransport } from './resumed-session.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
 import { isModernRequest } from './web-exchange.js';
@@ -293,9 +294,7 @@ function gate(loopback: boolean, allowedOrigins: readonly string[]) {
  */
 function jsonBodies(maxBodyBytes: number, readAhead: WeakMap<IncomingMessage, Buffer>) {
   const json = express.json({ limit: maxBodyBytes });
-  return (req: Request, res: Response, next: NextFunction) => {
-    const body = readAhead.get(req);
-    if (body === undefined) return json(req, res, next);
+  const parse = (req: Request, body: Buffer, next: NextFunction) => {
     try {
       req.body = JSON.parse(body.toString('utf8'));
     } catch (error) {
@@ -303,6 +302,32 @@ function jsonBodies(maxBodyBytes: number, readAhead: WeakMap<IncomingMessage, Bu
     }
     next();
   };
+  return (req: Request, res: Response, next: NextFunction) => {
+    const body = readAhead.get(req);
+    if (body !== undefined) return parse(req, body, next);
+    if (!plainJsonBody(req, maxBodyBytes)) return json(req, res, next);
+    void readWholeBody(req).then((whole) => {
+      // The client went away while it sent the body: nobody waits for an answer.
+      if (whole) parse(req, whole, next);
+    });
+  };
+}
+
+/**
+ * Whether the body is the kind every client sends: JSON with no charset or encoding named, of a
+ * length given and allowed. Such a body is read and parsed here, as one read ahead is, without
+ * body-parser's passes (its type, charset, encoding and length checks: about a tenth of the
+ * front's CPU per call); any other goes to express.json.
+ */
+function plainJsonBody(req: Request, maxBodyBytes: number): boolean {
+  const length = Number(req.headers['content-length']);
+  return (
+    req.method === 'POST' &&
+    req.headers['content-type'] === 'application/json' &&
+    req.headers['content-encoding'] === undefined &&
+    length > 0 &&
+    length <= maxBodyBytes
+  );
 }
 
 /** The front cannot listen where it was asked to; the message says why and what to pass instead. */

@@ -15,3 +15,4 @@ export {
   startHttpFront,
   type ToTheApp,
 } from './http-front.js';
+export { readWholeBody } from './read-whole-body.js';

@@ -145,6 +145,26 @@ describe('HTTP front', () => {
     await counting.close();
   });
 
+  it('reads JSON bodies of every content type it takes alike, and answers one that is not JSON with a parse error', async () => {
+    const fetchPost = (contentType: string, body: string) =>
+      fetch(front.url, {
+        method: 'POST',
+        headers: { 'content-type': contentType, accept: 'application/json, text/event-stream' },
+        body,
+      });
+    // The plain type is read by the front itself, a named charset by express.json: both serve.
+    for (const type of ['application/json', 'application/json; charset=utf-8']) {
+      const opened = await fetchPost(type, JSON.stringify(initialize));
+      expect(opened.status).toBe(200);
+      expect(await opened.text()).toContain('"serverInfo"');
+      const garbled = await fetchPost(type, '{"jsonrpc": "2.0", "id": 1, "method": ');
+      expect(garbled.status).toBe(400);
+      const { error } = (await garbled.json()) as { error: { code: number; message: string } };
+      expect(error.code).toBe(-32700);
+      expect(error.message).toContain('Parse error: the body is not valid JSON');
+    }
+  });
+
   it('answers requests without a session, or with an unknown one, with a clear 4xx', async () => {
     const noSession = await post({}, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(noSession.status).toBe(400);
