@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchmarkAudit } from './aggregator-audit.mjs';
-import { benchmarkCallCpu } from './aggregator-call-cpu.mjs';
+import { benchmarkCallCpu, CALL_CPU_WARMUP } from './aggregator-call-cpu.mjs';
 import { benchmarkCliTimings } from './aggregator-cli-timings.mjs';
 import { benchmarkOverhead } from './aggregator-overhead.mjs';
 import { benchmarkSearch } from './aggregator-search.mjs';
@@ -98,7 +98,7 @@ export async function benchmarkAggregator({ base, log }) {
     dataDir,
     calls: runs.cpuCalls,
     rounds: runs.cpuRounds,
-    warmup: runs.warmup,
+    warmup: CALL_CPU_WARMUP,
     log,
   });
   const search = benchmarkSearch({

@@ -62,6 +62,13 @@ async function measurePair(direct, proxied, { calls, rounds, warmup }) {
   return { direct: medians(seen.direct), proxied: medians(seen.proxied) };
 }
 
+/**
+ * Calls each way makes unmeasured before the rounds: what a long-running server's calls cost once
+ * V8 has compiled the path they take (a few hundred calls leave it partly interpreted), as the
+ * instruction counts of call-instructions.mjs are taken.
+ */
+export const CALL_CPU_WARMUP = 3000;
+
 /** The client transports and eras measured, each with how its client reaches toolmesh. */
 const PATHS = [
   { name: 'stdio-2025', transport: 'stdio', era: '2025' },
@@ -127,7 +134,7 @@ export async function benchmarkCallCpu({ folder, dataDir, calls, rounds, warmup,
         for (const close of own.toReversed()) await close().catch(() => undefined);
       }
     }
-    return { calls, rounds, paths: figures };
+    return { calls, rounds, warmup, paths: figures };
   } finally {
     for (const close of closers.toReversed()) await close().catch(() => undefined);
   }
@@ -169,7 +176,7 @@ runAloneWhenMain(
       dataDir: base,
       calls: Number(process.env.CALL_CPU_CALLS ?? 1000),
       rounds: Number(process.env.CALL_CPU_ROUNDS ?? 5),
-      warmup: 200,
+      warmup: CALL_CPU_WARMUP,
       log,
       only: process.env.CALL_CPU_PATHS?.split(','),
     }),

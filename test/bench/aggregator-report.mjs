@@ -258,7 +258,8 @@ function callCpuSection({ callCpu }) {
 
 The same trivial \`echo\` call, back to back (each call sent when the last was answered), ${count(callCpu.rounds)} rounds
 of ${count(callCpu.calls)} calls straight to the echo server and then through \`toolmesh serve\` to it (downstream over
-stdio), the rounds alternating. The client reaches toolmesh over stdio or Streamable HTTP, in a 2025 session or in
+stdio), the rounds alternating, after ${count(callCpu.warmup)} unmeasured calls each way (a long-running server's cost, once V8
+has compiled the path; a few hundred calls leave it partly interpreted). The client reaches toolmesh over stdio or Streamable HTTP, in a 2025 session or in
 2026-07-28; the echo server speaks 2025 only, so the direct call is the 2025 one over the same transport. CPU is
 user + system time from /proc of each process over a round, divided by its calls (median of the rounds): unlike
 wall time, a loaded machine inflates it little. The echo server's own CPU per call is the yardstick (issue 26):
