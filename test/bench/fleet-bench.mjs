@@ -248,16 +248,21 @@ export async function benchmarkFleet({ base, log }) {
   const config = writeFleetConfig(folder, 'toolmesh-bench');
   const replicas = [];
   const solos = [];
+  const hops = [];
   try {
     for (let i = 0; i < 3; i++) replicas.push(await startReplica(config, folder, i));
     const urls = replicas.map((replica) => replica.url);
     log('bench fleet: a call on the owner vs the same call forwarded by another replica');
-    const hop = await startProcess({
-      command: process.execPath,
-      args: [HOP_PROXY, new URL(urls[0]).origin],
-      ready: /hop proxy listening on (http:\/\/\S+)/,
-    });
-    replicas.push(hop);
+    const hopTo = (...flags) =>
+      startProcess({
+        command: process.execPath,
+        args: [HOP_PROXY, new URL(urls[0]).origin, ...flags],
+        ready: /hop proxy listening on (http:\/\/\S+)/,
+      });
+    const hop = await hopTo();
+    hops.push(hop);
+    const tcpPipe = await hopTo('--tcp');
+    hops.push(tcpPipe);
     const owner = await connectHttpClient(urls[0]);
     const sessionId = owner.client.transport.sessionId;
     const calls = {
@@ -265,12 +270,14 @@ export async function benchmarkFleet({ base, log }) {
       forwarded: callerOf(urls[1], sessionId),
       hop: callerOf(`${hop.url}/mcp`, sessionId),
     };
-    const latency = await interleaved(calls, { runs: LATENCY_CALLS, warmup: 20 });
+    const latency = await interleaved(
+      { ...calls, tcpPipe: callerOf(`${tcpPipe.url}/mcp`, sessionId) },
+      { runs: LATENCY_CALLS, warmup: 20 },
+    );
     log('bench fleet: the CPU of a call on the owner, forwarded, and through the bare hop');
     const cpu = await hopCpu(calls, { owner: replicas[0], forwarder: replicas[1], hop });
     await owner.close();
-    await hop.stop();
-    replicas.pop();
+    for (const started of hops.splice(0)) await started.stop();
     // Two toolmesh processes that are no fleet (no Redis, each on its own SQLite): what splitting
     // the same load over two processes costs on this machine whatever they share.
     const soloConfig = path.join(folder, 'solo.json');
@@ -296,13 +303,14 @@ export async function benchmarkFleet({ base, log }) {
       local: latency.local.stats,
       forwarded: latency.forwarded.stats,
       hop: latency.hop.stats,
+      tcpPipe: latency.tcpPipe.stats,
       cpu,
       perReplicas,
       takeovers,
       load: os.loadavg()[0],
     };
   } finally {
-    for (const started of [...replicas, ...solos]) await started.stop();
+    for (const started of [...replicas, ...solos, ...hops]) await started.stop();
   }
 }
 
@@ -339,18 +347,21 @@ Three \`toolmesh serve --transport http\` replicas on one config and the machine
 prefix per run), echo over stdio behind each, each with a data directory of its own, as each pod of a
 fleet has (the audit stays in each replica's SQLite file: no \`state.postgres\` here). A legacy session's
 \`tools/call\` sent to the replica that owns it; the same call sent to another replica, which forwards
-it; and, as the floor of any hop between two Node processes, the same call through a bare Node proxy
+it; and, as the floors of a hop between two Node processes, the same call through a bare Node HTTP proxy
 (test/bench/hop-proxy.mjs: kept-alive connections, bytes piped both ways, no router, no parsing, no
-lookup) in front of the owner (${LATENCY_CALLS} of each, interleaved, one at a time):
+lookup) and through a TCP pipe (the same script with \`--tcp\`: a connection's bytes passed on, no HTTP
+read at all), each in front of the owner (${LATENCY_CALLS} of each, interleaved, one at a time):
 
 | call | p50 | p95 |
 |---|---|---|
 | on the owner | **${ms(run.local.median)}** | ${ms(run.local.p95)} |
 | forwarded by another replica | **${ms(run.forwarded.median)}** | ${ms(run.forwarded.p95)} |
 | through the bare Node proxy | ${ms(run.hop.median)} | ${ms(run.hop.p95)} |
+| through the TCP pipe | ${ms(run.tcpPipe.median)} | ${ms(run.tcpPipe.p95)} |
 
 A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms); the bare proxy adds
-${ms(hopAdds)}. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
+${ms(hopAdds)}, the TCP pipe ${ms(run.tcpPipe.median - run.local.median)}: a hop that reads the request's HTTP, as a forward must to
+find the session's owner, costs this machine more than the target before it does anything else. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
 time; a replica's figure includes its echo server):
 
 | call | owner | forwarding replica | bare proxy |
