@@ -32,8 +32,9 @@ function httpProxy() {
 }
 
 function tcpPipe() {
-  return net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
+  // No Nagle on either side, as Node's HTTP sockets have none: a small answer waits for nothing.
+  return net.createServer({ noDelay: true }, (client) => {
+    const upstream = net.connect({ port: Number(target.port), host: target.hostname, noDelay: true });
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
