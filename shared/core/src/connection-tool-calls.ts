@@ -12,6 +12,9 @@ import {
 
 type Running = Map<string | number, AbortController>;
 
+/** Cancellations acted on already, where they were read: the SDK's entry hands them on later. */
+const cancelled = new WeakSet<object>();
+
 /**
  * Answers the plain tools/call requests that reach `server` on a connection it holds (stdio, a
  * 2025 session over HTTP) with `handle`, straight from the transport, the way the SDK's server
@@ -92,22 +95,31 @@ export function answerOnConnection(
       });
       return true;
     };
+    /** Aborts the call a notifications/cancelled names, once: true when the message is one. */
+    const cancels = (message: JSONRPCMessage): boolean => {
+      if (!('method' in message) || message.method !== 'notifications/cancelled') return false;
+      if (cancelled.has(message)) return true;
+      cancelled.add(message);
+      const params = message.params as { requestId?: string | number; reason?: unknown } | undefined;
+      if (params?.requestId !== undefined) running.get(params.requestId)?.abort(params.reason);
+      return true;
+    };
     transport.onmessage = (message: JSONRPCMessage, extra?: { classification?: { era?: unknown } }) => {
       if (extra?.classification !== undefined) modern = extra.classification.era === 'modern';
       else if (!line) {
         line = lineTransportOf(message);
         const onLine = line;
         if (onLine) {
-          shortcut = (taken) => take(taken, undefined, (answered) => onLine.send(answered));
+          // A cancellation is seen where it is read, before the entry's queue hands it on: a call
+          // taken off a later line must not be taken for the one it named (ids may be used again).
+          shortcut = (taken) =>
+            !cancels(taken) && take(taken, undefined, (answered) => onLine.send(answered));
           onLine.shortcut = shortcut;
         }
       }
       if (extra?.classification === undefined && take(message, extra, (answered) => transport.send(answered)))
         return;
-      if ('method' in message && message.method === 'notifications/cancelled') {
-        const params = message.params as { requestId?: string | number; reason?: unknown } | undefined;
-        if (params?.requestId !== undefined) running.get(params.requestId)?.abort(params.reason);
-      }
+      cancels(message);
       viaSdk?.(message, extra as never);
     };
   };

@@ -296,7 +296,7 @@ function jsonBodies(maxBodyBytes: number, readAhead: WeakMap<IncomingMessage, Bu
   const json = express.json({ limit: maxBodyBytes });
   const parse = (req: Request, body: Buffer, next: NextFunction) => {
     try {
-      req.body = JSON.parse(body.toString('utf8'));
+      req.body = strictJson(body.toString('utf8'));
     } catch (error) {
       return next(Object.assign(error as Error, { type: 'entity.parse.failed', status: 400 }));
     }
@@ -311,6 +311,20 @@ function jsonBodies(maxBodyBytes: number, readAhead: WeakMap<IncomingMessage, Bu
       if (whole) parse(req, whole, next);
     });
   };
+}
+
+/**
+ * The JSON `text` holds, read as express.json reads it: a byte order mark passed over, and only
+ * an object or an array taken (a JSON-RPC body is one or the other).
+ */
+function strictJson(text: string): unknown {
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = /\S/.exec(json);
+  if (first && first[0] !== '{' && first[0] !== '[')
+    throw new SyntaxError(
+      `Unexpected token ${JSON.stringify(first[0])} at position ${first.index}: a body is an object or an array`,
+    );
+  return JSON.parse(json);
 }
 
 /**

@@ -118,13 +118,23 @@ export class StdioLineTransport implements Transport {
       // A request its client cancelled gets no answer.
       else if (message.method === 'notifications/cancelled') this.answeredOne(message.params?.requestId);
     }
+    if (this.shortcut) {
+      if (this.tookShortcut(this.shortcut, message)) return;
+    } else readFrom.set(message, this);
     try {
-      if (this.shortcut) {
-        if (this.shortcut(message)) return;
-      } else readFrom.set(message, this);
       this.onmessage?.(message);
     } catch (error) {
       this.onerror?.(error as Error);
+    }
+  }
+
+  /** Whether `shortcut` took the message; one that throws leaves it to `onmessage`, which answers it. */
+  private tookShortcut(shortcut: LineShortcut, message: JSONRPCMessage): boolean {
+    try {
+      return shortcut(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return false;
     }
   }
 

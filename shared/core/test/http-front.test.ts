@@ -157,11 +157,16 @@ describe('HTTP front', () => {
       const opened = await fetchPost(type, JSON.stringify(initialize));
       expect(opened.status).toBe(200);
       expect(await opened.text()).toContain('"serverInfo"');
-      const garbled = await fetchPost(type, '{"jsonrpc": "2.0", "id": 1, "method": ');
-      expect(garbled.status).toBe(400);
-      const { error } = (await garbled.json()) as { error: { code: number; message: string } };
-      expect(error.code).toBe(-32700);
-      expect(error.message).toContain('Parse error: the body is not valid JSON');
+      // A byte order mark is passed over.
+      expect((await fetchPost(type, `\ufeff${JSON.stringify(initialize)}`)).status).toBe(200);
+      // Neither a broken body nor one that is no object or array reaches MCP.
+      for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', ' 5', '"{}"', 'null']) {
+        const garbled = await fetchPost(type, body);
+        expect(garbled.status).toBe(400);
+        const { error } = (await garbled.json()) as { error: { code: number; message: string } };
+        expect(error.code).toBe(-32700);
+        expect(error.message).toContain('Parse error: the body is not valid JSON');
+      }
     }
   });
 

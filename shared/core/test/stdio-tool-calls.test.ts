@@ -143,6 +143,22 @@ describe('plain 2026-07-28 tools/call requests over stdio', () => {
     expect(await entryOf(pair.past, ENVELOPE)).toEqual(['tools/call', 'notifications/cancelled']);
   });
 
+  it('tell a late cancellation of a call that ended from a later call with its id, as the SDK does', async () => {
+    const id = pair.next++;
+    const answersTo = (peer: RawStdioPeer) => peer.messages().filter((message) => message.id === id).length;
+    const plain = { jsonrpc: '2.0', id, method: 'tools/call', params: call('plain') };
+    await send(pair, { id, method: 'tools/call', params: call('plain') });
+    await Promise.all([pair.sdk.answerTo(id), pair.past.answerTo(id)]);
+    // The cancellation comes too late for the call it names, on the line before a call with its id.
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } };
+    const lines = `${JSON.stringify(cancel)}\n${JSON.stringify(plain)}\n`;
+    await Promise.all([pair.sdk.write(lines), pair.past.write(lines)]);
+    for (const peer of [pair.sdk, pair.past])
+      while (answersTo(peer) < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answersTo(pair.past)).toBe(answersTo(pair.sdk));
+    await Promise.all([waysOf(pair.sdk, pair.meta), waysOf(pair.past, pair.meta)]);
+  });
+
   it('leave requests that are not plain to the SDK, answered alike', async () => {
     const refused = [
       call('plain', { ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 't' } }),
