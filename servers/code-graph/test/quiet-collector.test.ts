@@ -1,9 +1,11 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { connectInMemory } from '@toolmesh/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectNow, QuietCollector } from '../src/graph/quiet-collector.js';
-import { until } from './fixture-graph.js';
+import { createCodeGraphServer } from '../src/server.js';
+import { copyFixture, indexedGraph, quietLog, until } from './fixture-graph.js';
 
 /** Full collections asked for by code (V8's forced flag), as they happen. */
 function watchForcedCollections(): { count: () => number; stop: () => void } {
@@ -40,7 +42,11 @@ function churn(): void {
 
 describe('QuietCollector', () => {
   let stopWatching: (() => void) | undefined;
-  afterEach(() => stopWatching?.());
+  const cleanup: (() => unknown)[] = [];
+  afterEach(async () => {
+    stopWatching?.();
+    for (const step of cleanup.splice(0).reverse()) await step();
+  });
 
   it('collects twice once quiet, none while work goes on, and shrinks the young generation', async () => {
     churn();
@@ -70,4 +76,20 @@ describe('QuietCollector', () => {
     expect(runInNewContext('typeof gc')).toBe('undefined');
     expect(typeof (globalThis as { gc?: unknown }).gc).toBe('undefined');
   });
+
+  it('collects what a tool answer left once the graph is quiet again, and answers the same after', async () => {
+    const copy = copyFixture('ts-shop');
+    cleanup.push(() => copy.remove());
+    const graph = await indexedGraph(copy, { precise: false });
+    cleanup.push(() => graph.close());
+    const client = await connectInMemory(createCodeGraphServer({ graph, log: quietLog }));
+    cleanup.push(() => client.close());
+    const forced = watchForcedCollections();
+    stopWatching = forced.stop;
+    // The two collections that follow the index.
+    await until('the collections after the index', () => forced.count() >= 2, 30_000);
+    const first = await client.call('search_code', { query: 'Money' });
+    await until('a collection after the answer', () => forced.count() >= 3, 30_000);
+    expect(await client.call('search_code', { query: 'Money' })).toEqual(first);
+  }, 60_000);
 });

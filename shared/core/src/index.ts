@@ -71,7 +71,14 @@ export {
 } from './host-protocol.js';
 export { embeddingsUrl, HttpEmbedder, type HttpEmbedderOptions, unitVector } from './http-embedder.js';
 export { exchangeEnded, IdleServers, whileServing } from './idle-servers.js';
-export { createLogger, LOG_LEVELS, type Logger, type LogLevel, type LogSink } from './logger.js';
+export {
+  createLogger,
+  isoTimestamp,
+  LOG_LEVELS,
+  type Logger,
+  type LogLevel,
+  type LogSink,
+} from './logger.js';
 export { serveToolCalls } from './modern-tool-calls.js';
 export { missingOptionalPeers, requireOptionalPeers } from './optional-peers.js';
 export { type PackageManifest, packageManifest, packageVersion } from './package-version.js';

@@ -17,6 +17,19 @@ const stderrSink: LogSink = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
+const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+
+/**
+ * The present as `Date.prototype.toISOString` writes it (years 0 to 9999), from the UTC fields.
+ * V8's toISOString looks up the local time zone's display name first, though the ISO form never
+ * shows it: that loads ICU's time zone names, about 0.9 MiB a process then holds for good.
+ */
+export function isoTimestamp(date = new Date()): string {
+  const day = `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+  const time = `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
+  return `${day}T${time}.${pad(date.getUTCMilliseconds(), 3)}Z`;
+}
+
 export function createLogger(options: { level?: LogLevel; scope?: string; sink?: LogSink } = {}): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
   const sink = options.sink ?? stderrSink;
@@ -25,7 +38,7 @@ export function createLogger(options: { level?: LogLevel; scope?: string; sink?:
     if (LOG_LEVELS.indexOf(level) < threshold) return;
     const prefix = scope ? `[${scope}] ` : '';
     const suffix = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
-    sink(`${new Date().toISOString()} ${level.padEnd(7)} ${prefix}${message}${suffix}`);
+    sink(`${isoTimestamp()} ${level.padEnd(7)} ${prefix}${message}${suffix}`);
   };
   return {
     debug: (message, fields) => write('debug', message, fields),

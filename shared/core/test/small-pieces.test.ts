@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_CLASSES, isActionClass } from '../src/actions.js';
 import { dataDirectory } from '../src/data-dir.js';
 import { helpText, parseServerFlags, UsageError } from '../src/flags.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger, isoTimestamp } from '../src/logger.js';
 import { frameUntrusted } from '../src/untrusted.js';
 
 describe('dataDirectory', () => {
@@ -85,5 +85,14 @@ describe('logger', () => {
     log.child('search').error('shown', { code: 1 });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/error\s+\[fs:search\] shown \{"code":1\}/);
+  });
+
+  it('stamps each line with the time as toISOString writes it', () => {
+    for (const ms of [0, 951_782_400_999, Date.UTC(2026, 11, 7, 4, 5, 6, 7), Date.now()]) {
+      expect(isoTimestamp(new Date(ms))).toBe(new Date(ms).toISOString());
+    }
+    const lines: string[] = [];
+    createLogger({ sink: (line) => lines.push(line) }).info('stamped');
+    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info +stamped$/);
   });
 });

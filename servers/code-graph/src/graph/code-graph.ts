@@ -253,6 +253,11 @@ export class CodeGraph {
     );
   }
 
+  /** An answer was read from the graph: the garbage it left is collected once every root is quiet. */
+  answered(): void {
+    this.collector.poke();
+  }
+
   async close(): Promise<void> {
     for (const stop of this.stopListening) stop();
     this.collector.stop();

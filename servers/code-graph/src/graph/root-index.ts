@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { type Logger, optimizeFromNowOn } from '@toolmesh/core';
+import { isoTimestamp, type Logger, optimizeFromNowOn } from '@toolmesh/core';
 import type { FileFacts } from './facts.js';
 import { IgnoreRules, MAX_INDEXED_BYTES, scanTree } from './file-scan.js';
 import { GraphStore, type ParsedFile, type StoredFile } from './graph-store.js';
@@ -350,7 +350,7 @@ export class RootIndex {
     }
     this.store.setMeta(RESOLVING, '0');
     this.saveFailures();
-    const lastUpdate = new Date().toISOString();
+    const lastUpdate = isoTimestamp();
     this.store.setMeta('last_update', lastUpdate);
     this.report({
       phase: 'ready',
