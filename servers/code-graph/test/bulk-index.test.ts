@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeGraph } from '../src/graph/code-graph.js';
-import { GraphStore, PAGE_CACHE_KIB } from '../src/graph/graph-store.js';
+import { GraphStore } from '../src/graph/graph-store.js';
 import { DEFERRED_INDEXES } from '../src/graph/schema.js';
 import { copyFixture, type FixtureCopy, indexedGraph } from './fixture-graph.js';
 
@@ -94,14 +94,6 @@ describe('bulk first index', () => {
     const reopened = new GraphStore(file);
     expect(indexNames(reopened)).toEqual(expected);
     reopened.close();
-  });
-
-  it("keeps SQLite's own page cache size, not the 16 MB better-sqlite3 builds it with", () => {
-    const folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-code-graph-cache-'));
-    cleanup.push(() => rmSync(folder, { recursive: true, force: true }));
-    const store = new GraphStore(path.join(folder, 'graph.sqlite'));
-    cleanup.push(() => store.close());
-    expect(store.db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
   });
 
   it('ends a first index with every index, and later updates resolve as a first index of the same files', async () => {

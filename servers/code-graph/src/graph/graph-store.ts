@@ -95,16 +95,6 @@ function httpPartOf(facts: FileFacts): string | undefined {
   });
 }
 
-/**
- * The page cache of the store's connection, in KiB: SQLite's own default. better-sqlite3 builds
- * SQLite with 16 MB, which the first index of this repository (a 19 MB database) fills; those
- * pages then stay in the server's malloc heap for as long as it runs, and glibc gives back little
- * of what SQLite frees. With 2 MB the idle server is about 19 MiB smaller at the same CPU time
- * (docs/benchmarks.md, code-graph on this repository); pages not cached are read again from the
- * operating system's file cache.
- */
-export const PAGE_CACHE_KIB = 2000;
-
 /** The SQLite file of one root's graph: files, symbols, edges and the search index. */
 export class GraphStore {
   readonly db: SqliteDatabase;
@@ -117,7 +107,6 @@ export class GraphStore {
     // The graph is derived from the files and rebuilt from them at will: a commit need not wait
     // for the disk (in WAL mode this risks the last commits on power loss, never corruption).
     db.pragma('synchronous = NORMAL');
-    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.buildDeferredIndexes('beforeResolving');
     this.buildDeferredIndexes('afterResolving');
     this.ranker = new SymbolRanker(db);
