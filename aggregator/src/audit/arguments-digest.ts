@@ -31,8 +31,8 @@ export function canonicalJson(value: unknown): string {
  * Arguments are most often so, and one stringify then serves both the record and the digest.
  */
 function stringifiesCanonically(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return true;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number')
+    return true;
   if (typeof value !== 'object') return false;
   if (Array.isArray(value)) {
     for (const item of value) if (!stringifiesCanonically(item)) return false;
