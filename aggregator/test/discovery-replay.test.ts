@@ -67,9 +67,9 @@ describe('search_tool_bm25 over 38 real catalogues replayed as MCP servers', () 
     );
     // What the index reaches today (see discovery-eval.test.ts, which also tracks the issue's
     // targets of 0.70 / 0.90): the served registry must rank as well as the index on its own.
-    expect(figures.recallAt1).toBeGreaterThanOrEqual(0.67);
-    expect(figures.recallAt5).toBeGreaterThanOrEqual(0.875);
-    expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.75);
+    expect(figures.recallAt1).toBeGreaterThanOrEqual(0.7);
+    expect(figures.recallAt5).toBeGreaterThanOrEqual(0.9);
+    expect(figures.reciprocalRankAt10).toBeGreaterThanOrEqual(0.775);
   });
 
   it('lists candidates down to rank 15 past the limit, each as a name and one line without schema', async () => {

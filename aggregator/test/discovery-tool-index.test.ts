@@ -370,6 +370,40 @@ describe('questions', () => {
   });
 });
 
+describe('orders', () => {
+  const index = new ToolIndex();
+  index.upsert({
+    name: 'n__retrieve_page_property',
+    server: 'n',
+    tool: 'retrieve_page_property',
+    description: 'Retrieve one property of a page, such as its status.',
+  });
+  index.upsert({
+    name: 'n__patch_page',
+    server: 'n',
+    tool: 'patch_page',
+    description: 'Update a page: its title, icon or any property.',
+  });
+  index.upsert({
+    name: 'n__page_status',
+    server: 'n',
+    tool: 'page_status',
+    description: 'Read the status of each page.',
+    annotations: { readOnlyHint: true },
+  });
+
+  it('rank tools that change things above ones that only read, as annotations or name verbs tell', () => {
+    const names = (query: string) => index.search(query, 3).map((hit) => hit.name);
+    // Words alone favour the readers: they say "property" and "status" too.
+    expect(names('status property of this page')[0]).not.toBe('n__patch_page');
+    expect(names('please set the status property on this page')[0]).toBe('n__patch_page');
+    // A model names the service first, then the verb.
+    expect(names('n update page status property')[0]).toBe('n__patch_page');
+    // A reading verb first is not an order to change anything.
+    expect(names('get the status property of this page, then update it')[0]).not.toBe('n__patch_page');
+  });
+});
+
 describe('tool language', () => {
   it('keeps where each group of words was seen, and expands each word to the rest of its group', () => {
     for (const { words, seenIn } of TOOL_LANGUAGE) {

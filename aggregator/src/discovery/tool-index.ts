@@ -3,7 +3,7 @@ import type { IndexedTool } from './indexed-tool.js';
 import type { LearnedAssociations } from './learned-associations.js';
 import { NameCoverage } from './name-coverage.js';
 import { parseToolQuery } from './query-syntax.js';
-import { asksToFindOut, changesThings } from './read-intent.js';
+import { asksToChange, asksToFindOut, changesThings, onlyReads } from './read-intent.js';
 import { rewriteQuery, withoutValues } from './rewrite-query.js';
 import { synonymsOf } from './synonyms.js';
 import { tellingPart } from './telling-part.js';
@@ -66,8 +66,18 @@ const SERVER_MENTION_WEIGHT = 2;
  * request that asks what, which or who wants a tool that reads, though both match its words.
  */
 const QUESTION_CHANGE_PENALTY = 0.2;
-/** How many hits beyond the limit a question re-ranks, so a reading tool can climb into it. */
-const QUESTION_RERANK_DEPTH = 20;
+/**
+ * How many hits beyond the limit a question or an order re-ranks, so a tool that reads (or
+ * changes) can climb into it.
+ */
+const INTENT_RERANK_DEPTH = 20;
+/**
+ * How far an order to change something pushes down tools that only read, as a share of the
+ * best score: "set the Status property on this page" wants `patch-page`, not the sibling that
+ * retrieves a page property. Chosen on the tuned half of the development set in both phrasings
+ * (0.1 … 0.5 all gain there; 0.2 mirrors the question's penalty), see docs/aggregator.md.
+ */
+const CHANGE_READ_PENALTY = 0.2;
 
 /**
  * Below this share of the query's full score (see `QueryReach`), the best hit is weak: it
@@ -109,6 +119,8 @@ export class ToolIndex {
   readonly #entries = new Map<string, IndexedTool>();
   /** Tools that change things, which a question ranks lower. */
   readonly #changing = new Set<string>();
+  /** Tools that only read, which an order to change something ranks lower. */
+  readonly #reading = new Set<string>();
   readonly #toolsOf = new Map<string, Set<string>>();
   /** Each server's `serverText`, the same for all its tools. */
   readonly #serverTexts = new Map<string, string>();
@@ -129,6 +141,7 @@ export class ToolIndex {
     this.#entries.set(entry.name, entry);
     const nameWords = identifierWords(entry.tool);
     if (changesThings(entry, nameWords)) this.#changing.add(entry.name);
+    if (onlyReads(entry, nameWords)) this.#reading.add(entry.name);
     const siblings = this.#toolsOf.get(entry.server) ?? new Set();
     if (siblings.size === 0) {
       const text = serverText(entry.server);
@@ -149,6 +162,7 @@ export class ToolIndex {
     if (!entry) return false;
     this.#entries.delete(name);
     this.#changing.delete(name);
+    this.#reading.delete(name);
     this.#tools.remove(name);
     this.#nameCoverage.remove(name);
     const siblings = this.#toolsOf.get(entry.server)!;
@@ -246,10 +260,14 @@ export class ToolIndex {
     const request = rewriteQuery(text);
     const expand = termExpansions(text);
     const words = request.map((part) => part.text).join(' ');
-    const question = asksToFindOut(text);
+    const intent = asksToFindOut(text)
+      ? { pushed: this.#changing, share: QUESTION_CHANGE_PENALTY }
+      : asksToChange(text)
+        ? { pushed: this.#reading, share: CHANGE_READ_PENALTY }
+        : undefined;
     const found = this.#tools
       .search(request, {
-        limit: Math.max(limit, NAME_COVERAGE_DEPTH) + exact.length + (question ? QUESTION_RERANK_DEPTH : 0),
+        limit: Math.max(limit, NAME_COVERAGE_DEPTH) + exact.length + (intent ? INTENT_RERANK_DEPTH : 0),
         expand,
         expansionWeight: SYNONYM_WEIGHT,
         ...(accept && { filter: accept }),
@@ -257,7 +275,7 @@ export class ToolIndex {
       })
       .map(({ id, score }) => ({ name: id, score }));
     const lifted = this.#namesLifted(found, request);
-    const read = question ? this.#readersFirst(lifted) : lifted;
+    const read = intent ? pushedDown(lifted, intent.pushed, intent.share) : lifted;
     const learned = this.#learned?.();
     const hits = learned ? this.#lifted(read, learned.pull(learningTerms(text), Date.now()), accept) : read;
     const wordScore = found[0]?.score ?? 0;
@@ -309,15 +327,6 @@ export class ToolIndex {
     ].sort(byScore);
   }
 
-  #readersFirst(hits: ToolHit[]): ToolHit[] {
-    const penalty = QUESTION_CHANGE_PENALTY * (hits[0]?.score ?? 0);
-    return hits
-      .map((hit) =>
-        this.#changing.has(hit.name) ? { ...hit, score: Math.max(0, hit.score - penalty) } : hit,
-      )
-      .sort(byScore);
-  }
-
   /** Each server the request names, with the lift its tools get. */
   #mentionLift(request: string): Map<string, number> {
     const mentioned = this.#servers.search(request, { limit: this.#toolsOf.size, expand: synonymsOf });
@@ -345,4 +354,12 @@ function learningTerms(request: string): string[] {
 /** Best score first; equal scores by name, so a ranking never depends on the order tools came in. */
 function byScore(a: ToolHit, b: ToolHit): number {
   return b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
+/** The hits with those named in `pushed` down by `share` of the best score. */
+function pushedDown(hits: ToolHit[], pushed: ReadonlySet<string>, share: number): ToolHit[] {
+  const penalty = share * (hits[0]?.score ?? 0);
+  return hits
+    .map((hit) => (pushed.has(hit.name) ? { ...hit, score: Math.max(0, hit.score - penalty) } : hit))
+    .sort(byScore);
 }
