@@ -68,8 +68,11 @@ export function releaseStartUpHeapWhenQuiet(): void {
   startUpPending = true;
 }
 
-/** A request came (or serving began): the start-up release waits for the next pause. */
-export function requestSeen(): void {
+/**
+ * A request came, serving began, or an engine worked (code-graph's first index): the start-up
+ * release waits for the next pause.
+ */
+export function activitySeen(): void {
   if (!startUpPending) return;
   clearTimeout(quietTimer);
   quietTimer = setTimeout(() => {

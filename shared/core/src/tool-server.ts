@@ -23,7 +23,7 @@ import {
   type ToolContext,
   withContent,
 } from './define-tool.js';
-import { requestSeen } from './heap-release.js';
+import { activitySeen } from './heap-release.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveToolCalls } from './modern-tool-calls.js';
 import { optimizeFromNowOn } from './startup-tiering.js';
@@ -102,7 +102,7 @@ export async function runTool<Engine>(
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
   optimizeFromNowOn();
-  requestSeen();
+  activitySeen();
   const { scope = DEFAULT_SCOPE, requestAgent, requestConversation, ...context } = callContext;
   const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
@@ -158,7 +158,7 @@ export function createToolServer<Engine>(options: ToolServerOptions<Engine>): To
 
   // The entries are the v1 SDK's Tool (the aggregator lists them too); the shape is the same.
   server.setRequestHandler('tools/list', () => {
-    requestSeen();
+    activitySeen();
     return { tools: options.tools.map(toolListEntry) as ListToolsResult['tools'] };
   });
   // Served past the SDK for a plain 2026-07-28 call over HTTP (see serveToolCalls): the tools'

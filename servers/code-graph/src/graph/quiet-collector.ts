@@ -1,4 +1,4 @@
-import { collectGarbage } from '@toolmesh/core';
+import { activitySeen, collectGarbage } from '@toolmesh/core';
 
 /** How long the graph stays quiet before its memory is collected: past the bursts of one save. */
 export const QUIET_COLLECT_MS = 3000;
@@ -28,6 +28,8 @@ export class QuietCollector {
   ) {}
 
   poke(): void {
+    // Nor does a bin give back its start-up heap while the graph works (see core's heap-release).
+    activitySeen();
     this.after(this.quietMs, true);
   }
 
