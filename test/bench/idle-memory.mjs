@@ -184,7 +184,9 @@ export function renderIdleMemorySection(run) {
 
 Resident memory (VmRSS from \`/proc\`, MiB) with Node ${run.node}. Each first-party server is started
 alone from its built bin over stdio with \`--root\` an empty folder, asked for \`tools/list\` by the SDK
-client, and read ${SETTLE_MS / 1000} s later; "peak" is its VmHWM. The README's main command is measured
+client, and read ${SETTLE_MS / 1000} s later, past the first 1 s pause in requests at which a server gives back
+the heap its start-up left (shared/core/src/heap-release.ts); "peak" is its VmHWM, start-up's or that
+release's. The README's main command is measured
 over stdio (\`toolmesh serve --root .\` in this repository: the same servers and root as \`pnpm start\`,
 without the bearer token HTTP needs) twice, with each server in a process of its own
 (\`--processes separate\`) and with the first-party servers in shared processes (\`--processes shared\`:

@@ -1,9 +1,8 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { connectInMemory } from '@toolmesh/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectNow, QuietCollector } from '../src/graph/quiet-collector.js';
+import { QuietCollector } from '../src/graph/quiet-collector.js';
 import { createCodeGraphServer } from '../src/server.js';
 import { copyFixture, indexedGraph, quietLog, until } from './fixture-graph.js';
 
@@ -69,12 +68,6 @@ describe('QuietCollector', () => {
     expect(asked).toBe(3);
     expect(forced.count()).toBe(2);
     expect(youngGeneration()).toBeLessThanOrEqual(grown / 4);
-  });
-
-  it('leaves no gc function to other contexts', () => {
-    collectNow();
-    expect(runInNewContext('typeof gc')).toBe('undefined');
-    expect(typeof (globalThis as { gc?: unknown }).gc).toBe('undefined');
   });
 
   it('collects what a tool answer left once the graph is quiet again, and answers the same after', async () => {

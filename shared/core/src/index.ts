@@ -61,6 +61,7 @@ export {
   newestMatches,
   planFullText,
 } from './full-text.js';
+export { activitySeen, collectGarbage, releaseHeap } from './heap-release.js';
 export {
   HOST_METHODS,
   type HostStartParams,

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Server } from '@modelcontextprotocol/server';
 import { type FlagSpec, helpText, parseServerFlags, type ServerFlags, UsageError } from './flags.js';
+import { activitySeen } from './heap-release.js';
 import { createLogger, type Logger } from './logger.js';
 import { requireOptionalPeers } from './optional-peers.js';
 import { StdioLineTransport } from './stdio-line-transport.js';
@@ -156,6 +157,8 @@ export async function startServerProgram(
     return { exitCode: 1 };
   }
   const started = setup;
+  // Serving: start-up is over, its heap is given back at the first pause (bins, see small-heap).
+  activitySeen();
   let stopping: Promise<void> | undefined;
   const stopOnce = async () => {
     await running.close().catch(() => undefined);

@@ -4,9 +4,12 @@
 // holds about 6 MiB of empty nursery. Measured in docs/benchmarks.md (memory at rest): each
 // server alone about 6 MiB smaller. `setFlagsFromString` is the only way a bin run as
 // `node <bin>` sets it: `--max-semi-space-size` is read when the heap is made, before any code.
-// Start-up also runs without the optimizing compiler (see startup-tiering.ts).
+// Start-up also runs without the optimizing compiler (see startup-tiering.ts), and the heap it
+// leaves is given back once requests pause (see heap-release.ts).
 import { setFlagsFromString } from 'node:v8';
+import { releaseStartUpHeapWhenQuiet } from './heap-release.js';
 import { deferOptimizing } from './startup-tiering.js';
 
 setFlagsFromString('--semi-space-growth-factor=1');
 deferOptimizing();
+releaseStartUpHeapWhenQuiet();

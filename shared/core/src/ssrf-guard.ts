@@ -1,5 +1,11 @@
-import dns from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { createRequire } from 'node:module';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+// dns is required at the first lookup, not imported: every server imports this, few reach out,
+// and loading dns sets up its resolver (c-ares) in each of them.
+const require = createRequire(import.meta.url);
+const dns = (): typeof import('node:dns') => require('node:dns');
 
 /** Ranges a server may not reach for an outside request, most specific first, so the reason names the worst match. */
 const REFUSED: readonly [cidr: string, reason: string][] = [
@@ -102,7 +108,7 @@ export function checkLiteralHost(hostname: string, allowPrivate: boolean): void 
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { all: true, verbatim: true, family: options.family ?? 0 }, (error, addresses) => {
+    dns().lookup(hostname, { all: true, verbatim: true, family: options.family ?? 0 }, (error, addresses) => {
       if (error) {
         callback(error, '', 0);
         return;
@@ -121,7 +127,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
         callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
         return;
       }
-      if (options.all) (callback as unknown as (e: null, all: dns.LookupAddress[]) => void)(null, addresses);
+      if (options.all) (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
       else callback(null, first.address, first.family);
     });
   };

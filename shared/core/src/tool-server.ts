@@ -23,6 +23,7 @@ import {
   type ToolContext,
   withContent,
 } from './define-tool.js';
+import { activitySeen } from './heap-release.js';
 import { createLogger, type Logger } from './logger.js';
 import { serveToolCalls } from './modern-tool-calls.js';
 import { optimizeFromNowOn } from './startup-tiering.js';
@@ -101,6 +102,7 @@ export async function runTool<Engine>(
   callContext: ToolCallContext<Engine>,
 ): Promise<CallToolResult> {
   optimizeFromNowOn();
+  activitySeen();
   const { scope = DEFAULT_SCOPE, requestAgent, requestConversation, ...context } = callContext;
   const parsed = argumentsSchema(tool).safeParse(rawArgs ?? {});
   if (!parsed.success) return errorResult(describeArgumentIssues(tool, parsed.error));
@@ -155,9 +157,10 @@ export function createToolServer<Engine>(options: ToolServerOptions<Engine>): To
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
 
   // The entries are the v1 SDK's Tool (the aggregator lists them too); the shape is the same.
-  server.setRequestHandler('tools/list', () => ({
-    tools: options.tools.map(toolListEntry) as ListToolsResult['tools'],
-  }));
+  server.setRequestHandler('tools/list', () => {
+    activitySeen();
+    return { tools: options.tools.map(toolListEntry) as ListToolsResult['tools'] };
+  });
   // Served past the SDK for a plain 2026-07-28 call over HTTP (see serveToolCalls): the tools'
   // answers do not change, a trivial call costs less than through the SDK's per-request exchange.
   serveToolCalls(

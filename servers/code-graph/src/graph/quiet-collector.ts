@@ -1,5 +1,4 @@
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { activitySeen, collectGarbage } from '@toolmesh/core';
 
 /** How long the graph stays quiet before its memory is collected: past the bursts of one save. */
 export const QUIET_COLLECT_MS = 3000;
@@ -10,25 +9,12 @@ export const QUIET_COLLECT_MS = 3000;
  */
 export const SHRINK_AFTER_MS = 6000;
 
-let collectGarbage: (() => void) | undefined;
-
 /**
- * A full garbage collection. V8 keeps its young generation at the size a burst of work grew it
- * to: after the first precise index of this repository 32 MiB of semi-spaces, nearly empty, stay
- * resident in an idle server, and nothing collects them while it is idle. `gc` is V8's own, got
- * once from a context made while --expose-gc was on; the flag is turned off again so no other
- * context sees `gc`.
- */
-export function collectNow(): void {
-  if (!collectGarbage) {
-    v8.setFlagsFromString('--expose-gc');
-    collectGarbage = runInNewContext('gc') as () => void;
-    v8.setFlagsFromString('--no-expose-gc');
-  }
-  collectGarbage();
-}
-
-/**
+ * Full garbage collections once the graph has been quiet. V8 keeps its young generation at the
+ * size a burst of work grew it to: after the first precise index of this repository 32 MiB of
+ * semi-spaces, nearly empty, stay resident in an idle server, and nothing collects them while it
+ * is idle.
+ *
  * Collects twice once the graph has been quiet `quietMs`: the garbage of the burst first, then,
  * `SHRINK_AFTER_MS` later, the young generation it grew (down to 1 MiB). Each `poke` (an index
  * or precise progress report) starts over, and each collection runs only if `isQuiet` holds.
@@ -42,6 +28,8 @@ export class QuietCollector {
   ) {}
 
   poke(): void {
+    // Nor does a bin give back its start-up heap while the graph works (see core's heap-release).
+    activitySeen();
     this.after(this.quietMs, true);
   }
 
@@ -50,7 +38,7 @@ export class QuietCollector {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.isQuiet()) return;
-      collectNow();
+      collectGarbage();
       if (first) this.after(SHRINK_AFTER_MS, false);
     }, ms);
     // A quiet server that is done may exit without it.

@@ -2,7 +2,6 @@ import type { Serializable } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { Worker } from 'node:worker_threads';
 
 /** How a worker ended: in words, with its last error, and whether it ran out of heap. */
 export interface WorkerEnd {
@@ -38,10 +37,12 @@ export interface WorkerProcessOptions {
   args?: string[];
 }
 
-// child_process is required when the first worker starts, not imported: a server that never
-// starts one (idle, or indexing little) does not load it, nor dgram and tty, which it brings.
+// child_process and worker_threads are required when the first worker starts, not imported: a
+// server that never starts one (idle, or indexing little) does not load them, nor dgram and tty,
+// which child_process brings.
 const require = createRequire(import.meta.url);
 const childProcess = (): typeof import('node:child_process') => require('node:child_process');
+const workerThreads = (): typeof import('node:worker_threads') => require('node:worker_threads');
 
 /** How much of a worker's stderr is kept to say why it stopped. */
 const STDERR_KEPT = 4000;
@@ -130,7 +131,7 @@ export function startWorkerThread(
   file: string,
   options: { workerData?: unknown; maxOldGenerationSizeMb?: number } = {},
 ): WorkerProcess {
-  const worker = new Worker(file, {
+  const worker = new (workerThreads().Worker)(file, {
     workerData: options.workerData,
     ...(options.maxOldGenerationSizeMb && {
       resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb },
