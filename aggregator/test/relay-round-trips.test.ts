@@ -12,6 +12,7 @@ import {
   type SpawnedHttpServer,
   spawnHttpServer,
   spawnModernStdioClient,
+  spawnRawStdio,
 } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDirectoryKey, RequestStateSeal } from '../src/approvals/request-state.js';
@@ -303,6 +304,55 @@ describe(`a server's questions to a ${MODERN_REVISION} client over stdio`, () =>
       expect(asked).toHaveLength(3);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe(`a parked call of a ${MODERN_REVISION} client over stdio that does not come back`, () => {
+  it('is cancelled at its server once its wait is over, its first round answered past the SDK', async () => {
+    const impatient = path.join(folder, 'impatient-stdio.json');
+    writeFileSync(
+      impatient,
+      JSON.stringify({ mcpServers: { fixture: fixture('fixture') }, approvalTimeoutMs: 1000 }),
+    );
+    const peer = spawnRawStdio(process.execPath, [TOOLMESH_BIN, 'serve', '--config', impatient], {
+      env: env(),
+      cwd: folder,
+    });
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    try {
+      // The SDK's stdio entry serves the opening messages (the discover and the call after it);
+      // the call that parks comes after them, taken off the line and answered past the SDK.
+      await peer.request('server/discover', { _meta: envelope }, 60_000);
+      const echo = { name: 'fixture__echo', arguments: { text: 'hi' }, _meta: envelope };
+      for (let opening = 0; opening < 2; opening++)
+        expect((await peer.request('tools/call', echo, 60_000)).result).toMatchObject({
+          resultType: 'complete',
+        });
+      const parked = await peer.request(
+        'tools/call',
+        { name: 'fixture__ask_user', arguments: {}, _meta: envelope },
+        60_000,
+      );
+      expect(parked.result).toMatchObject({ resultType: 'input_required' });
+      await until(() => peer.stderr().includes('ask_user: cancelled'), 60_000);
+      await until(
+        async () =>
+          (await audited()).some(
+            (record) =>
+              record.tool === 'fixture__ask_user' &&
+              record.identity.startsWith('local:') &&
+              record.outcome === 'cancelled' &&
+              /did not come back with an answer within 1 s/.test(record.error ?? ''),
+          ),
+        60_000,
+      );
+    } finally {
+      await peer.close();
     }
   });
 });

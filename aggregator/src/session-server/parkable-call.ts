@@ -46,9 +46,9 @@ export function parkableCall(
   const called = roundTrip.call ?? { name: exposed, arguments: args };
   const parked = new ParkedCall(
     { principal: session.id, tool: called.name, arguments: called.arguments, session, audit },
+    extra,
     (active) => new CallChannel(extra, active),
   );
-  parked.bind(extra);
   parked.start((signal) => run(parked.channel, signal));
   return nextRound(backend, parked);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { requestController } from '@toolmesh/core';
 import type { AuditedCall } from '../audit/audited-call.js';
 import type { CallChannel, Extra } from './call-channel.js';
 import type { ActiveCall, ClientSession } from './session.js';
@@ -44,10 +45,10 @@ export interface ParkedCallFacts {
  * signal, which the request of the round under way is linked to while it lasts.
  */
 export class ParkedCall {
-  readonly id = randomUUID();
+  #id: string | undefined;
   /** Rounds put to the client so far: the round a retry answers must be the last. */
   round = 0;
-  readonly #abort = new AbortController();
+  readonly #abort: AbortController;
   readonly #questions: Question[] = [];
   #asked = 0;
   /** How the call to the server ended, once it did: its result, or the protocol error it threw. */
@@ -60,13 +61,25 @@ export class ParkedCall {
 
   constructor(
     readonly facts: ParkedCallFacts,
+    firstRound: Extra,
     channelFor: (active: ActiveCall) => CallChannel,
   ) {
+    // The first round's own controller when it has one that nothing aborts once that request is
+    // answered (see requestController): the call's signal is then that request's, and the first
+    // round needs no signal of the call's own linked to it, which costs more than the rest of it.
+    this.#abort = requestController(firstRound) ?? new AbortController();
     const active: ActiveCall = {
       send: ((request: InputRequest, _schema: unknown, options?: { signal?: AbortSignal }) =>
         this.#ask(request, options?.signal)) as unknown as ActiveCall['send'],
     };
     this.channel = channelFor(active);
+    this.bind(firstRound);
+  }
+
+  /** Made when first asked for: a call that is never parked never needs one. */
+  get id(): string {
+    this.#id ??= randomUUID();
+    return this.#id;
   }
 
   get signal(): AbortSignal {
@@ -105,6 +118,8 @@ export class ParkedCall {
   bind(request: Extra): void {
     this.unbind();
     this.channel.request = request;
+    // A round whose request's signal is the call's own cancels it without a link.
+    if (request.signal === this.signal) return;
     const cancel = () => this.#abort.abort(request.signal.reason);
     if (request.signal.aborted) cancel();
     request.signal.addEventListener('abort', cancel, { once: true });

@@ -70,8 +70,8 @@ export function answerOnConnection(
       const { id } = call.request;
       return {
         request: call.request,
-        context: (signal) =>
-          modernCallContext(call, signal, (notification) =>
+        context: (controller) =>
+          modernCallContext(call, controller, (notification) =>
             server.notification(notification as never, { relatedRequestId: id }),
           ),
         answerOf: (outcome) => modernAnswer(id, outcome, serverInfo),
@@ -128,7 +128,7 @@ export function answerOnConnection(
 /** A call answered past the SDK: the request its handler gets, its context, and its answer. */
 interface PastTheSdk {
   request: PlainToolCall;
-  context: (signal: AbortSignal) => ServerContext;
+  context: (controller: AbortController) => ServerContext;
   /** The answer as the SDK would send it; undefined when the SDK must give it. */
   answerOf: (outcome: ToolCallOutcome) => JSONRPCMessage | undefined;
 }
@@ -148,7 +148,7 @@ async function answer(
 ): Promise<void> {
   const controller = new AbortController();
   running.set(request.id, controller);
-  const outcome = await settledToolCall(handle, request, context(controller.signal));
+  const outcome = await settledToolCall(handle, request, context(controller));
   running.delete(request.id);
   if (controller.signal.aborted) return;
   const answered = answerOf(outcome);
@@ -158,7 +158,7 @@ async function answer(
 
 /** The context the SDK gives a 2025 session's call: its session, and requests to the client. */
 function legacyCallContext(server: Server, transport: Transport, request: PlainToolCall) {
-  return (signal: AbortSignal) => {
+  return ({ signal }: AbortController) => {
     const { id } = request;
     const mcpReq = {
       id,

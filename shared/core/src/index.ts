@@ -114,6 +114,7 @@ export { DEFAULT_MAX_MESSAGE_BYTES, StdioLineTransport } from './stdio-line-tran
 export {
   legacyAnswer,
   modernAnswer,
+  requestController,
   settledToolCall,
   type ToolCallHandler,
   type ToolCallOutcome,

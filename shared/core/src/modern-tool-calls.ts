@@ -144,7 +144,7 @@ export async function answerModernToolCall(
   };
   res.once('close', gone);
   let stream: ReturnType<typeof eventStream> | undefined;
-  const context = modernCallContext(call, controller.signal, async (notification) => {
+  const context = modernCallContext(call, controller, async (notification) => {
     if (controller.signal.aborted || res.writableEnded) return;
     stream ??= eventStream(res);
     stream.write({ jsonrpc: '2.0', ...notification });

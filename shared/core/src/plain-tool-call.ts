@@ -69,11 +69,13 @@ const acceptedEnvelopes = new Set<string>();
 const ENVELOPES_KEPT = 256;
 
 /**
- * Messages already judged, and what they were found to be (null: not a plain call). A line read
- * over stdio is judged where it is read and again where its call is answered; the message is the
- * same object, which nobody changes on its way, so it is judged once.
+ * The message judged last, and what it was found to be (null: not a plain call). A line read
+ * over stdio is judged where it is read and again, before the next line is read, where its call
+ * is answered; the message is the same object, which nobody changes on its way, so it is judged
+ * once. One entry, not a WeakMap of every message: an entry per call in a WeakMap is an
+ * ephemeron each young-generation collection has to visit, which cost more than judging again.
  */
-const judged = new WeakMap<object, ModernToolCall | null>();
+let lastJudged: { body: object; call: ModernToolCall | null } | undefined;
 
 /**
  * The call `body` is when it is a plain 2026-07-28 tools/call the SDK would serve as such: a
@@ -83,10 +85,9 @@ const judged = new WeakMap<object, ModernToolCall | null>();
  */
 export function plainModernCallOf(body: unknown): ModernToolCall | undefined {
   if (!isPlainObject(body) || body.method !== 'tools/call') return undefined;
-  const known = judged.get(body);
-  if (known !== undefined) return known ?? undefined;
+  if (lastJudged?.body === body) return lastJudged.call ?? undefined;
   const call = modernCallOf(body);
-  judged.set(body, call ?? null);
+  lastJudged = { body, call: call ?? null };
   return call;
 }
 

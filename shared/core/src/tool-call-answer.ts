@@ -28,14 +28,29 @@ export async function settledToolCall(
   }
 }
 
+const REQUEST_CONTROLLER = Symbol('toolmesh.requestController');
+
+/**
+ * The controller of the signal a call answered past the SDK was given (see modernCallContext),
+ * or undefined for a request the SDK served. Nothing else aborts it once the request has its
+ * answer, so work that outlives the request (a 2026-07-28 call parked for its client's answer)
+ * can take the signal as its own and abort it itself, instead of linking a signal of its own to
+ * this one: in Node 20 each AbortSignal made and each listener added costs more than the rest
+ * of a plain call's own handling.
+ */
+export function requestController(request: ServerContext['mcpReq']): AbortController | undefined {
+  return (request as { [REQUEST_CONTROLLER]?: AbortController })[REQUEST_CONTROLLER];
+}
+
 /**
  * The context the SDK gives the handler of a plain 2026-07-28 call: its envelope, no request
  * state, and no server-to-client requests (the revision has none: a handler returns
- * `input_required` instead), with `notify` sending what the call tells its client.
+ * `input_required` instead), with `notify` sending what the call tells its client. Its signal
+ * is `controller`'s, which requestController gives back.
  */
 export function modernCallContext(
   { request, envelope }: ModernToolCall,
-  signal: AbortSignal,
+  controller: AbortController,
   notify: (notification: { method: string; params?: unknown }) => Promise<void>,
 ): ServerContext {
   const mcpReq = {
@@ -44,7 +59,8 @@ export function modernCallContext(
     _meta: request.params._meta,
     envelope,
     requestState: () => undefined,
-    signal,
+    signal: controller.signal,
+    [REQUEST_CONTROLLER]: controller,
     notify,
     send: () =>
       Promise.reject(
@@ -143,9 +159,8 @@ export function modernAnswer(
   if (!isPlainObject(result) || !isPlainResult(result)) return undefined;
   const meta = result._meta as Record<string, unknown> | undefined;
   if (meta !== undefined && SERVER_INFO_META_KEY in meta) return undefined;
-  const complete = { ...result, resultType: 'complete' };
   return {
-    result: { ...complete, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } },
+    result: { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } },
     jsonrpc: '2.0',
     id,
   } as unknown as JSONRPCMessage;

@@ -174,6 +174,21 @@ describe('plain 2026-07-28 tools/call requests over stdio', () => {
     }
   });
 
+  it('hand their handler the controller of their signal, which nothing aborts once they are answered', async () => {
+    const said = (answer: { result?: unknown }) =>
+      JSON.parse((answer.result as { content: [{ text: string }] }).content[0].text);
+    const keep = await pair.past.request('tools/call', call('keep'));
+    expect(said(keep)).toEqual(['its signal']);
+    // A cancellation too late for the call it names leaves its signal alone.
+    await pair.past.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: keep.id } })}\n`,
+    );
+    expect(said(await pair.past.request('tools/call', call('kept')))).toEqual(['not aborted']);
+    // A call the SDK serves has none to hand.
+    const related = { ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 't' } };
+    expect(said(await pair.past.request('tools/call', call('keep', related)))).toEqual(['none']);
+  });
+
   it('are aborted by the client cancelling them, and get no answer, as in the SDK', async () => {
     const id = pair.next++;
     const progressOf = (peer: RawStdioPeer) =>
