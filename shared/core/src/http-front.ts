@@ -8,7 +8,6 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Server as LegacyOnlyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -19,6 +18,7 @@ import type { Logger } from './logger.js';
 import { modernLeg } from './modern-leg.js';
 import { readWholeBody } from './read-whole-body.js';
 import { replayInitialize, resumedTransport } from './resumed-session.js';
+import { SessionTransport } from './session-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
 import { isModernRequest } from './web-exchange.js';
 
@@ -418,7 +418,7 @@ export async function startHttpFront<S extends SessionServer>(
 
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const shared = options.sharedSessions;
-  const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
+  const tables: SessionTable<SessionTransport>[] = [];
   const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
   const modernHandlers: ReturnType<typeof modernLeg>[] = [];
@@ -436,9 +436,9 @@ export async function startHttpFront<S extends SessionServer>(
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
     // Sessions belong to the endpoint that opened them.
-    const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
+    const sessions = new SessionTable<SessionTransport>(idleMs);
     tables.push(sessions);
-    const serverOf = new WeakMap<StreamableHTTPServerTransport, S>();
+    const serverOf = new WeakMap<SessionTransport, S>();
     const modern = options.modernEra ? modernLeg(madeFor(createServer), { maxBodyBytes, log }) : undefined;
     if (modern) modernHandlers.push(modern);
     const resuming = new Map<string, Promise<void>>();
@@ -449,12 +449,7 @@ export async function startHttpFront<S extends SessionServer>(
       await replayInitialize(transport, resumed.initialize);
       adopt(sessionId, transport, resumed.server, resumed.owner);
     };
-    const adopt = (
-      sessionId: string,
-      transport: StreamableHTTPServerTransport,
-      server: S,
-      owner?: string,
-    ) => {
+    const adopt = (sessionId: string, transport: SessionTransport, server: S, owner?: string) => {
       sessions.add(sessionId, transport, owner);
       serverOf.set(transport, server);
       // The server's own close handler (set by connect, which comes first) must still run: it is
@@ -523,7 +518,7 @@ export async function startHttpFront<S extends SessionServer>(
         throw error;
       }
       const owner = ownerOf(req);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: SessionTransport = new SessionTransport({
         sessionIdGenerator: randomUUID,
         // Recorded before the client hears of the session, so any process can find it next.
         onsessioninitialized: async (id) => {
