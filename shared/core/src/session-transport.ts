@@ -6,6 +6,7 @@ import { isPlainToolCall } from './plain-tool-call.js';
 
 /** As the SDK's transport keeps a call's event stream open while it runs (its DEFAULT_SSE_KEEP_ALIVE_MS). */
 const KEEP_ALIVE_MS = 15_000;
+const PARSE_ERROR = -32700;
 
 /** The headers the SDK answers a request of a session with, as its Node adapter writes them. */
 function eventStreamHeaders(sessionId: string): Record<string, string> {
@@ -24,8 +25,14 @@ function eventStreamHeaders(sessionId: string): Record<string, string> {
  */
 interface CallStream {
   res: ServerResponse;
+  headers: Record<string, string>;
   state: 'open' | 'gone' | 'closed';
   keepAlive: NodeJS.Timeout;
+}
+
+function write(call: CallStream, text: string): void {
+  if (!call.res.headersSent) call.res.writeHead(200, call.headers);
+  call.res.write(text);
 }
 
 interface SdkState {
@@ -53,18 +60,40 @@ export class SessionTransport extends StreamableHTTPServerTransport {
   ): Promise<void> {
     if (!this.ownLane(req, parsedBody)) return super.handleRequest(req as never, res, parsedBody);
     const message = parsedBody;
-    const sessionId = this.sessionId as string;
-    res.writeHead(200, eventStreamHeaders(sessionId));
-    res.flushHeaders();
-    const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+    // The headers go out once the server took the message, as the SDK's response does.
+    const call: CallStream = {
+      res,
+      headers: eventStreamHeaders(this.sessionId as string),
+      state: 'open',
+      keepAlive: setInterval(() => write(call, ': keepalive\n\n'), KEEP_ALIVE_MS),
+    };
+    const { keepAlive } = call;
     keepAlive.unref();
-    const call: CallStream = { res, state: 'open', keepAlive };
     this.calls.set(message.id, call);
     res.once('close', () => {
       clearInterval(keepAlive);
       if (call.state === 'open') call.state = 'gone';
     });
-    this.onmessage?.(message, { authInfo: req.auth as never, requestInfo: requestInfoOf(req) });
+    try {
+      this.onmessage?.(message, { authInfo: req.auth as never, requestInfo: requestInfoOf(req) });
+    } catch (error) {
+      // As the SDK answers a message its server could not take.
+      this.calls.delete(message.id);
+      clearInterval(keepAlive);
+      this.onerror?.(error as Error);
+      const text = JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: PARSE_ERROR, message: 'Parse error', data: String(error) },
+        id: null,
+      });
+      res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    if (!res.headersSent) {
+      res.writeHead(200, call.headers);
+      res.flushHeaders();
+    }
   }
 
   /** Whether the request is one plain tools/call the SDK would serve on a stream of its own. */
@@ -100,7 +129,7 @@ export class SessionTransport extends StreamableHTTPServerTransport {
     if (!call) return super.send(message, options);
     if (answer) this.calls.delete(requestId as string | number);
     if (call.state === 'open') {
-      call.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      write(call, `event: message\ndata: ${JSON.stringify(message)}\n\n`);
       if (answer) {
         clearInterval(call.keepAlive);
         call.res.end();

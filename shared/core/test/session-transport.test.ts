@@ -23,6 +23,16 @@ const waiting = new Map<string, () => void>();
  */
 function sessionServer(): Server {
   const server = new Server({ name: 'lane', version: '1' }, { capabilities: { tools: {} } });
+  // A call of `unreadable` fails where the server takes its message, before any handler runs.
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    const take = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ('params' in message && message.params?.name === 'unreadable') throw new Error('unreadable');
+      take?.(message, extra);
+    };
+  };
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const text = String(request.params.arguments?.text ?? '');
     if (request.params.name === 'wait') {
@@ -161,6 +171,20 @@ describe('a 2025 session over HTTP, a plain tools/call', () => {
     // Node keeps the first of two Content-Type headers; the SDK reads both, and refuses them.
     const twice = await rawPost({ ...session, 'content-type': ['application/json', 'text/plain'] }, call);
     expect(twice.status).toBe(415);
+  });
+
+  it('is answered as the SDK answers a message its server cannot take', async () => {
+    const session = await openSession();
+    const call = {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'unreadable', arguments: {} },
+    };
+    const bySdk = lasting(await rawPost(session, [call]));
+    expect(bySdk.status).toBe(400);
+    expect(bySdk.text).toContain('Parse error');
+    expect(lasting(await rawPost(session, call))).toEqual(bySdk);
   });
 
   it('has its stream ended when its session is deleted while it runs, as the SDK ends its own', async () => {
