@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  StreamableHTTPServerTransport,
+  type StreamableHTTPServerTransportOptions,
+} from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainToolCall } from './plain-tool-call.js';
@@ -52,6 +55,13 @@ interface SdkState {
  */
 export class SessionTransport extends StreamableHTTPServerTransport {
   private readonly calls = new Map<string | number, CallStream>();
+  /** The lane writes events as the SDK does with neither of these: no event ids, no JSON answers. */
+  private readonly laneOpen: boolean;
+
+  constructor(options: StreamableHTTPServerTransportOptions = {}) {
+    super(options);
+    this.laneOpen = options.eventStore === undefined && options.enableJsonResponse !== true;
+  }
 
   override async handleRequest(
     req: IncomingMessage & { auth?: unknown },
@@ -102,6 +112,7 @@ export class SessionTransport extends StreamableHTTPServerTransport {
     const accept = headers.accept;
     const version = headers['mcp-protocol-version'];
     return (
+      this.laneOpen &&
       req.method === 'POST' &&
       isPlainToolCall(body) &&
       !this.calls.has(body.id) &&

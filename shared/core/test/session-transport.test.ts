@@ -11,6 +11,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFront, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
+import { SessionTransport } from '../src/session-transport.js';
 
 const quiet = createLogger({ level: 'error', sink: () => undefined });
 
@@ -64,9 +65,9 @@ interface Answer {
 }
 
 /** A POST through node:http, which can repeat a header; its status, headers and whole body. */
-function rawPost(headers: http.OutgoingHttpHeaders, body: unknown): Promise<Answer> {
+function rawPost(headers: http.OutgoingHttpHeaders, body: unknown, url = front.url): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = http.request(front.url, {
+    const request = http.request(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -88,7 +89,7 @@ function rawPost(headers: http.OutgoingHttpHeaders, body: unknown): Promise<Answ
   });
 }
 
-async function openSession(): Promise<Record<string, string>> {
+async function openSession(url = front.url): Promise<Record<string, string>> {
   const opened = await rawPost(
     {},
     {
@@ -97,12 +98,13 @@ async function openSession(): Promise<Record<string, string>> {
       method: 'initialize',
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     },
+    url,
   );
   const session = {
     'mcp-session-id': String(opened.headers['mcp-session-id']),
     'mcp-protocol-version': '2025-06-18',
   };
-  await rawPost(session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+  await rawPost(session, { jsonrpc: '2.0', method: 'notifications/initialized' }, url);
   return session;
 }
 
@@ -197,5 +199,34 @@ describe('a 2025 session over HTTP, a plain tools/call', () => {
     expect(answer.status).toBe(200);
     expect(answer.text).toBe('');
     await release('deleted');
+  });
+
+  it('is left to the SDK on a transport that answers in JSON', async () => {
+    const transport = new SessionTransport({ sessionIdGenerator: () => 'json', enableJsonResponse: true });
+    await sessionServer().connect(transport);
+    const server = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      req.once('end', () => void transport.handleRequest(req, res, JSON.parse(text)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+    try {
+      const session = await openSession(url);
+      const answer = rawPost(session, waitCall(5, 'json'), url);
+      await release('json');
+      const { headers, text } = await answer;
+      expect(headers['content-type']).toBe('application/json');
+      expect(JSON.parse(text)).toEqual({
+        result: { content: [{ type: 'text', text: 'json' }] },
+        jsonrpc: '2.0',
+        id: 5,
+      });
+    } finally {
+      await transport.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
