@@ -211,6 +211,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         };
       },
     });
+    const { sharedRateLimit } = access;
     const front = await startHttpFront({
       ...(fleet && { sharedSessions: fleet }),
       createServer: session(),
@@ -238,7 +239,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
       ...(fleet && {
         beforeRoutes: fleet.earlyForward({
           maxBodyBytes: aggregator.config.http.maxBodyBytes,
-          ...(access.sharedRateLimit && { rateLimit: access.sharedRateLimit }),
+          ...(sharedRateLimit && { rateLimit: sharedRateLimit }),
         }),
       }),
       publicRoutes: (app) => {
@@ -279,25 +280,26 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
             sessions: aggregator.sessionCount,
           });
         });
-        // Last of the public routes: it runs before the front authenticates every other request.
-        const { sharedRateLimit } = access;
-        if (sharedRateLimit)
-          app.use(async (req, res, next) => {
-            if (!fleet?.passedOnByReplica(req)) {
-              const refusal = await sharedRateLimit(req);
-              return refusal ? refuse(res, refusal) : next();
-            }
-            // Another replica took it from the fleet's budget: once only. Its token is still
-            // checked here, on a copy read again if this process stood still (as the limit does).
-            await authenticator?.store.freshen?.();
-            try {
-              authenticator?.judge(req);
-            } catch {
-              // Refused by the front's own check, which answers it.
-            }
-            next();
-          });
       },
+      // Every request but a public route's passes the fleet's rate limit before the front
+      // authenticates it.
+      ...(sharedRateLimit && {
+        admit: async (req, res, next) => {
+          if (!fleet?.passedOnByReplica(req)) {
+            const refusal = await sharedRateLimit(req);
+            return refusal ? refuse(res, refusal) : next();
+          }
+          // Another replica took it from the fleet's budget: once only. Its token is still
+          // checked here, on a copy read again if this process stood still (as the limit does).
+          await authenticator?.store.freshen?.();
+          try {
+            authenticator?.judge(req);
+          } catch {
+            // Refused by the front's own check, which answers it.
+          }
+          next();
+        },
+      }),
       routes: (app) => {
         approvals(app);
         // Behind authentication: tool and server names are for callers with a token.

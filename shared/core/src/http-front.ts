@@ -8,7 +8,6 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Server as LegacyOnlyServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type InitializeRequest, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/server';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -19,6 +18,7 @@ import type { Logger } from './logger.js';
 import { modernLeg } from './modern-leg.js';
 import { readWholeBody } from './read-whole-body.js';
 import { replayInitialize, resumedTransport } from './resumed-session.js';
+import { SessionTransport } from './session-transport.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './stdio-line-transport.js';
 import { isModernRequest } from './web-exchange.js';
 
@@ -140,8 +140,16 @@ export interface HttpFrontOptions<S extends SessionServer = SessionServer> {
   modernEra?: boolean;
   /** Plain HTTP routes beside MCP; they pass the Host, Origin and authentication checks too. */
   routes?: (app: express.Express) => void;
-  /** Routes anyone on the network may reach (a health check); the Host and Origin checks still apply. */
+  /**
+   * Routes anyone on the network may reach (a health check), each on a path of its own; the Host
+   * and Origin checks still apply. What every request must pass goes in `admit`.
+   */
   publicRoutes?: (app: express.Express) => void;
+  /**
+   * Passes on every request after the Host and Origin checks and before authentication, or
+   * answers it (a rate limit's 429), as express middleware does.
+   */
+  admit?: (req: Request, res: Response, next: NextFunction) => unknown;
   /**
    * Sees each request the Host and Origin checks let through before the app routes it, for what
    * must cost as little as a bare proxy (a process passing a request on to the one that holds its
@@ -213,6 +221,90 @@ function authentication(authenticate: (request: Request) => Caller) {
     }
     next();
   };
+}
+
+/** A middleware of the chain every request passes (see hotLane). */
+type Step = (req: Request, res: Response, next: NextFunction) => unknown;
+
+/**
+ * The way a POST to an MCP endpoint of a fixed path (`/mcp`, `/mcp/all`: the one request of
+ * every call) takes through the app: its first middleware, which runs the middleware every
+ * request passes (Host and Origin, `admit`, authentication, the body) one after the other
+ * itself, then the endpoint, as express would reach them, without express routing the request
+ * past each of them and the routes between (its router's passes were about a sixth of the
+ * front's CPU per call). A failure goes on to the app's error handlers as any does. An endpoint
+ * that a public route (or a middleware of every path among them) may answer first is left to
+ * express.
+ */
+function hotLane() {
+  let checks: readonly Step[] = [];
+  let publicLayers: RouterLayer[] = [];
+  const posts = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  const endpointLayers: RouterLayer[] = [];
+  const hot = new Map<string, (req: Request, res: Response) => Promise<void>>();
+  const failed = (next: NextFunction) => (error: unknown) => next(error || new Error('Rejected promise'));
+  return {
+    /** Runs `add` (which adds the public routes to `app`), noting the layers it added. */
+    publicRoutes(app: express.Express, add: () => void) {
+      const { stack } = app.router as unknown as { stack: RouterLayer[] };
+      const before = stack.length;
+      add();
+      publicLayers = stack.slice(before);
+    },
+    /** The middleware every request passes, in their order. */
+    passes(steps: readonly Step[]) {
+      checks = steps;
+    },
+    /**
+     * The POST handler of an endpoint, just added to `app` as a route: one of a fixed path may
+     * take the lane, unless an endpoint added before it (say `/mcp/:mode`) answers its path first.
+     */
+    endpoint(app: express.Express, path: string, post: (req: Request, res: Response) => Promise<void>) {
+      const { stack } = app.router as unknown as { stack: RouterLayer[] };
+      const fixed = !/[:*?()[\]{}]/.test(path);
+      if (fixed && !endpointLayers.some((layer) => layer.match(path))) posts.set(path, post);
+      endpointLayers.push(stack[stack.length - 1] as RouterLayer);
+    },
+    /**
+     * Every endpoint is known: those no public route may answer first take the lane (a
+     * middleware of every path matches them all).
+     */
+    open() {
+      for (const [path, post] of posts)
+        if (!publicLayers.some((layer) => layer.match(path))) hot.set(path, post);
+    },
+    handle(req: Request, res: Response, next: NextFunction) {
+      if (req.method !== 'POST') return next();
+      const query = req.url.indexOf('?');
+      const post = hot.get(query === -1 ? req.url : req.url.slice(0, query));
+      if (!post) return next();
+      let at = 0;
+      const step = (error?: unknown): void => {
+        // As express's router: a falsy error goes on.
+        if (error) {
+          next(error);
+          return;
+        }
+        const current = checks[at++];
+        if (!current) {
+          post(req, res).catch(failed(next));
+          return;
+        }
+        try {
+          const ran = current(req, res, step);
+          if (ran instanceof Promise) ran.catch(failed(next));
+        } catch (thrown) {
+          next(thrown);
+        }
+      };
+      step();
+    },
+  };
+}
+
+/** What the lane asks of an express 5 router's layer: whether it may answer a path. */
+interface RouterLayer {
+  match(path: string): boolean;
 }
 
 /** body-parser's failures are the client's: say which and how to fix it, as JSON-RPC errors. */
@@ -404,21 +496,30 @@ export async function startHttpFront<S extends SessionServer>(
       `listening on ${options.host}: reachable beyond this machine; put authentication in front of it`,
     );
   const refusal = gate(loopback, options.allowedOrigins ?? []);
-  app.use((req, res, next) => {
+  const lane = hotLane();
+  app.use(lane.handle);
+  const checks: Step[] = [];
+  const check = (step: Step) => {
+    checks.push(step);
+    app.use(step);
+  };
+  check((req, res, next) => {
     const why = refusal(req);
     if (why === undefined) return next();
     jsonRpcError(res, 403, why);
   });
-  options.publicRoutes?.(app);
-  if (options.authenticate) app.use(authentication(options.authenticate));
+  lane.publicRoutes(app, () => options.publicRoutes?.(app));
+  if (options.admit) check(options.admit);
+  if (options.authenticate) check(authentication(options.authenticate));
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const readAhead = new WeakMap<IncomingMessage, Buffer>();
-  app.use(jsonBodies(maxBodyBytes, readAhead));
+  check(jsonBodies(maxBodyBytes, readAhead));
+  lane.passes(checks);
   app.use(bodyErrorHandler(maxBodyBytes));
 
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const shared = options.sharedSessions;
-  const tables: SessionTable<StreamableHTTPServerTransport>[] = [];
+  const tables: SessionTable<SessionTransport>[] = [];
   const legacy = new Map<string, { transport: SSEServerTransport; owner: string | undefined }>();
 
   const modernHandlers: ReturnType<typeof modernLeg>[] = [];
@@ -436,9 +537,9 @@ export async function startHttpFront<S extends SessionServer>(
 
   const serveEndpoint = (endpoint: string, createServer: SessionFactory<S>) => {
     // Sessions belong to the endpoint that opened them.
-    const sessions = new SessionTable<StreamableHTTPServerTransport>(idleMs);
+    const sessions = new SessionTable<SessionTransport>(idleMs);
     tables.push(sessions);
-    const serverOf = new WeakMap<StreamableHTTPServerTransport, S>();
+    const serverOf = new WeakMap<SessionTransport, S>();
     const modern = options.modernEra ? modernLeg(madeFor(createServer), { maxBodyBytes, log }) : undefined;
     if (modern) modernHandlers.push(modern);
     const resuming = new Map<string, Promise<void>>();
@@ -449,12 +550,7 @@ export async function startHttpFront<S extends SessionServer>(
       await replayInitialize(transport, resumed.initialize);
       adopt(sessionId, transport, resumed.server, resumed.owner);
     };
-    const adopt = (
-      sessionId: string,
-      transport: StreamableHTTPServerTransport,
-      server: S,
-      owner?: string,
-    ) => {
+    const adopt = (sessionId: string, transport: SessionTransport, server: S, owner?: string) => {
       sessions.add(sessionId, transport, owner);
       serverOf.set(transport, server);
       // The server's own close handler (set by connect, which comes first) must still run: it is
@@ -503,7 +599,7 @@ export async function startHttpFront<S extends SessionServer>(
         onEventStreamOpened(res, () => onEventStream(server));
       await transport.handleRequest(req, res, req.body);
     };
-    app.post(endpoint, async (req, res) => {
+    const post = async (req: Request, res: Response) => {
       if (typeof req.headers['mcp-session-id'] === 'string') return existingSession(req, res);
       if (modern && isModernRequest(req)) {
         if (await shared?.routeModern?.(req, res)) return;
@@ -523,7 +619,7 @@ export async function startHttpFront<S extends SessionServer>(
         throw error;
       }
       const owner = ownerOf(req);
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: SessionTransport = new SessionTransport({
         sessionIdGenerator: randomUUID,
         // Recorded before the client hears of the session, so any process can find it next.
         onsessioninitialized: async (id) => {
@@ -539,7 +635,9 @@ export async function startHttpFront<S extends SessionServer>(
       // An initialize the transport refused (a wrong Accept header, say) opened no session:
       // close it now, or nothing ever would.
       if (!transport.sessionId) await transport.close();
-    });
+    };
+    app.post(endpoint, post);
+    lane.endpoint(app, endpoint, post);
     app.get(endpoint, existingSession);
     app.delete(endpoint, existingSession);
   };
@@ -548,6 +646,7 @@ export async function startHttpFront<S extends SessionServer>(
   if (createServer) serveEndpoint('/mcp', createServer);
   for (const [endpoint, createServer] of Object.entries(options.endpoints ?? {}))
     serveEndpoint(endpoint, createServer);
+  lane.open();
   options.routes?.(app);
 
   if (createServer) {

@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { InitializeRequest, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { SessionTransport } from './session-transport.js';
 
 interface InitializedState {
   sessionId?: string;
@@ -12,8 +12,8 @@ interface InitializedState {
  * do that, so what its own initialize handling sets is set here, and checked to exist, so that
  * an SDK that changed fails loudly instead of refusing every request with a 400.
  */
-export function resumedTransport(sessionId: string): StreamableHTTPServerTransport {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => sessionId });
+export function resumedTransport(sessionId: string): SessionTransport {
+  const transport = new SessionTransport({ sessionIdGenerator: () => sessionId });
   const inner = (transport as unknown as { _webStandardTransport?: InitializedState })._webStandardTransport;
   if (!inner || !('_initialized' in inner))
     throw new Error(
@@ -30,7 +30,7 @@ export function resumedTransport(sessionId: string): StreamableHTTPServerTranspo
  * once, by the process that opened the session, and is swallowed.
  */
 export async function replayInitialize(
-  transport: StreamableHTTPServerTransport,
+  transport: SessionTransport,
   params: InitializeRequest['params'],
 ): Promise<void> {
   const id = `toolmesh-resume-${transport.sessionId}`;

@@ -10,7 +10,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpFront, ListenError, startHttpFront } from '../src/http-front.js';
+import { type HttpFront, ListenError, SessionRefusal, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
 import { connectHttpClient, connectModernHttpClient, MODERN_REVISION } from '../src/testing.js';
 import { createToolServer } from '../src/tool-server.js';
@@ -391,6 +391,94 @@ describe('HTTP front, before its routes', () => {
     expect(garbled.status).toBe(400);
     expect(garbled.text).toContain('Parse error: the body is not valid JSON');
     expect(readAhead).toBe(2);
+  });
+});
+
+describe('HTTP front, the POST of an endpoint of a fixed path', () => {
+  const named = (name: string) => () =>
+    createToolServer({ name, version: '1', tools: [echo], engine: undefined, log: quiet });
+  const serverName = async (url: string) => {
+    const opened = await rawPost(url, {}, JSON.stringify(initialize));
+    return /"serverInfo":\{"name":"([^"]+)"/.exec(opened.text)?.[1] ?? `${opened.status} ${opened.text}`;
+  };
+
+  it('passes the Host and Origin checks, admit and authentication, in their order, and their refusals', async () => {
+    const seen: string[] = [];
+    const started = await startHttpFront({
+      createServer: named('echo'),
+      admit: (req, res, next) => {
+        seen.push('admit');
+        if (req.headers['x-refuse'] === 'admit') return void res.status(429).json({ refused: 'admit' });
+        next();
+      },
+      authenticate: (req) => {
+        seen.push('authenticate');
+        if (req.headers['x-refuse'] === 'authenticate') throw new SessionRefusal(401, 'no token');
+        return { identity: 'someone' };
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    try {
+      expect(await serverName(started.url)).toBe('echo');
+      expect(seen).toEqual(['admit', 'authenticate']);
+      const admitted = await rawPost(started.url, { 'x-refuse': 'admit' }, JSON.stringify(initialize));
+      expect(admitted).toEqual({ status: 429, text: '{"refused":"admit"}' });
+      const unknown = await rawPost(started.url, { 'x-refuse': 'authenticate' }, JSON.stringify(initialize));
+      expect(unknown.status).toBe(401);
+      expect(unknown.text).toContain('no token');
+      const foreign = await rawPost(
+        started.url,
+        { origin: 'https://evil.example' },
+        JSON.stringify(initialize),
+      );
+      expect(foreign.status).toBe(403);
+      expect(seen).toEqual(['admit', 'authenticate', 'admit', 'admit', 'authenticate']);
+    } finally {
+      await started.close();
+    }
+  });
+
+  it('is answered by what express would answer it with: a public route first, an endpoint added before', async () => {
+    let passed = 0;
+    const started = await startHttpFront({
+      createServer: named('echo'),
+      endpoints: {
+        '/mcp/open': named('open'),
+        '/mcp/:mode': (req) => named(`by-mode ${req.params.mode}`)(),
+        '/mcp/all': named('all'),
+      },
+      publicRoutes: (app) => {
+        app.post('/mcp/open', (_req, res) => void res.json({ answered: 'public' }));
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    const everyPath = await startHttpFront({
+      createServer: named('echo'),
+      publicRoutes: (app) => {
+        app.use((_req, _res, next) => {
+          passed++;
+          next();
+        });
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    try {
+      const base = started.url.replace(/\/mcp$/, '');
+      expect(await serverName(started.url)).toBe('echo');
+      expect(await serverName(`${base}/mcp/all`)).toBe('by-mode all');
+      expect(await serverName(`${base}/mcp/:mode`)).toBe('by-mode :mode');
+      expect((await rawPost(`${base}/mcp/open`, {}, '{}')).text).toBe('{"answered":"public"}');
+      expect(await serverName(everyPath.url)).toBe('echo');
+      expect(passed).toBe(1);
+    } finally {
+      await Promise.all([started.close(), everyPath.close()]);
+    }
   });
 });
 
