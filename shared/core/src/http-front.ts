@@ -225,6 +225,7 @@ function authentication(authenticate: (request: Request) => Caller) {
 
 /** A middleware of the chain every request passes (see hotLane). */
 type Step = (req: Request, res: Response, next: NextFunction) => unknown;
+type ErrorStep = (error: unknown, req: Request, res: Response, next: NextFunction) => unknown;
 
 /**
  * The way a POST to an MCP endpoint of a fixed path (`/mcp`, `/mcp/all`: the one request of
@@ -243,6 +244,8 @@ function hotLane() {
   const endpointLayers: RouterLayer[] = [];
   const hot = new Map<string, (req: Request, res: Response) => Promise<void>>();
   const failed = (next: NextFunction) => (error: unknown) => next(error || new Error('Rejected promise'));
+  /** Where an endpoint's failure goes: the app's last error handler, as from a route. */
+  let endpointFailed: ErrorStep = (error, _req, _res, next) => next(error);
   return {
     /** Runs `add` (which adds the public routes to `app`), noting the layers it added. */
     publicRoutes(app: express.Express, add: () => void) {
@@ -267,9 +270,11 @@ function hotLane() {
     },
     /**
      * Every endpoint is known: those no public route may answer first take the lane (a
-     * middleware of every path matches them all).
+     * middleware of every path matches them all). An endpoint's failure goes to `lastResort`,
+     * past the error handlers of the middleware before the routes (the body's).
      */
-    open() {
+    open(lastResort: ErrorStep) {
+      endpointFailed = lastResort;
       for (const [path, post] of posts)
         if (!publicLayers.some((layer) => layer.match(path))) hot.set(path, post);
     },
@@ -287,7 +292,9 @@ function hotLane() {
         }
         const current = checks[at++];
         if (!current) {
-          post(req, res).catch(failed(next));
+          post(req, res).catch((error: unknown) =>
+            endpointFailed(error || new Error('Rejected promise'), req, res, next),
+          );
           return;
         }
         try {
@@ -646,7 +653,13 @@ export async function startHttpFront<S extends SessionServer>(
   if (createServer) serveEndpoint('/mcp', createServer);
   for (const [endpoint, createServer] of Object.entries(options.endpoints ?? {}))
     serveEndpoint(endpoint, createServer);
-  lane.open();
+  // express 5 forwards rejected handlers here; answer instead of crashing the process.
+  const requestFailed = (error: Error, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof SessionRefusal) return refuse(res, error);
+    log.error('HTTP request failed', { error: error.message });
+    if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
+  };
+  lane.open(requestFailed as ErrorStep);
   options.routes?.(app);
 
   if (createServer) {
@@ -701,12 +714,7 @@ export async function startHttpFront<S extends SessionServer>(
     });
   }
 
-  // express 5 forwards rejected handlers here; answer instead of crashing the process.
-  app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof SessionRefusal) return refuse(res, error);
-    log.error('HTTP request failed', { error: error.message });
-    if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
-  });
+  app.use(requestFailed);
 
   const { beforeRoutes } = options;
   const httpServer = await listen(

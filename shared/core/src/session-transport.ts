@@ -55,12 +55,19 @@ interface SdkState {
  */
 export class SessionTransport extends StreamableHTTPServerTransport {
   private readonly calls = new Map<string | number, CallStream>();
-  /** The lane writes events as the SDK does with neither of these: no event ids, no JSON answers. */
+  /**
+   * The lane writes events as the SDK does with none of these: no event ids, no JSON answers, no
+   * Host and Origin checks of the transport's own, keep-alives at the SDK's default pace.
+   */
   private readonly laneOpen: boolean;
 
   constructor(options: StreamableHTTPServerTransportOptions = {}) {
     super(options);
-    this.laneOpen = options.eventStore === undefined && options.enableJsonResponse !== true;
+    this.laneOpen =
+      options.eventStore === undefined &&
+      options.enableJsonResponse !== true &&
+      options.enableDnsRebindingProtection !== true &&
+      options.keepAliveMs === undefined;
   }
 
   override async handleRequest(
@@ -68,7 +75,9 @@ export class SessionTransport extends StreamableHTTPServerTransport {
     res: ServerResponse,
     parsedBody?: unknown,
   ): Promise<void> {
-    if (!this.ownLane(req, parsedBody)) return super.handleRequest(req as never, res, parsedBody);
+    // A response closed while the body was read or the session found is the SDK's to end.
+    if (res.destroyed || !this.ownLane(req, parsedBody))
+      return super.handleRequest(req as never, res, parsedBody);
     const message = parsedBody;
     // The headers go out once the server took the message, as the SDK's response does.
     const call: CallStream = {

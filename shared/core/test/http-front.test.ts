@@ -440,6 +440,25 @@ describe('HTTP front, the POST of an endpoint of a fixed path', () => {
     }
   });
 
+  it('has an endpoint’s failure answered by the app’s last error handler, as from a route', async () => {
+    const started = await startHttpFront({
+      // An error that carries a client's status, thrown by the endpoint rather than the body reader.
+      createServer: () => {
+        throw Object.assign(new Error('the factory broke'), { status: 418 });
+      },
+      host: '127.0.0.1',
+      port: 0,
+      log: quiet,
+    });
+    try {
+      const failed = await rawPost(started.url, {}, JSON.stringify(initialize));
+      expect(failed.status).toBe(500);
+      expect(failed.text).toContain('Internal error: the factory broke');
+    } finally {
+      await started.close();
+    }
+  });
+
   it('is answered by what express would answer it with: a public route first, an endpoint added before', async () => {
     let passed = 0;
     const started = await startHttpFront({

@@ -201,6 +201,35 @@ describe('a 2025 session over HTTP, a plain tools/call', () => {
     await release('deleted');
   });
 
+  it('is left to the SDK on a transport that checks Host itself', async () => {
+    let transport: SessionTransport | undefined;
+    const server = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      req.once('end', () => void transport?.handleRequest(req, res, JSON.parse(text)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    transport = new SessionTransport({
+      sessionIdGenerator: () => 'hosts',
+      enableDnsRebindingProtection: true,
+      allowedHosts: [host],
+    });
+    await sessionServer().connect(transport);
+    const url = `http://${host}/mcp`;
+    try {
+      const session = await openSession(url);
+      const answer = await rawPost({ ...session, host: 'rebound.example' }, waitCall(6, 'rebound'), url);
+      expect(answer.status).toBe(403);
+      expect(waiting.has('rebound')).toBe(false);
+    } finally {
+      await transport.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('is left to the SDK on a transport that answers in JSON', async () => {
     const transport = new SessionTransport({ sessionIdGenerator: () => 'json', enableJsonResponse: true });
     await sessionServer().connect(transport);
