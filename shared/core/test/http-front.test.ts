@@ -15,6 +15,7 @@ import { createLogger } from '../src/logger.js';
 import { connectHttpClient, connectModernHttpClient, MODERN_REVISION } from '../src/testing.js';
 import { createToolServer } from '../src/tool-server.js';
 import { echoTool as echo } from './echo-tool.js';
+import { rawPost } from './raw-post.js';
 
 const quiet = createLogger({ level: 'error', sink: () => undefined });
 let front: HttpFront;
@@ -303,29 +304,6 @@ describe('HTTP front, reaching a client outside its requests', () => {
   });
 });
 
-/** A POST through node:http, which can send any Host (fetch sets its own); the status and the body. */
-function rawPost(url: string, headers: http.OutgoingHttpHeaders, body: string) {
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = http.request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-    });
-    request.once('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, text }));
-    });
-    request.once('error', reject);
-    request.end(body);
-  });
-}
-
 /** An HTTP/1.0 POST with no Host at all (node's server asks one of HTTP/1.1 requests only); what came back. */
 function postWithoutHost(url: string, headers: string): Promise<string> {
   const { port } = new URL(url);
@@ -373,7 +351,7 @@ describe('HTTP front, before its routes', () => {
       /^HTTP\/1\.1 403 [\s\S]*Missing Host header/,
     );
     const answered = await rawPost(early.url, { 'x-answer': 'early' }, '{}');
-    expect(answered).toEqual({ status: 200, text: 'answered early' });
+    expect(answered).toMatchObject({ status: 200, text: 'answered early' });
     for (const refused of [
       await rawPost(early.url, { 'x-answer': 'early', origin: 'https://evil.example' }, '{}'),
       await rawPost(early.url, { 'x-answer': 'early', host: 'evil.example' }, '{}'),
@@ -424,7 +402,7 @@ describe('HTTP front, the POST of an endpoint of a fixed path', () => {
       expect(await serverName(started.url)).toBe('echo');
       expect(seen).toEqual(['admit', 'authenticate']);
       const admitted = await rawPost(started.url, { 'x-refuse': 'admit' }, JSON.stringify(initialize));
-      expect(admitted).toEqual({ status: 429, text: '{"refused":"admit"}' });
+      expect(admitted).toMatchObject({ status: 429, text: '{"refused":"admit"}' });
       const unknown = await rawPost(started.url, { 'x-refuse': 'authenticate' }, JSON.stringify(initialize));
       expect(unknown.status).toBe(401);
       expect(unknown.text).toContain('no token');

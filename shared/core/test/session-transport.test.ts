@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpFront, startHttpFront } from '../src/http-front.js';
 import { createLogger } from '../src/logger.js';
 import { SessionTransport } from '../src/session-transport.js';
+import { rawPost as postRaw, type RawAnswer } from './raw-post.js';
 
 const quiet = createLogger({ level: 'error', sink: () => undefined });
 
@@ -58,35 +59,9 @@ beforeAll(async () => {
 });
 afterAll(() => front.close());
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** A POST through node:http, which can repeat a header; its status, headers and whole body. */
-function rawPost(headers: http.OutgoingHttpHeaders, body: unknown, url = front.url): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-    });
-    request.once('response', (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-      });
-      response.once('end', () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, text }),
-      );
-    });
-    request.once('error', reject);
-    request.end(JSON.stringify(body));
-  });
+/** A POST of `body` to the front's endpoint, or to `url`. */
+function rawPost(headers: http.OutgoingHttpHeaders, body: unknown, url = front.url): Promise<RawAnswer> {
+  return postRaw(url, headers, JSON.stringify(body));
 }
 
 async function openSession(url = front.url): Promise<Record<string, string>> {
@@ -123,7 +98,7 @@ async function release(text: string): Promise<void> {
 }
 
 /** What stays the same from one answer to the next: the date and the framing of the body aside. */
-function lasting({ status, headers, text }: Answer) {
+function lasting({ status, headers, text }: RawAnswer) {
   const { date, 'transfer-encoding': _chunked, 'content-length': _length, ...rest } = headers;
   return { status, headers: rest, text };
 }
