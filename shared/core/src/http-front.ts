@@ -233,19 +233,18 @@ type ErrorStep = (error: unknown, req: Request, res: Response, next: NextFunctio
  * request passes (Host and Origin, `admit`, authentication, the body) one after the other
  * itself, then the endpoint, as express would reach them, without express routing the request
  * past each of them and the routes between (its router's passes were about a sixth of the
- * front's CPU per call). A failure goes on to the app's error handlers as any does. An endpoint
- * that a public route (or a middleware of every path among them) may answer first is left to
- * express.
+ * front's CPU per call). A check's failure goes on to the app's error handlers as any does; an
+ * endpoint's goes to `lastResort`, the app's last error handler, as from a route, past the error
+ * handlers of the middleware before the routes (the body's). An endpoint that a public route (or
+ * a middleware of every path among them) may answer first is left to express.
  */
-function hotLane() {
+function hotLane(lastResort: ErrorStep) {
   let checks: readonly Step[] = [];
   let publicLayers: RouterLayer[] = [];
   const posts = new Map<string, (req: Request, res: Response) => Promise<void>>();
   const endpointLayers: RouterLayer[] = [];
   const hot = new Map<string, (req: Request, res: Response) => Promise<void>>();
   const failed = (next: NextFunction) => (error: unknown) => next(error || new Error('Rejected promise'));
-  /** Where an endpoint's failure goes: the app's last error handler, as from a route. */
-  let endpointFailed: ErrorStep = (error, _req, _res, next) => next(error);
   return {
     /** Runs `add` (which adds the public routes to `app`), noting the layers it added. */
     publicRoutes(app: express.Express, add: () => void) {
@@ -270,11 +269,9 @@ function hotLane() {
     },
     /**
      * Every endpoint is known: those no public route may answer first take the lane (a
-     * middleware of every path matches them all). An endpoint's failure goes to `lastResort`,
-     * past the error handlers of the middleware before the routes (the body's).
+     * middleware of every path matches them all).
      */
-    open(lastResort: ErrorStep) {
-      endpointFailed = lastResort;
+    open() {
       for (const [path, post] of posts)
         if (!publicLayers.some((layer) => layer.match(path))) hot.set(path, post);
     },
@@ -293,7 +290,7 @@ function hotLane() {
         const current = checks[at++];
         if (!current) {
           post(req, res).catch((error: unknown) =>
-            endpointFailed(error || new Error('Rejected promise'), req, res, next),
+            lastResort(error || new Error('Rejected promise'), req, res, next),
           );
           return;
         }
@@ -503,7 +500,13 @@ export async function startHttpFront<S extends SessionServer>(
       `listening on ${options.host}: reachable beyond this machine; put authentication in front of it`,
     );
   const refusal = gate(loopback, options.allowedOrigins ?? []);
-  const lane = hotLane();
+  // express 5 forwards rejected handlers here; answer instead of crashing the process.
+  const requestFailed = (error: Error, _req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof SessionRefusal) return refuse(res, error);
+    log.error('HTTP request failed', { error: error.message });
+    if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
+  };
+  const lane = hotLane(requestFailed as ErrorStep);
   app.use(lane.handle);
   const checks: Step[] = [];
   const check = (step: Step) => {
@@ -653,13 +656,7 @@ export async function startHttpFront<S extends SessionServer>(
   if (createServer) serveEndpoint('/mcp', createServer);
   for (const [endpoint, createServer] of Object.entries(options.endpoints ?? {}))
     serveEndpoint(endpoint, createServer);
-  // express 5 forwards rejected handlers here; answer instead of crashing the process.
-  const requestFailed = (error: Error, _req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof SessionRefusal) return refuse(res, error);
-    log.error('HTTP request failed', { error: error.message });
-    if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${error.message}`);
-  };
-  lane.open(requestFailed as ErrorStep);
+  lane.open();
   options.routes?.(app);
 
   if (createServer) {
