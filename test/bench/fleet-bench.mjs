@@ -4,6 +4,7 @@
 // and how soon a session is served again by another replica once its owner is killed (SIGKILL).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,17 +14,19 @@ import { ECHO_STDIO } from './aggregator-overhead.mjs';
 import { check } from './check.mjs';
 import { machineBusyMs, treeCpuMsOf } from './cpu-time.mjs';
 import { startProcess } from './processes.mjs';
-import { interleaved, ms } from './stats.mjs';
+import { interleaved, micros, ms } from './stats.mjs';
 import { AGGREGATOR_BIN } from './toolmesh.mjs';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LATENCY_CALLS = 400;
+/** Unmeasured calls of each kind first: the forward's path runs interpreted for its first hundreds. */
+const LATENCY_WARMUP = 2000;
 /** Calls of each kind whose CPU is counted, in alternating blocks: /proc counts in 10 ms ticks. */
 const CPU_CALLS = 1200;
 const CPU_BLOCK = 100;
 export const HOP_PROXY = fileURLToPath(new URL('./hop-proxy.mjs', import.meta.url));
 const SESSIONS = 20;
-const CALLS_PER_SESSION = 100;
+const CALLS_PER_SESSION = 400;
 const TAKEOVERS = 3;
 
 /**
@@ -43,60 +46,97 @@ export function startReplica(config, folder, index, bin = AGGREGATOR_BIN) {
   });
 }
 
-/** One tools/call of a session by its id on `url`, as a 2025 client sends it; resolves with its text. */
+/**
+ * One tools/call of a session by its id on `url`, as a 2025 client sends it over one kept-alive
+ * connection, as a balancer's connection carries it; resolves once the answer, checked, is read.
+ * Plain node:http rather than fetch or the SDK client: those cost this process 0.6–1 ms of CPU a
+ * call, and on 2 cores a load generator that heavy takes its core from the replicas it measures.
+ */
 export function callerOf(url, sessionId) {
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
-  return async () => {
-    const answer = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-session-id': sessionId,
-        'mcp-protocol-version': '2025-06-18',
-      },
-      body: JSON.stringify({
+  return () =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({
         jsonrpc: '2.0',
         id: ++id,
         method: 'tools/call',
         params: { name: 'echo__echo', arguments: { text: 'ping' } },
-      }),
+      });
+      const request = http.request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': sessionId,
+            'mcp-protocol-version': '2025-06-18',
+          },
+        },
+        (answer) => {
+          let text = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk) => {
+            text += chunk;
+          });
+          answer.on('end', () => {
+            try {
+              check(
+                answer.statusCode === 200 && text.includes('"ping"'),
+                `a fleet call failed: ${answer.statusCode} ${text}`,
+              );
+              resolve();
+            } catch (error) {
+              reject(error);
+            }
+          });
+          answer.on('error', reject);
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
     });
-    const text = await answer.text();
-    check(answer.ok && text.includes('"ping"'), `a fleet call failed: ${answer.status} ${text}`);
-  };
 }
 
 const THROUGHPUT_ROUNDS = 4;
-const WARMUP_CALLS_PER_SESSION = 25;
+const WARMUP_CALLS_PER_SESSION = 100;
 
-/** SESSIONS clients, each on one of `urls` as a sticky balancer places them, each warmed up alike. */
+/**
+ * SESSIONS sessions, each opened on one of `urls` as a sticky balancer places them, and a caller
+ * of each; every one warmed up alike.
+ */
 async function openSessions(urls) {
   const clients = await Promise.all(
     Array.from({ length: SESSIONS }, (_, i) => connectHttpClient(urls[i % urls.length])),
   );
+  const callers = clients.map((client, i) =>
+    callerOf(urls[i % urls.length], client.client.transport.sessionId),
+  );
   // Every replica's call path compiled and warm before anything is timed, whichever served the latency part.
   await Promise.all(
-    clients.map(async (client) => {
-      for (let i = 0; i < WARMUP_CALLS_PER_SESSION; i++) await client.call('echo__echo', { text: 'warm' });
+    callers.map(async (call) => {
+      for (let i = 0; i < WARMUP_CALLS_PER_SESSION; i++) await call();
     }),
   );
-  return clients;
+  return { clients, callers };
 }
 
 /**
- * Seconds for every client to make `calls` calls back to back, and the CPU (ms) that took: of
+ * Seconds for every caller to make `calls` calls back to back, and the CPU (ms) that took: of
  * `replicas` (each with its echo server), of this process (the clients) and of the whole machine.
  */
-async function timeCalls(clients, calls, replicas) {
+async function timeCalls(callers, calls, replicas) {
   const before = cpuNow(replicas);
   const started = performance.now();
   await Promise.all(
-    clients.map(async (client) => {
-      for (let i = 0; i < calls; i++) {
-        const result = await client.call('echo__echo', { text: 'ping' });
-        check(!result.isError, `a fleet call failed: ${JSON.stringify(result)}`);
-      }
+    callers.map(async (call) => {
+      for (let i = 0; i < calls; i++) await call();
     }),
   );
   return { seconds: (performance.now() - started) / 1000, cpu: cpuSince(before, replicas) };
@@ -138,7 +178,7 @@ async function throughputs(setups, log) {
       log(`bench fleet: throughput round ${round + 1} of ${THROUGHPUT_ROUNDS}`);
       for (let k = 0; k < setups.length; k++) {
         const index = (round + k) % setups.length;
-        const timed = await timeCalls(sessions[index], perRound, setups[index].processes);
+        const timed = await timeCalls(sessions[index].callers, perRound, setups[index].processes);
         seconds[index] += timed.seconds;
         cpu[index].processes += timed.cpu.processes.reduce((sum, used) => sum + used, 0);
         cpu[index].client += timed.cpu.client;
@@ -160,7 +200,7 @@ async function throughputs(setups, log) {
       busyCores: cpu[index].machine / 1000 / seconds[index],
     }));
   } finally {
-    await Promise.allSettled(sessions.flat().map((client) => client.close()));
+    await Promise.allSettled(sessions.flatMap(({ clients }) => clients.map((client) => client.close())));
   }
 }
 
@@ -272,7 +312,7 @@ export async function benchmarkFleet({ base, log }) {
     };
     const latency = await interleaved(
       { ...calls, tcpPipe: callerOf(`${tcpPipe.url}/mcp`, sessionId) },
-      { runs: LATENCY_CALLS, warmup: 20 },
+      { runs: LATENCY_CALLS, warmup: LATENCY_WARMUP },
     );
     log('bench fleet: the CPU of a call on the owner, forwarded, and through the bare hop');
     const cpu = await hopCpu(calls, { owner: replicas[0], forwarder: replicas[1], hop });
@@ -350,7 +390,9 @@ fleet has (the audit stays in each replica's SQLite file: no \`state.postgres\` 
 it; and, as the floors of a hop between two Node processes, the same call through a bare Node HTTP proxy
 (test/bench/hop-proxy.mjs: kept-alive connections, bytes piped both ways, no router, no parsing, no
 lookup) and through a TCP pipe (the same script with \`--tcp\`: a connection's bytes passed on, no HTTP
-read at all), each in front of the owner (${LATENCY_CALLS} of each, interleaved, one at a time):
+read at all), each in front of the owner (${LATENCY_CALLS} of each, interleaved, one at a time, after
+${LATENCY_WARMUP.toLocaleString('en-US')} unmeasured of each; every call a plain kept-alive HTTP request, as a balancer's connection
+carries it):
 
 | call | p50 | p95 |
 |---|---|---|
@@ -359,9 +401,9 @@ read at all), each in front of the owner (${LATENCY_CALLS} of each, interleaved,
 | through the bare Node proxy | ${ms(run.hop.median)} | ${ms(run.hop.p95)} |
 | through the TCP pipe | ${ms(run.tcpPipe.median)} | ${ms(run.tcpPipe.p95)} |
 
-A forward adds **${ms(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms); the bare proxy adds
-${ms(hopAdds)}, the TCP pipe ${ms(run.tcpPipe.median - run.local.median)}: a hop that reads the request's HTTP, as a forward must to
-find the session's owner, costs this machine more than the target before it does anything else. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
+A forward adds **${micros(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms); the bare proxy adds
+${micros(hopAdds)}, the TCP pipe ${micros(run.tcpPipe.median - run.local.median)}. Timed after only 20 calls of each, as this bench once did,
+the forward added 0.9–1.3 ms: the forwarding replica's path still ran interpreted. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
 time; a replica's figure includes its echo server):
 
 | call | owner | forwarding replica | bare proxy |
@@ -376,8 +418,8 @@ loopback HTTP exchange. Its wall-clock cost is that CPU plus the wait for a core
 a busy 2-core machine is most of it.
 
 Throughput: ${SESSIONS} sessions, ${CALLS_PER_SESSION} calls each back to back, the sessions spread over the
-replicas as a sticky balancer places them (each client straight to its replica; the clients all run in
-the bench's own process); and, as the peer for two replicas, the same over two toolmesh processes that
+replicas as a sticky balancer places them (each session opened by the SDK's client on its replica,
+its calls then sent there as plain kept-alive HTTP requests from the bench's own process); and, as the peer for two replicas, the same over two toolmesh processes that
 are no fleet (no Redis, each its own SQLite): what splitting one load over two processes costs on this
 machine, whatever they share. Every session first makes ${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each
 process is warm whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between
@@ -399,13 +441,14 @@ audit record queues for that file's write lock across processes (SQLite's busy w
 and more): measured in one run at a load of 26, two replicas so gave 0.60× one, against 0.99× with a data
 directory each. Give each replica its own (docs/deployment.md), or put the audit in PostgreSQL.
 
-On 2 cores the replicas, their echo servers, the bench's clients and Redis share the same two cores:
-more replicas cannot add throughput here, only must not collapse it (target: 2 replicas ≥ 0.9× one).
-CPU per call is the honest measure on this machine. Two busy processes on two cores, each woken for
-every call with the clients and the echo servers between them, spend more CPU per call than one that
-handles many calls per wake-up, fleet or not: compare 2 replicas with the 2 separate processes, not with
-1 replica. What the fleet itself adds per call is the two Redis commands above. Scaling has to be
-measured on a machine with more cores than replicas.
+On 2 cores the replicas, their echo servers, the clients and Redis share the same two cores (target:
+2 replicas ≥ 0.9× one, no collapse). One replica is bounded by its one JavaScript thread, and leaves
+part of the second core idle; two fill both, but each handles fewer calls per wake-up and so spends
+more CPU per call, fleet or not (compare 2 replicas with the 2 separate processes). A load generator
+must stay light here: with the SDK's client sending the calls (0.6–1 ms of CPU a call, more than a
+replica spends), the clients took the second core and 2 replicas gave 0.72–0.76× one. What the
+fleet itself adds per call is the two Redis commands above. Scaling beyond that has to be measured on
+a machine with more cores than replicas.
 
 Load average (1 min) at the end of the run: ${run.load.toFixed(1)} on ${os.cpus().length} cores. On a machine this
 busy every wall-clock figure above is mostly waiting for a core; check the targets on an idle one.
