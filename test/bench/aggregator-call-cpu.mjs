@@ -3,17 +3,25 @@
 // the echo server, and through `toolmesh serve` to the same server over stdio; for the proxied
 // calls, the aggregator's own CPU and its downstream echo server's, per call (issue 26). The
 // client reaches toolmesh over stdio and over Streamable HTTP, in a 2025 session and in
-// 2026-07-28; the echo server speaks 2025 only, so each path's direct call is the 2025 one over
-// the same transport.
+// 2026-07-28 (see PATHS for what each path is compared with).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { connectHttpClient, connectModernHttpClient, spawnStdioClient } from '@toolmesh/core/testing';
+import { fileURLToPath } from 'node:url';
+import {
+  connectHttpClient,
+  connectModernHttpClient,
+  spawnModernStdioClient,
+  spawnStdioClient,
+} from '@toolmesh/core/testing';
 import { ECHO_STDIO, startEchoHttp } from './aggregator-overhead.mjs';
 import { check } from './check.mjs';
 import { cpuMsOf } from './cpu-time.mjs';
 import { runAloneWhenMain } from './run-alone.mjs';
 import { median } from './stats.mjs';
 import { startToolmeshHttp, startToolmeshStdio, writeConfig } from './toolmesh.mjs';
+
+const STDIO_RELAY = fileURLToPath(new URL('./stdio-relay.mjs', import.meta.url));
+const ECHO_V2_SERVER = fileURLToPath(new URL('./echo-server-v2.mjs', import.meta.url));
 
 /** The child processes of `pid` (the aggregator's upstream servers). */
 export function childrenOf(pid) {
@@ -32,34 +40,36 @@ export async function echoOf(connected) {
   };
 }
 
-/** One round of `calls` back-to-back calls: wall per call, and the CPU per call of each of `pids`. */
+/**
+ * One round of `calls` back-to-back calls: wall per call, and the CPU per call of each of `pids`
+ * and of the client (this process), which the wall time includes.
+ */
 async function round(call, pids, calls) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMsOf(pid)]));
+  const client = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < calls; i++) await call();
   const figures = { wallUs: ((performance.now() - start) * 1000) / calls };
+  const clientUsed = process.cpuUsage(client);
+  figures.client = (clientUsed.user + clientUsed.system) / calls;
   for (const [name, pid] of Object.entries(pids))
     figures[name] = ((cpuMsOf(pid) - before[name]) * 1000) / calls;
   return figures;
 }
 
 /**
- * The direct and the proxied call in alternating rounds, so the machine's noise falls on both;
- * the median of each figure over the rounds.
+ * Each way's calls (by name: its call and the pids whose CPU counts) in alternating rounds, so
+ * the machine's noise falls on all alike; the median of each figure over the rounds.
  */
-async function measurePair(direct, proxied, { calls, rounds, warmup }) {
-  for (let i = 0; i < warmup; i++) {
-    await direct.call();
-    await proxied.call();
-  }
-  const seen = { direct: [], proxied: [] };
-  for (let r = 0; r < rounds; r++) {
-    seen.direct.push(await round(direct.call, direct.pids, calls));
-    seen.proxied.push(await round(proxied.call, proxied.pids, calls));
-  }
+async function measureWays(ways, { calls, rounds, warmup }) {
+  const entries = Object.entries(ways);
+  for (let i = 0; i < warmup; i++) for (const [, way] of entries) await way.call();
+  const seen = Object.fromEntries(entries.map(([name]) => [name, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const [name, way] of entries) seen[name].push(await round(way.call, way.pids, calls));
   const medians = (list) =>
     Object.fromEntries(Object.keys(list[0]).map((key) => [key, median(list.map((f) => f[key]))]));
-  return { direct: medians(seen.direct), proxied: medians(seen.proxied) };
+  return Object.fromEntries(entries.map(([name]) => [name, medians(seen[name])]));
 }
 
 /**
@@ -69,33 +79,71 @@ async function measurePair(direct, proxied, { calls, rounds, warmup }) {
  */
 export const CALL_CPU_WARMUP = 3000;
 
-/** The client transports and eras measured, each with how its client reaches toolmesh. */
+/** The echo tool on the SDK's v2 server over stdio, which serves both eras. */
+const ECHO_V2_STDIO = { command: process.execPath, args: [ECHO_V2_SERVER] };
+
+/**
+ * The paths measured: how the client reaches toolmesh, in which era, the direct call it is
+ * compared with, and the echo server behind toolmesh. A path's era runs end to end where the
+ * echo server can speak it: over stdio a 2026-07-28 client calls the v2 echo server, directly
+ * and through toolmesh (which then speaks 2026-07-28 to it); over HTTP the echo server is the
+ * v1 SDK's, so the direct call is a 2025 one there. The bare relay is timed on the 2025 stdio path.
+ */
 const PATHS = [
-  { name: 'stdio-2025', transport: 'stdio', era: '2025' },
-  { name: 'stdio-2026', transport: 'stdio', era: '2026-07-28' },
-  { name: 'http-2025', transport: 'Streamable HTTP', era: '2025' },
-  { name: 'http-2026', transport: 'Streamable HTTP', era: '2026-07-28' },
+  { name: 'stdio-2025', transport: 'stdio', era: '2025', direct: 'stdio', echo: ECHO_STDIO, relay: true },
+  { name: 'stdio-2026', transport: 'stdio', era: '2026-07-28', direct: 'stdio-v2', echo: ECHO_V2_STDIO },
+  { name: 'http-2025', transport: 'Streamable HTTP', era: '2025', direct: 'http', echo: ECHO_STDIO },
+  { name: 'http-2026', transport: 'Streamable HTTP', era: '2026-07-28', direct: 'http', echo: ECHO_STDIO },
 ];
+
+/** A client and the pids whose CPU counts for each direct call (and the relay), made on first use. */
+function directCalls(closers) {
+  const connectors = {
+    stdio: async () => {
+      const client = await spawnStdioClient(ECHO_STDIO.command, ECHO_STDIO.args);
+      closers.push(() => client.close());
+      return { call: await echoOf(client), pids: { server: client.pid } };
+    },
+    'stdio-v2': async () => {
+      const client = await spawnModernStdioClient(ECHO_V2_STDIO.command, ECHO_V2_STDIO.args);
+      closers.push(() => client.close());
+      return { call: await echoOf(client), pids: { server: client.pid } };
+    },
+    http: async () => {
+      const echoHttp = await startEchoHttp();
+      closers.push(() => echoHttp.stop());
+      const client = await connectHttpClient(echoHttp.url);
+      closers.push(() => client.close());
+      return { call: await echoOf(client), pids: { server: echoHttp.pid } };
+    },
+    // The floor of any proxy over stdio: a relay in front of the v1 echo server, a 2025 client.
+    relay: async () => {
+      const client = await spawnStdioClient(process.execPath, [
+        STDIO_RELAY,
+        ECHO_STDIO.command,
+        ...ECHO_STDIO.args,
+      ]);
+      closers.push(() => client.close());
+      return { call: await echoOf(client), pids: { relay: client.pid } };
+    },
+  };
+  const made = new Map();
+  return (kind) => {
+    if (!made.has(kind)) made.set(kind, connectors[kind]());
+    return made.get(kind);
+  };
+}
 
 export async function benchmarkCallCpu({ folder, dataDir, calls, rounds, warmup, log, only }) {
   const paths = PATHS.filter((p) => !only || only.includes(p.name));
   log(`bench: CPU per echo call, ${rounds} rounds of ${calls} calls, direct and through toolmesh`);
-  const config = writeConfig(folder, 'echo-cpu', { echo: ECHO_STDIO });
   const closers = [];
   try {
-    const directStdio = await spawnStdioClient(ECHO_STDIO.command, ECHO_STDIO.args);
-    closers.push(() => directStdio.close());
-    const echoHttp = await startEchoHttp();
-    closers.push(() => echoHttp.stop());
-    const directHttp = await connectHttpClient(echoHttp.url);
-    closers.push(() => directHttp.close());
-    const directs = {
-      stdio: { call: await echoOf(directStdio), pids: { server: directStdio.pid } },
-      'Streamable HTTP': { call: await echoOf(directHttp), pids: { server: echoHttp.pid } },
-    };
+    const direct = directCalls(closers);
     const figures = [];
     for (const path of paths) {
       log(`bench: ${path.name}`);
+      const config = writeConfig(folder, `echo-cpu-${path.name}`, { echo: path.echo });
       const own = [];
       try {
         let toolmeshPid;
@@ -116,19 +164,32 @@ export async function benchmarkCallCpu({ folder, dataDir, calls, rounds, warmup,
         await call();
         const [upstream] = childrenOf(toolmeshPid);
         check(upstream, 'toolmesh started no echo server');
-        const measured = await measurePair(
-          directs[path.transport],
-          { call, pids: { aggregator: toolmeshPid, server: upstream } },
+        const measured = await measureWays(
+          {
+            direct: await direct(path.direct),
+            proxied: { call, pids: { aggregator: toolmeshPid, server: upstream } },
+            ...(path.relay && { relay: await direct('relay') }),
+          },
           { calls, rounds, warmup },
         );
         figures.push({
-          ...path,
-          direct: { wallUs: measured.direct.wallUs, serverCpuUs: measured.direct.server },
+          name: path.name,
+          transport: path.transport,
+          era: path.era,
+          direct: {
+            wallUs: measured.direct.wallUs,
+            serverCpuUs: measured.direct.server,
+            clientCpuUs: measured.direct.client,
+          },
           toolmesh: {
             wallUs: measured.proxied.wallUs,
             aggregatorCpuUs: measured.proxied.aggregator,
             serverCpuUs: measured.proxied.server,
+            clientCpuUs: measured.proxied.client,
           },
+          ...(measured.relay && {
+            relay: { wallUs: measured.relay.wallUs, relayCpuUs: measured.relay.relay },
+          }),
         });
       } finally {
         for (const close of own.toReversed()) await close().catch(() => undefined);
@@ -154,6 +215,10 @@ export function callCpuRows(figures) {
       `**${us(p.toolmesh.aggregatorCpuUs)}** (${cpuMet ? 'met' : '**not met**'})`,
       us(p.toolmesh.serverCpuUs),
       us(p.direct.serverCpuUs),
+      `${us(p.direct.clientCpuUs)} / ${us(p.toolmesh.clientCpuUs)}`,
+      p.relay
+        ? `${us(p.relay.wallUs)} (${(p.relay.wallUs / p.direct.wallUs).toFixed(2)}×), ${us(p.relay.relayCpuUs)}`
+        : '—',
     ];
   });
 }
@@ -165,6 +230,8 @@ export const CALL_CPU_COLUMNS = [
   'Aggregator CPU per call (≤ the echo server’s)',
   'Echo server CPU per call, through toolmesh',
   'Echo server CPU per call, direct',
+  'Client CPU per call, direct / through toolmesh',
+  'Bare stdio relay: wall per call (× direct), its CPU per call',
 ];
 
 runAloneWhenMain(

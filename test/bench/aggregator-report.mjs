@@ -260,10 +260,16 @@ The same trivial \`echo\` call, back to back (each call sent when the last was a
 of ${count(callCpu.calls)} calls straight to the echo server and then through \`toolmesh serve\` to it (downstream over
 stdio), the rounds alternating, after ${count(callCpu.warmup)} unmeasured calls each way (a long-running server's cost, once V8
 has compiled the path; a few hundred calls leave it partly interpreted). The client reaches toolmesh over stdio or Streamable HTTP, in a 2025 session or in
-2026-07-28; the echo server speaks 2025 only, so the direct call is the 2025 one over the same transport. CPU is
+2026-07-28, and each path's era runs end to end where the echo server can speak it: over stdio a 2026-07-28 client
+calls the same tool on the SDK's v2 server (\`test/bench/echo-server-v2.mjs\`, both eras), directly and through
+toolmesh, which then speaks 2026-07-28 to it; every other path has the v1 SDK's echo server (2025 only) behind
+toolmesh, and over Streamable HTTP the direct call is a 2025 one. CPU is
 user + system time from /proc of each process over a round, divided by its calls (median of the rounds): unlike
 wall time, a loaded machine inflates it little. The echo server's own CPU per call is the yardstick (issue 26):
-under toolmesh it is called at toolmesh's pace, so both of its figures are given.
+under toolmesh it is called at toolmesh's pace, so both of its figures are given. The wall time includes the
+client's own CPU (this process's), given per path. On the 2025 stdio path a bare relay (\`test/bench/stdio-relay.mjs\`:
+a Node process that pipes its stdin to an echo server's and that server's stdout back, reading nothing) is timed in
+the same rounds with a 2025 client, as the floor of any proxy over stdio.
 
 ${table(CALL_CPU_COLUMNS, callCpuRows(callCpu))}`;
 }

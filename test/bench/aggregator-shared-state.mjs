@@ -116,7 +116,7 @@ ${table(
 )}
 
 Where the PostgreSQL audit's cost lies: one audit record written alone, ${count(run.inserts)} times each, interleaved.
-SQLite commits in WAL mode with \`synchronous = FULL\`. PostgreSQL \`flushed\` waits for its WAL to be flushed
+SQLite commits in WAL mode with \`synchronous = NORMAL\` (written to its WAL, not fsynced). PostgreSQL \`flushed\` waits for its WAL to be flushed
 to disk (fdatasync) on every commit that no other call's commit shared; \`buffered\` is one round trip to
 PostgreSQL, which commits to its WAL buffers and flushes them within about 3 × \`wal_writer_delay\`. Records of
 calls that end together go as one prepared INSERT (group commit), so under load they share that round trip and

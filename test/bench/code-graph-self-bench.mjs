@@ -149,25 +149,32 @@ async function codegraphOnCopy(base, home, root) {
 
 /**
  * A checkout of `commit` in `folder`, installed and built as a developer's is (the checker reads
- * the workspace packages' declarations from their builds); removed by the returned function.
+ * the workspace packages' declarations from their builds), as a git worktree of this repository.
  */
 function checkoutOf(commit, folder) {
+  try {
+    execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: REPO, stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      `bench: this clone lacks commit ${commit}; fetch the whole history (git fetch --unshallow)`,
+    );
+  }
+  // An earlier run stopped midway (Ctrl-C) leaves its worktree registered with its folder gone.
+  execFileSync('git', ['worktree', 'prune'], { cwd: REPO, stdio: 'ignore' });
   const tree = path.join(folder, `toolmesh-${commit}`);
   execFileSync('git', ['worktree', 'add', '--detach', tree, commit], { cwd: REPO, stdio: 'ignore' });
-  const remove = () =>
-    execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: REPO, stdio: 'ignore' });
-  try {
-    for (const args of [['install', '--frozen-lockfile', '--prefer-offline'], ['build']])
-      execFileSync('pnpm', args, { cwd: tree, stdio: 'ignore' });
-  } catch (error) {
-    remove();
-    throw error;
-  }
-  return { tree, remove };
+  for (const args of [['install', '--frozen-lockfile', '--prefer-offline'], ['build']])
+    execFileSync('pnpm', args, { cwd: tree, stdio: 'ignore' });
+  return tree;
+}
+
+/** Drops the worktree checkoutOf made at `tree`, its folder with it. */
+function removeCheckout(tree) {
+  execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: REPO, stdio: 'ignore' });
 }
 
 /** code-graph, then codegraph, on the checkout at `root`. */
-async function bothOn(root, folder, home, log) {
+async function codeGraphAndPeerOn(root, folder, home, log) {
   log(`bench: code-graph precise index of ${root}, then idle`);
   const codeGraph = await codeGraphOnRepository(path.join(folder, 'data'), root);
   log('bench: codegraph index of the same files');
@@ -184,23 +191,24 @@ export async function benchmarkCodeGraphSelf({ base, log }) {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     load: os.loadavg()[0].toFixed(2),
   };
-  const today = await bothOn(REPO, folder, home, log);
-  log(`bench: a checkout of ${ISSUE_26_COMMIT}, installed and built`);
-  const checkout = checkoutOf(ISSUE_26_COMMIT, folder);
-  let issueTree;
+  let tree;
   try {
-    issueTree = await bothOn(checkout.tree, folder, home, log);
+    // Checked out first, so a clone without the commit fails before the long part.
+    log(`bench: a checkout of ${ISSUE_26_COMMIT}, installed and built`);
+    tree = checkoutOf(ISSUE_26_COMMIT, folder);
+    const today = await codeGraphAndPeerOn(REPO, folder, home, log);
+    const issueTree = await codeGraphAndPeerOn(tree, folder, home, log);
+    return {
+      startedAt,
+      endLoad: os.loadavg()[0].toFixed(2),
+      cores: os.availableParallelism(),
+      today,
+      issueTree,
+    };
   } finally {
-    checkout.remove();
+    if (tree) removeCheckout(tree);
+    rmSync(folder, { recursive: true, force: true });
   }
-  rmSync(folder, { recursive: true, force: true });
-  return {
-    startedAt,
-    endLoad: os.loadavg()[0].toFixed(2),
-    cores: os.availableParallelism(),
-    today,
-    issueTree,
-  };
 }
 
 const mib = (kib) => `${(kib / 1024).toFixed(0)} MiB`;
@@ -231,7 +239,7 @@ function rowsOf(tree, { codeGraph, codegraph }) {
 }
 
 const met = (yes) => (yes ? 'met' : '**not met**');
-const timesOf = ({ codeGraph, codegraph }) => `${(codeGraph.wallMs / codegraph.wallMs).toFixed(1)}×`;
+const wallRatioToPeer = ({ codeGraph, codegraph }) => `${(codeGraph.wallMs / codegraph.wallMs).toFixed(1)}×`;
 
 export function renderCodeGraphSelfSection({ startedAt, endLoad, cores, today, issueTree }) {
   const peak = Math.max(today.codeGraph.peakKiB, issueTree.codeGraph.peakKiB);
@@ -248,7 +256,7 @@ install\` and \`pnpm build\` there, and removes it).
 
 **code-graph**: the built server with its defaults (watcher on, precise mode on), \`--root <tree> --db
 <new file> --watch events\`, spawned over stdio with the real SDK client, until \`index_status\` reports the precise
-upgrade done (precise state \`${today.codeGraph.precise}\` and \`${issueTree.codeGraph.precise}\`). CPU is the user + system time of
+upgrade done (precise state: \`${[...new Set([today.codeGraph.precise, issueTree.codeGraph.precise])].join('` and `')}\`). CPU is the user + system time of
 the process and of its worker processes (the parse workers and the checker, ended or still running). Peak RSS sums
 the process and its workers; *RSS when done* and *RSS idle* are the server process's own, idle ${IDLE_WAIT_MS / 1000} s after
 that, once the checker worker, which outlives the last check by 60 s to re-check saves quickly, has ended. **codegraph**: \`codegraph index\` on a copy of
@@ -265,7 +273,7 @@ ${table(
   faster than the 70 s issue 26 measured on ${ISSUE_26_COMMIT}: ${met(issueTree.codeGraph.wallMs < 70_000)} on that tree (${seconds(issueTree.codeGraph.wallMs)} wall, ${issueTree.codeGraph.cpuSeconds.toFixed(1)} s CPU),
   and ${today.codeGraph.wallMs < 70_000 ? 'under' : 'over'} 70 s on today's larger tree (${seconds(today.codeGraph.wallMs)});
   an idle server at most 60 MB: ${met(today.codeGraph.idleRssKiB <= 60 * 1024)} (${mib(today.codeGraph.idleRssKiB)} on today's tree).
-- **Beside ${CODEGRAPH.name}** (tree-sitter only, no type checker): code-graph's precise index takes ${timesOf(today)} its wall
-  time on today's tree and ${timesOf(issueTree)} on ${ISSUE_26_COMMIT}'s.
+- **Beside ${CODEGRAPH.name}** (tree-sitter only, no type checker): code-graph's precise index takes ${wallRatioToPeer(today)} its wall
+  time on today's tree and ${wallRatioToPeer(issueTree)} on ${ISSUE_26_COMMIT}'s.
 `;
 }

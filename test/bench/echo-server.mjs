@@ -9,20 +9,12 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-
-const ECHO = {
-  name: 'echo',
-  description: 'Returns its text unchanged.',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  annotations: { readOnlyHint: true },
-};
+import { answerEcho, ECHO } from './echo-tool.mjs';
 
 function echoServer() {
   const server = new Server({ name: 'echo', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [ECHO] }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => ({
-    content: [{ type: 'text', text: String(request.params.arguments?.text ?? '') }],
-  }));
+  server.setRequestHandler(CallToolRequestSchema, answerEcho);
   return server;
 }
 

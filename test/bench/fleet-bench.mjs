@@ -46,17 +46,34 @@ export function startReplica(config, folder, index, bin = AGGREGATOR_BIN) {
   });
 }
 
+/** The echo call's result in an answer's body: plain JSON, or the last event of an event stream. */
+function echoResultOf(body) {
+  const json = body.startsWith('{')
+    ? body
+    : body
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .at(-1)
+        ?.slice('data:'.length);
+  try {
+    return JSON.parse(json ?? '').result;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * One tools/call of a session by its id on `url`, as a 2025 client sends it over one kept-alive
  * connection, as a balancer's connection carries it; resolves once the answer, checked, is read.
  * Plain node:http rather than fetch or the SDK client: those cost this process 0.6–1 ms of CPU a
  * call, and on 2 cores a load generator that heavy takes its core from the replicas it measures.
+ * `close()` ends the kept-alive connection.
  */
 export function callerOf(url, sessionId) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
-  return () =>
+  const call = () =>
     new Promise((resolve, reject) => {
       const body = JSON.stringify({
         jsonrpc: '2.0',
@@ -87,8 +104,9 @@ export function callerOf(url, sessionId) {
           });
           answer.on('end', () => {
             try {
+              const result = echoResultOf(text);
               check(
-                answer.statusCode === 200 && text.includes('"ping"'),
+                answer.statusCode === 200 && !result?.isError && result?.content?.[0]?.text === 'ping',
                 `a fleet call failed: ${answer.statusCode} ${text}`,
               );
               resolve();
@@ -102,10 +120,13 @@ export function callerOf(url, sessionId) {
       request.on('error', reject);
       request.end(body);
     });
+  call.close = () => agent.destroy();
+  return call;
 }
 
 const THROUGHPUT_ROUNDS = 4;
-const WARMUP_CALLS_PER_SESSION = 100;
+/** Per session: each process then serves 1,800 or more unmeasured calls before any is timed. */
+const WARMUP_CALLS_PER_SESSION = 300;
 
 /**
  * SESSIONS sessions, each opened on one of `urls` as a sticky balancer places them, and a caller
@@ -200,6 +221,7 @@ async function throughputs(setups, log) {
       busyCores: cpu[index].machine / 1000 / seconds[index],
     }));
   } finally {
+    for (const { callers } of sessions) for (const call of callers) call.close();
     await Promise.allSettled(sessions.flatMap(({ clients }) => clients.map((client) => client.close())));
   }
 }
@@ -237,6 +259,7 @@ async function takeover(config, folder, survivorUrl) {
     }
   }
   const servedAfter = performance.now() - killedAt;
+  call.close();
   await owner.close().catch(() => undefined);
   await doomed.stop();
   return servedAfter;
@@ -310,12 +333,14 @@ export async function benchmarkFleet({ base, log }) {
       forwarded: callerOf(urls[1], sessionId),
       hop: callerOf(`${hop.url}/mcp`, sessionId),
     };
+    const throughPipe = callerOf(`${tcpPipe.url}/mcp`, sessionId);
     const latency = await interleaved(
-      { ...calls, tcpPipe: callerOf(`${tcpPipe.url}/mcp`, sessionId) },
+      { ...calls, tcpPipe: throughPipe },
       { runs: LATENCY_CALLS, warmup: LATENCY_WARMUP },
     );
     log('bench fleet: the CPU of a call on the owner, forwarded, and through the bare hop');
     const cpu = await hopCpu(calls, { owner: replicas[0], forwarder: replicas[1], hop });
+    for (const call of [...Object.values(calls), throughPipe]) call.close();
     await owner.close();
     for (const started of hops.splice(0)) await started.stop();
     // Two toolmesh processes that are no fleet (no Redis, each on its own SQLite): what splitting
@@ -402,8 +427,7 @@ carries it):
 | through the TCP pipe | ${ms(run.tcpPipe.median)} | ${ms(run.tcpPipe.p95)} |
 
 A forward adds **${micros(run.forwarded.median - run.local.median)}** at p50 (target ≤ +0.5 ms); the bare proxy adds
-${micros(hopAdds)}, the TCP pipe ${micros(run.tcpPipe.median - run.local.median)}. Timed after only 20 calls of each, as this bench once did,
-the forward added 0.9–1.3 ms: the forwarding replica's path still ran interpreted. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
+${micros(hopAdds)}, the TCP pipe ${micros(run.tcpPipe.median - run.local.median)}. CPU per call, from /proc (${CPU_CALLS} calls of each kind in blocks of ${CPU_BLOCK}, one at a
 time; a replica's figure includes its echo server):
 
 | call | owner | forwarding replica | bare proxy |
@@ -422,7 +446,7 @@ replicas as a sticky balancer places them (each session opened by the SDK's clie
 its calls then sent there as plain kept-alive HTTP requests from the bench's own process); and, as the peer for two replicas, the same over two toolmesh processes that
 are no fleet (no Redis, each its own SQLite): what splitting one load over two processes costs on this
 machine, whatever they share. Every session first makes ${WARMUP_CALLS_PER_SESSION} unmeasured calls, so each
-process is warm whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between
+process serves 1,800 or more before any is timed, whatever it did before; the calls are timed in ${THROUGHPUT_ROUNDS} rounds that alternate between
 the setups (the order rotating), so that the machine's changing load falls on each alike. CPU per call
 from /proc over the timed calls: the toolmesh processes with their echo servers, the bench's clients,
 and the whole machine (whatever else ran meanwhile included); busy cores is the machine's CPU over the

@@ -42,14 +42,16 @@ async function open(bin, folder) {
     started.push(hop);
     const client = await connectHttpClient(owner.url);
     const sessionId = client.client.transport.sessionId;
+    const calls = {
+      local: callerOf(owner.url, sessionId),
+      forwarded: callerOf(forwarder.url, sessionId),
+      hop: callerOf(`${hop.url}/mcp`, sessionId),
+    };
     return {
       processes: { owner, forwarder, hop },
-      calls: {
-        local: callerOf(owner.url, sessionId),
-        forwarded: callerOf(forwarder.url, sessionId),
-        hop: callerOf(`${hop.url}/mcp`, sessionId),
-      },
+      calls,
       close: async () => {
+        for (const call of Object.values(calls)) call.close();
         await client.close().catch(() => undefined);
         await stop();
       },
