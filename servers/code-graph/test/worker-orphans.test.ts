@@ -1,16 +1,23 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFixture, type FixtureCopy, until } from './fixture-graph.js';
 
 const BIN = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 let copy: FixtureCopy;
+let layers: FixtureCopy;
 
 beforeAll(() => {
   copy = copyFixture('ts-precise');
+  layers = copyFixture('ts-layers');
 });
-afterAll(() => copy.remove());
+afterAll(() => {
+  copy.remove();
+  layers.remove();
+});
 
 /** The worker processes (parse workers, TypeScript checker) a process has started, by pid. */
 function workersOf(pid: number): number[] {
@@ -57,4 +64,27 @@ describe('worker processes', () => {
     await until('the workers to end', () => workers.every((worker) => !running(worker)), 60_000);
     expect(workers.filter(running)).toEqual([]);
   });
+});
+
+describe('a one-shot CLI run', () => {
+  // Its parse workers' pipes are unref'd while idle; ending them must keep the CLI alive until
+  // both have closed, or it left with code 13 (an unsettled top-level await), about one run in 15.
+  it('exits 0 with its answer every time, once its parse workers have ended', async () => {
+    const run = promisify(execFile);
+    const args = [BIN, 'impact', 'Order.total', '--depth', '1', '--root', layers.root];
+    for (let batch = 0; batch < 10; batch++) {
+      // Each run its own data directory: four indexing one database at once would wait on its lock.
+      const runs = await Promise.allSettled(
+        Array.from({ length: 4 }, (_, slot) =>
+          run(process.execPath, args, {
+            env: { ...process.env, TOOLMESH_DATA_DIR: path.join(layers.dataDir, `${batch}-${slot}`) },
+          }),
+        ),
+      );
+      for (const outcome of runs) {
+        if (outcome.status === 'rejected') throw outcome.reason;
+        expect(outcome.value.stdout).toContain('Order.total (src/domain/order.ts:14), depth 1');
+      }
+    }
+  }, 120_000);
 });

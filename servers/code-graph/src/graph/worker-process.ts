@@ -99,8 +99,12 @@ export function startWorkerProcess(file: string, options: WorkerProcessOptions =
     },
     onExit: (listener) => void ended.then(listener),
     end: async () => {
-      // Waiting for it to stop keeps this process running, as any work does.
+      // Waiting for it to stop keeps this process running, as any work does: 'close' waits for
+      // the exit and for both pipes (stderr, the channel) to close, and an unref'd pipe read
+      // last would let the loop empty first (a one-shot CLI then ended with code 13).
       child.ref();
+      child.channel?.ref();
+      (child.stderr as Socket | null)?.ref();
       if (child.exitCode === null && child.signalCode === null) child.kill();
       await ended;
     },
