@@ -98,17 +98,17 @@ const PATHS = [
 
 /** A client and the pids whose CPU counts for each direct call (and the relay), made on first use. */
 function directCalls(closers) {
+  /** A client spawned by `spawn` on `command args`, its process's CPU counted as `pidName`'s. */
+  const overStdio =
+    (spawn, { command, args }, pidName) =>
+    async () => {
+      const client = await spawn(command, args);
+      closers.push(() => client.close());
+      return { call: await echoOf(client), pids: { [pidName]: client.pid } };
+    };
   const connectors = {
-    stdio: async () => {
-      const client = await spawnStdioClient(ECHO_STDIO.command, ECHO_STDIO.args);
-      closers.push(() => client.close());
-      return { call: await echoOf(client), pids: { server: client.pid } };
-    },
-    'stdio-v2': async () => {
-      const client = await spawnModernStdioClient(ECHO_V2_STDIO.command, ECHO_V2_STDIO.args);
-      closers.push(() => client.close());
-      return { call: await echoOf(client), pids: { server: client.pid } };
-    },
+    stdio: overStdio(spawnStdioClient, ECHO_STDIO, 'server'),
+    'stdio-v2': overStdio(spawnModernStdioClient, ECHO_V2_STDIO, 'server'),
     http: async () => {
       const echoHttp = await startEchoHttp();
       closers.push(() => echoHttp.stop());
@@ -117,15 +117,11 @@ function directCalls(closers) {
       return { call: await echoOf(client), pids: { server: echoHttp.pid } };
     },
     // The floor of any proxy over stdio: a relay in front of the v1 echo server, a 2025 client.
-    relay: async () => {
-      const client = await spawnStdioClient(process.execPath, [
-        STDIO_RELAY,
-        ECHO_STDIO.command,
-        ...ECHO_STDIO.args,
-      ]);
-      closers.push(() => client.close());
-      return { call: await echoOf(client), pids: { relay: client.pid } };
-    },
+    relay: overStdio(
+      spawnStdioClient,
+      { command: process.execPath, args: [STDIO_RELAY, ECHO_STDIO.command, ...ECHO_STDIO.args] },
+      'relay',
+    ),
   };
   const made = new Map();
   return (kind) => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { connectHttpClient } from '@toolmesh/core/testing';
+import { connectHttpClient, eventStreamAnswer } from '@toolmesh/core/testing';
 import { ECHO_STDIO } from './aggregator-overhead.mjs';
 import { check } from './check.mjs';
 import { machineBusyMs, treeCpuMsOf } from './cpu-time.mjs';
@@ -44,22 +44,6 @@ export function startReplica(config, folder, index, bin = AGGREGATOR_BIN) {
     env: { TOOLMESH_DATA_DIR: data },
     ready: /toolmesh is serving MCP at (http:\/\/\S+\/mcp)\b/,
   });
-}
-
-/** The echo call's result in an answer's body: plain JSON, or the last event of an event stream. */
-function echoResultOf(body) {
-  const json = body.startsWith('{')
-    ? body
-    : body
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .at(-1)
-        ?.slice('data:'.length);
-  try {
-    return JSON.parse(json ?? '').result;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -104,7 +88,8 @@ export function callerOf(url, sessionId) {
           });
           answer.on('end', () => {
             try {
-              const result = echoResultOf(text);
+              const eventStream = answer.headers['content-type']?.startsWith('text/event-stream');
+              const result = (eventStream ? eventStreamAnswer(text) : JSON.parse(text))?.result;
               check(
                 answer.statusCode === 200 && !result?.isError && result?.content?.[0]?.text === 'ping',
                 `a fleet call failed: ${answer.statusCode} ${text}`,

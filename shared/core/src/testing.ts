@@ -311,12 +311,17 @@ export async function modernRequest<Message = Record<string, unknown>>(
   const answer = { status: response.status, session: response.headers.get('mcp-session-id') };
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
     return { ...answer, body: (await response.json()) as Message };
-  // An answer on an event stream: the last message that answers the request.
-  const messages = (await response.text())
+  return { ...answer, body: eventStreamAnswer(await response.text()) as Message };
+}
+
+/** In an answer sent as an event stream, the last message that answers a request (has an id). */
+export function eventStreamAnswer(text: string): Record<string, unknown> | undefined {
+  return text
     .split('\n')
     .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice('data: '.length)) as { id?: unknown });
-  return { ...answer, body: messages.filter((message) => message.id !== undefined).at(-1) as Message };
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>)
+    .filter((message) => message.id !== undefined)
+    .at(-1);
 }
 
 /**
