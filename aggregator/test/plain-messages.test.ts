@@ -1,3 +1,4 @@
+import { deserializeMessage } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -106,19 +107,35 @@ describe('plain tools/call requests of a 2025 session', () => {
   });
 });
 
+/** A result `_meta` naming the server that answered, with `fields` over a plain name and version. */
+const serverInfo = (fields: Record<string, unknown>) => ({
+  'io.modelcontextprotocol/serverInfo': { name: 'echo', version: '1', ...fields },
+});
+
 describe('a downstream server line', () => {
   it('is taken without the message schema only when it is a plain response', () => {
     const plain = [
       { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } },
       { jsonrpc: '2.0', id: 'x', result: { _meta: { 'toolmesh/note': 1 } } },
       { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad', data: { field: 'a' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        result: { resultType: 'complete', content: [], _meta: serverInfo({ title: 'E' }) },
+      },
     ];
     for (const message of plain) {
       expect(isPlainResponse(message), JSON.stringify(message)).toBe(true);
       expect(JSONRPCMessageSchema.safeParse(message).success, JSON.stringify(message)).toBe(true);
+      // Taken as parsed, it is what the SDK's reading of the line would have given.
+      expect(deserializeMessage(JSON.stringify(message))).toEqual(message);
     }
     const other = [
       { jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 1 } } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: serverInfo({ icons: [] }) } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: serverInfo({ vendor: 'x' }) } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: serverInfo({ version: 2 }) } },
+      { jsonrpc: '2.0', id: 1, result: { _meta: { 'io.modelcontextprotocol/other': {} } } },
       { jsonrpc: '2.0', id: 1, result: [] },
       { jsonrpc: '2.0', id: 1.5, result: {} },
       { jsonrpc: '2.0', id: 1, result: {}, extra: 1 },

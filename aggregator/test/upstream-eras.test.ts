@@ -133,6 +133,22 @@ describe('downstream servers of either era behind toolmesh', () => {
     expect(resultText(await client.call('modern__whoami'))).not.toBe('nobody');
   });
 
+  it("send a modern stdio server's plain calls past the SDK's client, with the envelope it would send", async () => {
+    const client = await harness.connect();
+    const seen = (server: string) =>
+      client.call(`${server}__request_seen`).then((result) => JSON.parse(resultText(result)));
+    const direct = await seen('modern');
+    const throughSdk = await seen('modernhttp');
+    // toolmesh's own calls are numbered as strings; the SDK's client numbers its requests.
+    expect(direct.id).toMatch(/^toolmesh-\d+$/);
+    expect(typeof throughSdk.id).toBe('number');
+    expect(direct.envelope).toEqual(throughSdk.envelope);
+    expect(direct.envelope).toMatchObject({
+      'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+      'io.modelcontextprotocol/clientInfo': { name: 'toolmesh' },
+    });
+  });
+
   it("relay a modern-only server's elicitation to a 2025 client, and its answer back with the server's state", async () => {
     const client = await harness.connect({ capabilities: { elicitation: {}, sampling: {} } });
     const asked: unknown[] = [];
@@ -249,7 +265,10 @@ describe('a 2026-07-28 client through toolmesh', () => {
     try {
       const client = await connectModernHttpClient(await serving.url, { token: await serving.token });
       expect(client.client.getNegotiatedProtocolVersion()).toBe(MODERN_REVISION);
-      expect(resultText(await client.call('modern__echo', { text: 'a' }))).toBe('modern: a');
+      const echoed = await client.call('modern__echo', { text: 'a' });
+      expect(resultText(echoed)).toBe('modern: a');
+      // The client is answered by toolmesh: the server behind it is not named as the one answering.
+      expect(echoed._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'toolmesh' });
       expect(resultText(await client.call('legacy__echo', { text: 'b' }))).toBe('legacy: b');
       await client.close();
     } finally {

@@ -7,19 +7,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectHttpClient, connectModernHttpClient } from '@toolmesh/core/testing';
-import { childrenOf, echoOf } from './aggregator-call-cpu.mjs';
-import { ECHO_STDIO } from './aggregator-overhead.mjs';
+import { CALL_CPU_PATHS, CALL_CPU_WARMUP, childrenOf, echoOf } from './aggregator-call-cpu.mjs';
 import { check } from './check.mjs';
 import { cpuMsOf } from './cpu-time.mjs';
 import { median } from './stats.mjs';
 import { AGGREGATOR_BIN, startToolmeshHttp, startToolmeshStdio, writeConfig } from './toolmesh.mjs';
 
-const PATHS = ['stdio-2025', 'stdio-2026', 'http-2025', 'http-2026'];
-
-/** `bin` serving the echo server to a client of `name`'s transport and era, with its own data folder. */
-async function open(bin, name, folder) {
+/** `bin` serving the path's echo server to a client of its transport and era, with its own data folder. */
+async function open(bin, { name, echo }, folder) {
   mkdirSync(folder);
-  const config = writeConfig(folder, 'echo', { echo: ECHO_STDIO });
+  const config = writeConfig(folder, 'echo', { echo });
   const [transport, era] = name.split('-');
   const modern = era === '2026';
   const closers = [];
@@ -64,20 +61,21 @@ const base = process.env.TOOLMESH_BASE_BIN;
 check(base, 'set TOOLMESH_BASE_BIN to the dist/index.js of the build to compare with');
 const calls = Number(process.env.CALL_CPU_CALLS ?? 1000);
 const rounds = Number(process.env.CALL_CPU_ROUNDS ?? 7);
-const only = process.env.CALL_CPU_PATHS?.split(',') ?? PATHS;
+const only = process.env.CALL_CPU_PATHS?.split(',');
 const folder = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-call-cpu-ab-'));
 const us = (value) => `${Math.round(value)} µs`;
 try {
   process.stdout.write(
     `${rounds} alternating rounds of ${calls} calls; base ${base}\n| Client to toolmesh | Aggregator CPU per call, base | Aggregator CPU per call, this build | This ÷ base | Echo server CPU per call (base / this) | Wall per call (base / this) |\n|---|---|---|---|---|---|\n`,
   );
-  for (const name of only) {
+  for (const measured of CALL_CPU_PATHS.filter(({ name }) => !only || only.includes(name))) {
+    const { name } = measured;
     const sides = {
-      base: await open(base, name, path.join(folder, `${name}-base`)),
-      this: await open(AGGREGATOR_BIN, name, path.join(folder, `${name}-this`)),
+      base: await open(base, measured, path.join(folder, `${name}-base`)),
+      this: await open(AGGREGATOR_BIN, measured, path.join(folder, `${name}-this`)),
     };
     try {
-      for (let i = 0; i < 200; i++) for (const side of Object.values(sides)) await side.call();
+      for (let i = 0; i < CALL_CPU_WARMUP; i++) for (const side of Object.values(sides)) await side.call();
       const seen = { base: [], this: [] };
       for (let r = 0; r < rounds; r++)
         for (const which of r % 2 === 0 ? ['base', 'this'] : ['this', 'base'])

@@ -4,9 +4,15 @@ import { ErrorCode, McpError } from './legacy-error.js';
 
 type Progress = Parameters<NonNullable<RequestOptions['onprogress']>>[0];
 
+/**
+ * How a call ended here: its result, its error, or, from a 2026-07-28 server, a request for
+ * input (`input_required`), which the SDK's client is to take over.
+ */
+type Outcome = { result: CallToolResult } | { error: unknown } | { inputRequired: true };
+
 /** A call sent, until its answer, its cancellation, its deadline or the connection's end. */
 interface Pending {
-  settle(outcome: { result: CallToolResult } | { error: unknown }): void;
+  settle(outcome: Outcome): void;
   progressed(progress: Progress): void;
 }
 
@@ -20,19 +26,31 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * The tools/call requests of one connection to a 2025 stdio server, sent and answered past the
- * SDK's client: its request funnel runs the JSON-RPC schemas over each message in and the
- * result schema over each answer, which a proxied call does not need, as the client judges the
- * result. The rest of the SDK's bargain is kept: progress (restarting the deadline when asked),
- * cancellation sent to the server when the caller gives up or the deadline passes, errors said
- * as the 2025 SDK said them, and every call failed when the connection ends. What the server
- * asks its client, and everything else it sends, still goes to the SDK's client.
+ * The tools/call requests of one connection to a stdio server, sent and answered past the SDK's
+ * client: its request funnel runs the JSON-RPC schemas over each message in, its era codec and
+ * the result schema over each answer, which a proxied call does not need, as the client judges
+ * the result. The rest of the SDK's bargain is kept: progress (restarting the deadline when
+ * asked), cancellation sent to the server when the caller gives up or the deadline passes,
+ * errors said as the 2025 SDK said them, and every call failed when the connection ends. What
+ * the server asks its client, and everything else it sends, still goes to the SDK's client.
+ *
+ * To a 2026-07-28 server (once `speakModern` is told the envelope) every message carries the
+ * client's `_meta` envelope, as the SDK's client sends it, and an answer must say its
+ * `resultType`: a `complete` one is the result, an `input_required` one hands the call to the
+ * caller's `resend`, which asks again through the SDK's client, whose rounds answer it. A
+ * 2026-07-28 server keeps no state between rounds, so the question is asked again unchanged.
  */
 export class DirectCalls {
   readonly #pending = new Map<string, Pending>();
   #sent = 0;
+  #envelope: Readonly<Record<string, unknown>> | undefined;
 
   constructor(private readonly transport: Pick<Transport, 'send'>) {}
+
+  /** The server speaks 2026-07-28: every message sent carries `envelope` in its `_meta`. */
+  speakModern(envelope: Readonly<Record<string, unknown>>): void {
+    this.#envelope = envelope;
+  }
 
   /**
    * Whether `message` is the answer to, or progress of, a call sent here: then it is handled, as
@@ -42,7 +60,8 @@ export class DirectCalls {
     if (!('method' in message)) {
       const pending = typeof message.id === 'string' ? this.#pending.get(message.id) : undefined;
       if (!pending) return false;
-      queueMicrotask(() => queueMicrotask(() => pending.settle(answerOf(message))));
+      const outcome = this.#envelope ? modernAnswerOf(message) : answerOf(message);
+      queueMicrotask(() => queueMicrotask(() => pending.settle(outcome)));
       return true;
     }
     if (message.method !== 'notifications/progress' || !isPlainObject(message.params)) return false;
@@ -60,18 +79,25 @@ export class DirectCalls {
       pending.settle({ error: new McpError(ErrorCode.ConnectionClosed, 'Connection closed') });
   }
 
-  /** Calls `name` with the caller's signal, deadline and progress handler, as the SDK's client would. */
+  /**
+   * Calls `name` with the caller's signal, deadline and progress handler, as the SDK's client
+   * would; `resend` asks again through the SDK's client, when the server asks for input.
+   */
   call(
     name: string,
     args: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
     { signal, timeout, resetTimeoutOnProgress, maxTotalTimeout, onprogress }: RequestOptions,
+    resend: () => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     if (signal?.aborted) return Promise.reject(timedOut());
     const id = `${ID_PREFIX}${++this.#sent}`;
     const params: Record<string, unknown> = { name };
     if (args) params.arguments = args;
-    if (meta || onprogress) params._meta = onprogress ? { ...meta, progressToken: id } : meta;
+    const ownMeta = onprogress ? { ...meta, progressToken: id } : meta;
+    // As the SDK's client merges them: what the call says wins over the envelope.
+    if (this.#envelope) params._meta = { ...this.#envelope, ...ownMeta };
+    else if (ownMeta) params._meta = ownMeta;
     return new Promise<CallToolResult>((resolve, reject) => {
       const deadline = timeout ?? 60_000;
       const startedAt = Date.now();
@@ -81,13 +107,15 @@ export class DirectCalls {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         if ('result' in outcome) resolve(outcome.result);
-        else reject(outcome.error);
+        else if ('error' in outcome) reject(outcome.error);
+        else resolve(resend());
       };
       const cancel = (error: McpError, reason: string) => {
         if (!this.#pending.has(id)) return;
         settle({ error });
+        const params = { requestId: id, reason, ...(this.#envelope && { _meta: this.#envelope }) };
         this.transport
-          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } })
+          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params })
           .catch(() => undefined);
       };
       const onTimeout = () => cancel(timedOut({ timeout: deadline }), 'Request timed out');
@@ -117,7 +145,7 @@ export class DirectCalls {
 }
 
 /** A response's outcome as the 2025 SDK gave it: the result, without a `resultType`, or its error. */
-function answerOf(message: JSONRPCMessage): { result: CallToolResult } | { error: McpError } {
+function answerOf(message: JSONRPCMessage): Outcome {
   if ('error' in message) {
     const { code, message: text, data } = message.error;
     return { error: new McpError(code, text, data) };
@@ -126,4 +154,22 @@ function answerOf(message: JSONRPCMessage): { result: CallToolResult } | { error
   if (!('resultType' in result)) return { result: result as CallToolResult };
   const { resultType: _resultType, ...rest } = result;
   return { result: rest as CallToolResult };
+}
+
+/**
+ * A 2026-07-28 server's answer, judged as the SDK's client judges it: a result must say its
+ * `resultType`, as that revision requires; one the client cannot take fails the call.
+ */
+function modernAnswerOf(message: JSONRPCMessage): Outcome {
+  if ('error' in message) return answerOf(message);
+  const { result } = message as { result: unknown };
+  const resultType = isPlainObject(result) ? result.resultType : undefined;
+  if (resultType === 'complete') return answerOf(message);
+  if (resultType === 'input_required') return { inputRequired: true };
+  const said = resultType === undefined ? 'no resultType' : `resultType ${JSON.stringify(resultType)}`;
+  return {
+    error: new Error(
+      `its server answered the call with ${said}, where a 2026-07-28 server must say "complete" or "input_required"`,
+    ),
+  };
 }

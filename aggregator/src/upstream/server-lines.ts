@@ -15,9 +15,26 @@ const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) =>
 /** `_meta` keys a result's schema gives a shape of its own. */
 const SHAPED_META_KEY = /^(progressToken$|io\.modelcontextprotocol\/)/;
 
+const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+const TEXT_FIELDS_OF_IMPLEMENTATION = ['title', 'websiteUrl', 'description'] as const;
+
+/**
+ * Whether the identity a 2026-07-28 server stamps on its results is one the schema takes as it
+ * is: a name and a version, and no field the schema would drop or a list of icons to check.
+ */
+function isPlainImplementation(value: unknown): boolean {
+  if (!isPlainObject(value) || typeof value.name !== 'string' || typeof value.version !== 'string')
+    return false;
+  if (!onlyKeys(value, ['name', 'version', ...TEXT_FIELDS_OF_IMPLEMENTATION])) return false;
+  return TEXT_FIELDS_OF_IMPLEMENTATION.every(
+    (field) => value[field] === undefined || typeof value[field] === 'string',
+  );
+}
+
 /**
  * Whether a server's message is a response of the plainest form: a result object whose `_meta`
- * (if any) holds no key the schema shapes, or an error with a whole-number code and a message.
+ * (if any) holds no key the schema shapes but a plain server identity, or an error with a
+ * whole-number code and a message.
  * Every such value passes the SDK's JSON-RPC message schema, so it needs no pass through it.
  */
 export function isPlainResponse(value: unknown): value is JSONRPCMessage {
@@ -29,7 +46,11 @@ export function isPlainResponse(value: unknown): value is JSONRPCMessage {
     const meta = result._meta;
     if (meta === undefined) return true;
     if (!isPlainObject(meta)) return false;
-    for (const key in meta) if (SHAPED_META_KEY.test(key)) return false;
+    for (const key in meta) {
+      if (key === SERVER_INFO_META_KEY) {
+        if (!isPlainImplementation(meta[key])) return false;
+      } else if (SHAPED_META_KEY.test(key)) return false;
+    }
     return true;
   }
   return (

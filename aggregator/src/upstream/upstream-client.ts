@@ -66,7 +66,15 @@ const taggedRequests = (requests: InputRequests | undefined, tag: string): Input
  * SDK puts through the registered handlers, as if the server had asked them) say which call
  * they are for: every round of a call toolmesh tagged is tagged the same.
  */
-class CallTaggingClient extends Client {
+export class UpstreamClient extends Client {
+  /**
+   * The `_meta` envelope every request of a 2026-07-28 connection carries (revision, client
+   * info, client capabilities), as the SDK makes it; undefined on a 2025 connection.
+   */
+  outboundEnvelope(): Readonly<Record<string, unknown>> | undefined {
+    return this._outboundMetaEnvelope();
+  }
+
   protected override _resolveNonCompleteResult(
     decoded: { kind: 'input_required'; inputRequests: InputRequests; requestState?: string },
     flow: RoundsOfCall,
@@ -100,8 +108,8 @@ export function newUpstreamClient(
   negotiation: 'auto' | 'legacy',
   probeTimeoutMs: number | undefined,
   handlers: UpstreamClientHandlers,
-): Client {
-  const client = new CallTaggingClient(
+): UpstreamClient {
+  const client = new UpstreamClient(
     { name: 'toolmesh', version: packageVersion(import.meta.url) },
     {
       capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } },

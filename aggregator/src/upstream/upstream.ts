@@ -22,8 +22,9 @@ import { startTimeoutReason } from './start-timeout.js';
 import { StderrTail } from './stderr-tail.js';
 import type { Dial } from './transport.js';
 import { EMPTY_CATALOG, fetchCatalog, type UpstreamCatalog } from './upstream-catalog.js';
-import type { Relay } from './upstream-client.js';
+import type { Relay, UpstreamClient } from './upstream-client.js';
 import { UpstreamUnavailable } from './upstream-unavailable.js';
+import { withoutServerInfo } from './without-server-info.js';
 
 /** `dormant`: not started, its catalogue known from the cache; the first call starts it. */
 export type UpstreamState = 'dormant' | 'starting' | 'ready' | 'restarting' | 'stopped';
@@ -234,7 +235,11 @@ export class Upstream extends EventEmitter {
    * One try over one transport, from launch to a listed catalogue, within the server's connect
    * timeout. The client is held from the start, so stop() closes a server still connecting.
    */
-  private async connectOver(kit: ConnectionKit, dial: Dial, negotiation: 'auto' | 'legacy'): Promise<Client> {
+  private async connectOver(
+    kit: ConnectionKit,
+    dial: Dial,
+    negotiation: 'auto' | 'legacy',
+  ): Promise<UpstreamClient> {
     const timeoutMs = this.config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     const client = this.newClient(kit, negotiation, timeoutMs);
     this.client = client;
@@ -254,7 +259,13 @@ export class Upstream extends EventEmitter {
       await client.connect(transport, { timeout: 2 * timeoutMs });
       this.protocolVersion = client.getNegotiatedProtocolVersion();
       this.era = client.getProtocolEra();
-      if (this.era === 'legacy' && isStdioServer(this.config) && !isHosted(this.config)) this.direct = direct;
+      if (isStdioServer(this.config)) {
+        const envelope = client.outboundEnvelope();
+        if (envelope) {
+          direct.speakModern(envelope);
+          this.direct = direct;
+        } else if (!isHosted(this.config)) this.direct = direct;
+      }
       await this.refresh();
       await this.resubscribe(client);
       // resubscribe() logs each failure and goes on, so a timeout during it shows only here.
@@ -307,7 +318,11 @@ export class Upstream extends EventEmitter {
   }
 
   /** A client of either era for this server, whose requests and notifications come back here. */
-  private newClient(kit: ConnectionKit, negotiation: 'auto' | 'legacy', connectTimeoutMs: number): Client {
+  private newClient(
+    kit: ConnectionKit,
+    negotiation: 'auto' | 'legacy',
+    connectTimeoutMs: number,
+  ): UpstreamClient {
     // On HTTP a silent probe is an outage, left to the connect timeout; on stdio it is a 2025 server.
     const probeTimeoutMs = isStdioServer(this.config)
       ? Math.min(STDIO_PROBE_SILENCE_MS, connectTimeoutMs / 2)
@@ -414,7 +429,21 @@ export class Upstream extends EventEmitter {
   ): Promise<CallToolResult> {
     await this.wake();
     const client = this.connected();
-    if (this.direct) return this.direct.call(name, args, meta, options);
+    const throughClient = () => this.callThrough(client, name, args, options, meta, caller);
+    return withoutServerInfo(
+      await (this.direct ? this.direct.call(name, args, meta, options, throughClient) : throughClient()),
+    );
+  }
+
+  /** A call through the SDK's client, whose every request of the server is relayed with `caller`. */
+  private async callThrough(
+    client: Client,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    meta: Record<string, unknown> | undefined,
+    caller: unknown,
+  ): Promise<CallToolResult> {
     const tag = newCallTag();
     this.callers.set(tag, caller);
     try {
