@@ -26,7 +26,11 @@ function firstPartyConfig(extra: Record<string, unknown> = {}) {
   const servers = Object.fromEntries(
     [...installedFirstPartyServers()]
       .filter(([name]) => SERVERS.includes(name))
-      .map(([name, config]) => [name, { ...config, env: { TOOLMESH_DATA_DIR: dataDir } }]),
+      // tickets is spoken to in 2025, so that a hosted server of either era is called and compared.
+      .map(([name, config]) => [
+        name,
+        { ...config, env: { TOOLMESH_DATA_DIR: dataDir }, ...(name === 'tickets' && { protocol: '2025' }) },
+      ]),
   );
   return {
     mcpServers: servers,

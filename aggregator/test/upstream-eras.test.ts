@@ -170,6 +170,17 @@ describe('downstream servers of either era behind toolmesh', () => {
     expect(resultText(await client.call('legacy__ask_user'))).toBe('accept: blue');
   });
 
+  it("run a modern server's first round once: its question is answered, not asked again", async () => {
+    const client = await harness.connect({ capabilities: { elicitation: {} } });
+    client.client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { colour: 'blue' },
+    }));
+    // Over stdio the first answer is taken past the SDK's client and handed to its rounds.
+    expect(resultText(await client.call('modern__ask_counted'))).toBe('accept, asked 1 time(s)');
+    expect(resultText(await client.call('modernhttp__ask_counted'))).toBe('accept, asked 1 time(s)');
+  });
+
   it("refuse a modern-only server's elicitation clearly when the client cannot answer it", async () => {
     const client = await harness.connect();
     const result = await client.call('modern__ask_user').catch((error: Error) => error);
@@ -268,7 +279,12 @@ describe('a 2026-07-28 client through toolmesh', () => {
       const echoed = await client.call('modern__echo', { text: 'a' });
       expect(resultText(echoed)).toBe('modern: a');
       // The client is answered by toolmesh: the server behind it is not named as the one answering.
-      expect(echoed._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'toolmesh' });
+      const answering = (answer: { _meta?: Record<string, unknown> }) =>
+        answer._meta?.['io.modelcontextprotocol/serverInfo'];
+      expect(answering(echoed)).toMatchObject({ name: 'toolmesh' });
+      expect(answering(await client.client.readResource({ uri: 'modern://readme' }))).toMatchObject({
+        name: 'toolmesh',
+      });
       expect(resultText(await client.call('legacy__echo', { text: 'b' }))).toBe('legacy: b');
       await client.close();
     } finally {

@@ -3,7 +3,7 @@
 // the echo server, and through `toolmesh serve` to the same server over stdio; for the proxied
 // calls, the aggregator's own CPU and its downstream echo server's, per call (issue 26). The
 // client reaches toolmesh over stdio and over Streamable HTTP, in a 2025 session and in
-// 2026-07-28 (see CALL_CPU_PATHS for what each path is compared with).
+// 2026-07-28 (see MEASURED_PATHS for what each path is compared with).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +89,7 @@ const ECHO_V2_STDIO = { command: process.execPath, args: [ECHO_V2_SERVER] };
  * and through toolmesh (which then speaks 2026-07-28 to it); over HTTP the echo server is the
  * v1 SDK's, so the direct call is a 2025 one there. The bare relay is timed on the 2025 stdio path.
  */
-export const CALL_CPU_PATHS = [
+export const MEASURED_PATHS = [
   { name: 'stdio-2025', transport: 'stdio', era: '2025', direct: 'stdio', echo: ECHO_STDIO, relay: true },
   { name: 'stdio-2026', transport: 'stdio', era: '2026-07-28', direct: 'stdio-v2', echo: ECHO_V2_STDIO },
   { name: 'http-2025', transport: 'Streamable HTTP', era: '2025', direct: 'http', echo: ECHO_STDIO },
@@ -131,7 +131,7 @@ function directCalls(closers) {
 }
 
 export async function benchmarkCallCpu({ folder, dataDir, calls, rounds, warmup, log, only }) {
-  const paths = CALL_CPU_PATHS.filter((p) => !only || only.includes(p.name));
+  const paths = MEASURED_PATHS.filter((p) => !only || only.includes(p.name));
   log(`bench: CPU per echo call, ${rounds} rounds of ${calls} calls, direct and through toolmesh`);
   const closers = [];
   try {

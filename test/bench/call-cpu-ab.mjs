@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectHttpClient, connectModernHttpClient } from '@toolmesh/core/testing';
-import { CALL_CPU_PATHS, CALL_CPU_WARMUP, childrenOf, echoOf } from './aggregator-call-cpu.mjs';
+import { CALL_CPU_WARMUP, childrenOf, echoOf, MEASURED_PATHS } from './aggregator-call-cpu.mjs';
 import { check } from './check.mjs';
 import { cpuMsOf } from './cpu-time.mjs';
 import { median } from './stats.mjs';
@@ -68,7 +68,7 @@ try {
   process.stdout.write(
     `${rounds} alternating rounds of ${calls} calls; base ${base}\n| Client to toolmesh | Aggregator CPU per call, base | Aggregator CPU per call, this build | This ÷ base | Echo server CPU per call (base / this) | Wall per call (base / this) |\n|---|---|---|---|---|---|\n`,
   );
-  for (const measured of CALL_CPU_PATHS.filter(({ name }) => !only || only.includes(name))) {
+  for (const measured of MEASURED_PATHS.filter(({ name }) => !only || only.includes(name))) {
     const { name } = measured;
     const sides = {
       base: await open(base, measured, path.join(folder, `${name}-base`)),

@@ -5,10 +5,13 @@ import { ErrorCode, McpError } from './legacy-error.js';
 type Progress = Parameters<NonNullable<RequestOptions['onprogress']>>[0];
 
 /**
- * How a call ended here: its result, its error, or, from a 2026-07-28 server, a request for
- * input (`input_required`), which the SDK's client is to take over.
+ * How a call ended here: its result, its error, or, from a 2026-07-28 server, an answer asking
+ * for input (`input_required`), which the SDK's client is to go on with.
  */
-type Outcome = { result: CallToolResult } | { error: unknown } | { inputRequired: true };
+type Outcome = { result: CallToolResult } | { error: unknown } | { inputRequired: Record<string, unknown> };
+
+/** Goes on with a call whose first answer, sent at `startedAt`, asked for input. */
+export type ContinueCall = (answer: Record<string, unknown>, startedAt: number) => Promise<unknown>;
 
 /** A call sent, until its answer, its cancellation, its deadline or the connection's end. */
 interface Pending {
@@ -16,7 +19,7 @@ interface Pending {
   progressed(progress: Progress): void;
 }
 
-/** The ids of calls sent here are strings, so they never meet those the SDK's client numbers. */
+/** The ids of calls sent here have a prefix of their own, so they never meet those the SDK's client makes. */
 const ID_PREFIX = 'toolmesh-';
 
 const timedOut = (data?: Record<string, unknown>) =>
@@ -36,9 +39,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  *
  * To a 2026-07-28 server (once `speakModern` is told the envelope) every message carries the
  * client's `_meta` envelope, as the SDK's client sends it, and an answer must say its
- * `resultType`: a `complete` one is the result, an `input_required` one hands the call to the
- * caller's `resend`, which asks again through the SDK's client, whose rounds answer it. A
- * 2026-07-28 server keeps no state between rounds, so the question is asked again unchanged.
+ * `resultType`: a `complete` one is the result, an `input_required` one goes to the caller's
+ * `continueCall`, which hands it to the SDK's client for the rounds that answer its questions.
  */
 export class DirectCalls {
   readonly #pending = new Map<string, Pending>();
@@ -81,15 +83,15 @@ export class DirectCalls {
 
   /**
    * Calls `name` with the caller's signal, deadline and progress handler, as the SDK's client
-   * would; `resend` asks again through the SDK's client, when the server asks for input.
+   * would; `continueCall` goes on with it when the server asks for input.
    */
   call(
     name: string,
     args: Record<string, unknown> | undefined,
     meta: Record<string, unknown> | undefined,
     { signal, timeout, resetTimeoutOnProgress, maxTotalTimeout, onprogress }: RequestOptions,
-    resend: () => Promise<CallToolResult>,
-  ): Promise<CallToolResult> {
+    continueCall: ContinueCall,
+  ): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(timedOut());
     const id = `${ID_PREFIX}${++this.#sent}`;
     const params: Record<string, unknown> = { name };
@@ -98,7 +100,7 @@ export class DirectCalls {
     // As the SDK's client merges them: what the call says wins over the envelope.
     if (this.#envelope) params._meta = { ...this.#envelope, ...ownMeta };
     else if (ownMeta) params._meta = ownMeta;
-    return new Promise<CallToolResult>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const deadline = timeout ?? 60_000;
       const startedAt = Date.now();
       let timer: NodeJS.Timeout | undefined;
@@ -108,7 +110,7 @@ export class DirectCalls {
         signal?.removeEventListener('abort', onAbort);
         if ('result' in outcome) resolve(outcome.result);
         else if ('error' in outcome) reject(outcome.error);
-        else resolve(resend());
+        else resolve(continueCall(outcome.inputRequired, startedAt));
       };
       const cancel = (error: McpError, reason: string) => {
         if (!this.#pending.has(id)) return;
@@ -147,6 +149,9 @@ export class DirectCalls {
 /** A response's outcome as the 2025 SDK gave it: the result, without a `resultType`, or its error. */
 function answerOf(message: JSONRPCMessage): Outcome {
   if ('error' in message) {
+    // A hosted server's messages reach here unchecked by the JSON-RPC schema.
+    if (!isPlainObject(message.error))
+      return { error: new Error('its server answered the call with a malformed error') };
     const { code, message: text, data } = message.error;
     return { error: new McpError(code, text, data) };
   }
@@ -163,9 +168,11 @@ function answerOf(message: JSONRPCMessage): Outcome {
 function modernAnswerOf(message: JSONRPCMessage): Outcome {
   if ('error' in message) return answerOf(message);
   const { result } = message as { result: unknown };
-  const resultType = isPlainObject(result) ? result.resultType : undefined;
+  if (!isPlainObject(result))
+    return { error: new Error('its server answered the call with a result that is not an object') };
+  const { resultType } = result;
   if (resultType === 'complete') return answerOf(message);
-  if (resultType === 'input_required') return { inputRequired: true };
+  if (resultType === 'input_required') return { inputRequired: result };
   const said = resultType === undefined ? 'no resultType' : `resultType ${JSON.stringify(resultType)}`;
   return {
     error: new Error(

@@ -1,6 +1,7 @@
 import {
   deserializeMessage,
   type JSONRPCMessage,
+  SERVER_INFO_META_KEY,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from '@modelcontextprotocol/client';
 
@@ -15,7 +16,6 @@ const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) =>
 /** `_meta` keys a result's schema gives a shape of its own. */
 const SHAPED_META_KEY = /^(progressToken$|io\.modelcontextprotocol\/)/;
 
-const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 const TEXT_FIELDS_OF_IMPLEMENTATION = ['title', 'websiteUrl', 'description'] as const;
 
 /**

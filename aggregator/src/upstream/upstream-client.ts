@@ -4,6 +4,7 @@ import type {
   ResourceUpdatedNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion } from '@toolmesh/core';
+import { z } from 'zod';
 import { callTagIn, callTagOf, taggedParams, untagged } from './call-tag.js';
 
 /** Requests a downstream server sends to "its client", relayed to a real client session. */
@@ -40,6 +41,9 @@ export interface UpstreamClientHandlers {
 
 type InputRequests = Record<string, unknown>;
 
+/** The SDK's client wants a result schema; this one keeps the server's answer as it is. */
+const PASSTHROUGH = z.looseObject({});
+
 /** What of the SDK's flow of a call's `input_required` rounds is used here (it does not export its type). */
 interface RoundsOfCall {
   options: RequestOptions | undefined;
@@ -73,6 +77,46 @@ export class UpstreamClient extends Client {
    */
   outboundEnvelope(): Readonly<Record<string, unknown>> | undefined {
     return this._outboundMetaEnvelope();
+  }
+
+  /** Sends `request` and gives the server's answer as it came: whoever it is passed on to judges it. */
+  passOn(
+    request: { method: string; params?: Record<string, unknown> },
+    options: RequestOptions,
+  ): Promise<unknown> {
+    return this.request(request as never, PASSTHROUGH, options);
+  }
+
+  /**
+   * Goes on with a tools/call sent past this client at `startedAt` whose `answer` asked for input
+   * (`input_required`), as if this client had sent it: the SDK's own rounds answer the questions
+   * through the registered handlers and send the call again with the answers, within the call's
+   * deadline in all. The server is not asked the first time again.
+   */
+  continueCall(
+    params: Record<string, unknown>,
+    answer: Record<string, unknown>,
+    options: RequestOptions,
+    startedAt: number,
+  ): Promise<unknown> {
+    const codec = this._wireCodec();
+    const decoded = codec.decodeResult('tools/call', answer);
+    // An answer the codec refuses (an input_required with neither questions nor state) fails as it would have.
+    if (decoded.kind === 'invalid') return Promise.reject(decoded.error);
+    if (decoded.kind !== 'input_required')
+      return Promise.reject(new Error(`continueCall takes an input_required answer, not ${decoded.kind}`));
+    const request = { method: 'tools/call', params };
+    // The flow the SDK's request funnel would have made for the call (NonCompleteResultFlow).
+    const flow = {
+      codec,
+      request,
+      resultSchema: PASSTHROUGH,
+      options,
+      flowStartedAt: startedAt,
+      retry: (retried: Record<string, unknown> | undefined, leg: RequestOptions) =>
+        this._requestWithSchema({ ...request, params: retried }, PASSTHROUGH, leg),
+    };
+    return this._resolveNonCompleteResult(decoded, flow);
   }
 
   protected override _resolveNonCompleteResult(

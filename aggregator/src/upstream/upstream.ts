@@ -8,9 +8,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { CallToolResult, ResourceUpdatedNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@toolmesh/core';
-import { z } from 'zod';
 import { CONNECT_TIMEOUT_MS, isStdioServer, type ServerConfig } from '../config/schema.js';
-import { isHosted } from '../config/shared-processes.js';
 import { backoffDelay } from './backoff.js';
 import { CALL_TAG_HEADER, newCallTag } from './call-tag.js';
 import { type Clock, systemClock } from './clock.js';
@@ -78,16 +76,16 @@ export class Upstream extends EventEmitter {
   private retryAt: number | undefined;
   private readySince: number | undefined;
   /** Set from the start of each attempt to connect, so stop() closes a server still connecting. */
-  private client: Client | undefined;
+  private client: UpstreamClient | undefined;
   /**
    * The transport of that attempt: while the client probes the era it holds the transport but
    * has not attached it, so closing the client alone would not end a server that hangs there.
    */
   private transport: Transport | undefined;
   /**
-   * The connection's calls sent past the SDK's client, when it is to a 2025 server of its own
-   * process over stdio: there no call is tied to what the server asks, which is all the SDK's
-   * client still does for a call.
+   * The connection's calls sent past the SDK's client, when it is to a server over stdio: there
+   * the SDK's client does nothing for a call that a proxy needs, but for a 2026-07-28 server's
+   * rounds of questions, which it is handed.
    */
   private direct: DirectCalls | undefined;
   /** Set once the server ended at its `server/discover` probe: it is started for the 2025 handshake only. */
@@ -261,10 +259,8 @@ export class Upstream extends EventEmitter {
       this.era = client.getProtocolEra();
       if (isStdioServer(this.config)) {
         const envelope = client.outboundEnvelope();
-        if (envelope) {
-          direct.speakModern(envelope);
-          this.direct = direct;
-        } else if (!isHosted(this.config)) this.direct = direct;
+        if (envelope) direct.speakModern(envelope);
+        this.direct = direct;
       }
       await this.refresh();
       await this.resubscribe(client);
@@ -410,15 +406,16 @@ export class Upstream extends EventEmitter {
     });
   }
 
-  private connected(): Client {
+  private connected(): UpstreamClient {
     if (!this.client || this.state !== 'ready') throw new UpstreamUnavailable(this);
     return this.client;
   }
 
   /**
    * Forwards a call untouched: no output-schema validation here, the client judges the result.
-   * What the server asks as part of it, where the wire says so, is relayed with `caller`; where
-   * it cannot say so (a 2025 server over stdio), the call goes past the SDK's client.
+   * What the server asks as part of it, where the wire says so, is relayed with `caller`. A call
+   * to a server over stdio goes past the SDK's client, which takes over only when the server asks
+   * for input in 2026-07-28 (where the wire does say which call asks).
    */
   async callTool(
     name: string,
@@ -429,35 +426,32 @@ export class Upstream extends EventEmitter {
   ): Promise<CallToolResult> {
     await this.wake();
     const client = this.connected();
-    const throughClient = () => this.callThrough(client, name, args, options, meta, caller);
-    return withoutServerInfo(
-      await (this.direct ? this.direct.call(name, args, meta, options, throughClient) : throughClient()),
-    );
+    const params = { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) };
+    const result = this.direct
+      ? await this.direct.call(name, args, meta, options, (answer, startedAt) =>
+          this.asCaller(caller, options, (tagged) => client.continueCall(params, answer, tagged, startedAt)),
+        )
+      : await this.asCaller(caller, options, (tagged) =>
+          client.passOn({ method: 'tools/call', params }, tagged),
+        );
+    return withoutServerInfo(result as CallToolResult);
   }
 
-  /** A call through the SDK's client, whose every request of the server is relayed with `caller`. */
-  private async callThrough(
-    client: Client,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options: RequestOptions,
-    meta: Record<string, unknown> | undefined,
+  /**
+   * Runs `ask` with options that tag its call, so that what the server asks as part of it is
+   * relayed with `caller`; its failure said as the 2025 SDK says it.
+   */
+  private async asCaller(
     caller: unknown,
-  ): Promise<CallToolResult> {
+    options: RequestOptions,
+    ask: (tagged: RequestOptions) => Promise<unknown>,
+  ): Promise<unknown> {
     const tag = newCallTag();
     this.callers.set(tag, caller);
     try {
-      const result = await inLegacyTerms(
-        client.request(
-          {
-            method: 'tools/call',
-            params: { name, ...(args && { arguments: args }), ...(meta && { _meta: meta }) },
-          },
-          PASSTHROUGH,
-          { ...options, headers: { ...options.headers, [CALL_TAG_HEADER]: tag } },
-        ),
+      return await inLegacyTerms(
+        ask({ ...options, headers: { ...options.headers, [CALL_TAG_HEADER]: tag } }),
       );
-      return result as CallToolResult;
     } finally {
       this.callers.delete(tag);
     }
@@ -549,11 +543,9 @@ export class Upstream extends EventEmitter {
     options: RequestOptions,
   ): Promise<T> {
     await this.wake();
-    // The SDK wants a result schema; a passthrough one keeps the server's answer as it is.
-    return inLegacyTerms(
-      this.connected().request({ method, ...(params && { params }) } as never, PASSTHROUGH, options),
-    ) as Promise<T>;
+    const answer = await inLegacyTerms(
+      this.connected().passOn({ method, ...(params && { params }) }, options),
+    );
+    return withoutServerInfo(answer as Record<string, unknown>) as T;
   }
 }
-
-const PASSTHROUGH = z.looseObject({});
