@@ -31,5 +31,7 @@ export async function startFs({ roots, dataDir }) {
 export function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { rssKiB: field('VmRSS'), hwmKiB: field('VmHWM') };
+  // RssAnon is the process's own memory: VmRSS also counts the pages of files it maps (the node
+  // executable above all), which every Node process on the machine shares.
+  return { rssKiB: field('VmRSS'), hwmKiB: field('VmHWM'), anonKiB: field('RssAnon') };
 }
