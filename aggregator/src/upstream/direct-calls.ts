@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, RequestOptions, Transport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isRecord } from '../config/is-record.js';
 import { ErrorCode, McpError } from './legacy-error.js';
 
 type Progress = Parameters<NonNullable<RequestOptions['onprogress']>>[0];
@@ -24,9 +25,6 @@ const ID_PREFIX = 'toolmesh-';
 
 const timedOut = (data?: Record<string, unknown>) =>
   new McpError(ErrorCode.RequestTimeout, 'Request timed out', data);
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The tools/call requests of one connection to a stdio server, sent and answered past the SDK's
@@ -66,7 +64,7 @@ export class DirectCalls {
       queueMicrotask(() => queueMicrotask(() => pending.settle(outcome)));
       return true;
     }
-    if (message.method !== 'notifications/progress' || !isPlainObject(message.params)) return false;
+    if (message.method !== 'notifications/progress' || !isRecord(message.params)) return false;
     const { progressToken, ...progress } = message.params;
     const pending = typeof progressToken === 'string' ? this.#pending.get(progressToken) : undefined;
     if (!pending) return false;
@@ -150,7 +148,7 @@ export class DirectCalls {
 function answerOf(message: JSONRPCMessage): Outcome {
   if ('error' in message) {
     // A hosted server's messages reach here unchecked by the JSON-RPC schema.
-    if (!isPlainObject(message.error))
+    if (!isRecord(message.error))
       return { error: new Error('its server answered the call with a malformed error') };
     const { code, message: text, data } = message.error;
     return { error: new McpError(code, text, data) };
@@ -168,7 +166,7 @@ function answerOf(message: JSONRPCMessage): Outcome {
 function modernAnswerOf(message: JSONRPCMessage): Outcome {
   if ('error' in message) return answerOf(message);
   const { result } = message as { result: unknown };
-  if (!isPlainObject(result))
+  if (!isRecord(result))
     return { error: new Error('its server answered the call with a result that is not an object') };
   const { resultType } = result;
   if (resultType === 'complete') return answerOf(message);

@@ -4,9 +4,7 @@ import {
   SERVER_INFO_META_KEY,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from '@modelcontextprotocol/client';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from '../config/is-record.js';
 
 const onlyKeys = (value: Record<string, unknown>, allowed: readonly string[]) => {
   for (const key in value) if (!allowed.includes(key)) return false;
@@ -23,8 +21,7 @@ const TEXT_FIELDS_OF_IMPLEMENTATION = ['title', 'websiteUrl', 'description'] as 
  * is: a name and a version, and no field the schema would drop or a list of icons to check.
  */
 function isPlainImplementation(value: unknown): boolean {
-  if (!isPlainObject(value) || typeof value.name !== 'string' || typeof value.version !== 'string')
-    return false;
+  if (!isRecord(value) || typeof value.name !== 'string' || typeof value.version !== 'string') return false;
   if (!onlyKeys(value, ['name', 'version', ...TEXT_FIELDS_OF_IMPLEMENTATION])) return false;
   return TEXT_FIELDS_OF_IMPLEMENTATION.every(
     (field) => value[field] === undefined || typeof value[field] === 'string',
@@ -38,14 +35,14 @@ function isPlainImplementation(value: unknown): boolean {
  * Every such value passes the SDK's JSON-RPC message schema, so it needs no pass through it.
  */
 export function isPlainResponse(value: unknown): value is JSONRPCMessage {
-  if (!isPlainObject(value) || value.jsonrpc !== '2.0') return false;
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return false;
   if (!(typeof value.id === 'string' || Number.isSafeInteger(value.id))) return false;
   const { result, error } = value;
-  if (isPlainObject(result)) {
+  if (isRecord(result)) {
     if (!onlyKeys(value, ['jsonrpc', 'id', 'result'])) return false;
     const meta = result._meta;
     if (meta === undefined) return true;
-    if (!isPlainObject(meta)) return false;
+    if (!isRecord(meta)) return false;
     for (const key in meta) {
       if (key === SERVER_INFO_META_KEY) {
         if (!isPlainImplementation(meta[key])) return false;
@@ -54,7 +51,7 @@ export function isPlainResponse(value: unknown): value is JSONRPCMessage {
     return true;
   }
   return (
-    isPlainObject(error) &&
+    isRecord(error) &&
     onlyKeys(value, ['jsonrpc', 'id', 'error']) &&
     Number.isSafeInteger(error.code) &&
     typeof error.message === 'string' &&

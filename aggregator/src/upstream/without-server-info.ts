@@ -1,7 +1,5 @@
 import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from '../config/is-record.js';
 
 /**
  * A downstream server's answer without the identity a 2026-07-28 server stamps on it: that
@@ -10,7 +8,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function withoutServerInfo<T extends Record<string, unknown>>(answer: T): T {
   const meta = answer._meta;
-  if (!isPlainObject(meta) || !(SERVER_INFO_META_KEY in meta)) return answer;
+  if (!isRecord(meta) || !(SERVER_INFO_META_KEY in meta)) return answer;
   const { [SERVER_INFO_META_KEY]: _downstream, ...rest } = meta;
   const { _meta, ...others } = answer;
   return (Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others) as T;
