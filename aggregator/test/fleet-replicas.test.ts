@@ -121,6 +121,60 @@ describe('sessions across three replicas', () => {
   });
 });
 
+/**
+ * Sends the head of a POST that declares `declared` body bytes and only a few of them, and
+ * resolves with the first line of the answer, which must come before the body is complete.
+ */
+async function answerToPartialBody(origin: string, headers: Record<string, string>, declared: number) {
+  const { hostname, port } = new URL(origin);
+  const socket = net.connect(Number(port), hostname);
+  try {
+    const head = Object.entries({
+      host: `${hostname}:${port}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': String(declared),
+      ...headers,
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n{"jsonrpc":"2.0",`);
+    return await new Promise<string>((resolve, reject) => {
+      let answer = '';
+      socket.on('data', (chunk) => {
+        answer += chunk;
+        if (answer.includes('\r\n')) resolve(answer.slice(0, answer.indexOf('\r\n')));
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error(`closed with no answer: ${answer}`)));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe("a request for another replica's session", () => {
+  it('without a valid token is refused before its body is read, so a session id buys a stranger nothing', {
+    timeout: 60_000,
+  }, async () => {
+    const [owner, other] = replicas as [Replica, Replica];
+    const client = await legacyClient(await owner.url, rig.token);
+    try {
+      const sessionId = (client.client.transport as { sessionId?: string }).sessionId as string;
+      for (const authorization of [undefined, 'Bearer tm_not-a-token-this-fleet-issued']) {
+        const headers = { 'mcp-session-id': sessionId, ...(authorization && { authorization }) };
+        await expect(answerToPartialBody(other.origin, headers, 1_000_000)).resolves.toMatch(
+          /^HTTP\/1\.1 401/,
+        );
+      }
+      // The owner's client goes on as before.
+      expect(resultText(await client.call('echo__echo', { text: 'still mine' }))).toBe('still mine');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('the fleet in Redis', () => {
   it('keeps its keys under the one prefix of state.redisPrefix, beside the tokens', async () => {
     const redis = new Redis(REDIS_URL);

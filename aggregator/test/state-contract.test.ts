@@ -347,8 +347,21 @@ describe.each(BACKENDS)('%s state', (backendName) => {
         (await reader.auditRecords({ limit: 1, offset: 1, since: T0 })).map((record) => record.time),
       ).toEqual([T0 + 1]);
       expect(await reader.auditRecords({ limit: 10, tool: 'fs__[w]*' })).toEqual([]);
+      await writer.recordAudit(auditRecord({ time: T0 + 3, workspace: 'api' }));
+      // A reader limited to some workspaces: theirs only, and no record of none.
+      const timesIn = async (workspaces: string[], workspace?: string) =>
+        (await reader.auditRecords({ limit: 10, workspaces, ...(workspace && { workspace }) })).map(
+          (record) => record.time,
+        );
+      expect(await timesIn(['web'])).toEqual([T0 + 2]);
+      expect(await timesIn(['api', 'web'])).toEqual([T0 + 3, T0 + 2]);
+      expect(await timesIn(['web'], 'api')).toEqual([]);
+      expect(await timesIn([])).toEqual([]);
       expect(await writer.pruneAudit(T0 + 2)).toBe(2);
-      expect((await reader.auditRecords({ limit: 10 })).map((record) => record.time)).toEqual([T0 + 2]);
+      expect((await reader.auditRecords({ limit: 10 })).map((record) => record.time)).toEqual([
+        T0 + 3,
+        T0 + 2,
+      ]);
     });
   });
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listedSessionName } from '../src/ui/session-rows.js';
 import {
   axeViolations,
   Browsers,
@@ -86,8 +87,10 @@ describe('the Sessions page of a fleet', () => {
     const page = await signInWithForm(await browsers.open(), new URL(await first.url).origin, token);
     try {
       await openPage(page, 'Sessions');
-      const row = (id: string) => page.locator(`table.sessions tr[data-session="${id}"]`);
+      // Another replica's session is named by a digest: its Mcp-Session-Id is for its client alone.
+      const row = (id: string) => page.locator(`table.sessions tr[data-session="${listedSessionName(id)}"]`);
       await row(there).waitFor();
+      expect(await page.content()).not.toContain(there);
       await expect(row(there).locator('td.replica').getAttribute('data-replica')).resolves.toBe(ids[1]);
       await expect(row(there).locator('td.revision').textContent()).resolves.toBe('2025-03-26');
       // The session served here, once, by toolmesh's id for it (the directory's entry is not shown again).

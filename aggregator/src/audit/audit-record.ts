@@ -70,6 +70,8 @@ export interface AuditQuery {
   outcome?: AuditOutcome;
   mode?: string;
   workspace?: string;
+  /** Only records of one of these workspaces: what a reader limited to them may see. */
+  workspaces?: readonly string[];
   limit: number;
   /** How many matching records to skip, newest first: a page's start. */
   offset?: number;

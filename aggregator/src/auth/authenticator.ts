@@ -98,6 +98,17 @@ export class Authenticator {
     return this.#judged.get(request) ?? this.authenticate(request.headers.authorization);
   }
 
+  /** Whether `request` carries a token accepted now: principalOf's verdict without its refusal. */
+  accepts(request: { headers: { authorization?: string | undefined } }): boolean {
+    try {
+      this.principalOf(request);
+      return true;
+    } catch (error) {
+      if (error instanceof AuthRefusal) return false;
+      throw error;
+    }
+  }
+
   /** Whether any token exists, so that a server off loopback has someone to serve. */
   hasTokens(): boolean {
     return this.configured().length > 0 || this.#made().length > 0;

@@ -240,6 +240,7 @@ export async function serveAggregator(aggregator: Aggregator, options: ServeOpti
         beforeRoutes: fleet.earlyForward({
           maxBodyBytes: aggregator.config.http.maxBodyBytes,
           ...(sharedRateLimit && { rateLimit: sharedRateLimit }),
+          ...(authenticator && { authenticated: (req) => authenticator.accepts(req) }),
         }),
       }),
       publicRoutes: (app) => {

@@ -30,21 +30,27 @@ export interface EarlyForwardOptions {
   maxBodyBytes: number;
   /** The fleet's shared rate limit, when authentication is on. */
   rateLimit?: RateLimitCheck;
+  /**
+   * Whether the request carries a token this fleet accepts, when authentication is on. One that
+   * does not is left to the front, which refuses it before reading a byte of its body: a session
+   * id alone must not buy a stranger a body read into this replica's memory.
+   */
+  authenticated?: (req: IncomingMessage) => boolean;
 }
 
 /**
  * Passes a request of a 2025 session another replica owns straight on to that owner, as the HTTP
- * server hands it over, before express routes it, the front authenticates it or parses its body:
- * the owner does all of that (it judges the token again, and takes nothing from the rate limit,
- * which the fleet's shared limit took here). What a forward costs this replica is then little more
- * than a bare proxy's hop (test/bench/hop-proxy.mjs). The body goes byte for byte; the answer
+ * server hands it over, before express routes it or parses its body: the owner does that, and
+ * judges the token again (here it is only checked to be valid, so that a stranger's body is never
+ * read), taking nothing from the rate limit, which the fleet's shared limit took here. What a
+ * forward costs this replica is then little more than a bare proxy's hop (test/bench/hop-proxy.mjs). The body goes byte for byte; the answer
  * streams back. A request whose owner is not known to live elsewhere, one another replica passed
  * on (its directory is read afresh there), a body of unknown length, or an owner that no longer
  * listens: the front serves it as it serves any request, which forwards it or takes the session
  * over; the answer to a POST another replica passed on keeps its head for its first write
  * (head-with-first-write.ts). Every request is counted here, forwarded or not, so a drain waits for it.
  */
-export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyForwardOptions) {
+export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit, authenticated }: EarlyForwardOptions) {
   const passOn = async (sessionId: string, req: IncomingMessage, res: ServerResponse, next: ToTheApp) => {
     const target = await fleet.ownerElsewhere(sessionId).catch(() => undefined);
     if (!target) return next();
@@ -54,6 +60,7 @@ export function earlyForward(fleet: Fleet, { maxBodyBytes, rateLimit }: EarlyFor
       if (refusal === 'failed') return next();
       if (refusal) return refuse(res, refusal);
     }
+    if (authenticated && !authenticated(req)) return next();
     let bytes: Buffer | undefined;
     if (req.method === 'POST') {
       bytes = await readWholeBody(req);

@@ -1,6 +1,7 @@
 import type { HttpFrontOptions } from '@toolmesh/core/http';
 import { z } from 'zod';
 import type { AggregatorState, ApprovalRecord } from '../state/state.js';
+import { withinWorkspaces } from '../workspaces/within-workspaces.js';
 
 type App = Parameters<NonNullable<HttpFrontOptions['routes']>>[0];
 
@@ -26,8 +27,7 @@ export interface ApprovalsApiOptions {
 
 /** Whether an approver may see and decide an approval: one limited to workspaces, only theirs. */
 export function mayDecide(approver: Approver, approval: ApprovalRecord): boolean {
-  if (!approver.workspaces) return true;
-  return approval.workspace !== undefined && approver.workspaces.includes(approval.workspace);
+  return withinWorkspaces(approver.workspaces, approval.workspace);
 }
 
 /**

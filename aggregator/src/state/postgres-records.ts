@@ -279,6 +279,7 @@ export class PostgresRecords implements DurableRecords {
          AND ($3::text IS NULL OR tool ~ $3) AND ($4::text IS NULL OR identity = $4)
          AND ($5::text IS NULL OR server = $5) AND ($6::text IS NULL OR outcome = $6)
          AND ($7::text IS NULL OR mode = $7) AND ($8::text IS NULL OR workspace = $8)
+         AND ($11::text[] IS NULL OR workspace = ANY($11))
        ORDER BY time DESC, id DESC LIMIT $9 OFFSET $10`,
       [
         query.since ?? 0,
@@ -291,6 +292,7 @@ export class PostgresRecords implements DurableRecords {
         query.workspace ?? null,
         query.limit,
         query.offset ?? 0,
+        query.workspaces ?? null,
       ],
     );
     return rows.map(auditOf);

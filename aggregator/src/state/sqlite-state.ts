@@ -237,6 +237,7 @@ export class SqliteState implements AggregatorState, DurableRecords {
            AND (@tool IS NULL OR tool GLOB @tool) AND (@identity IS NULL OR identity = @identity)
            AND (@server IS NULL OR server = @server) AND (@outcome IS NULL OR outcome = @outcome)
            AND (@mode IS NULL OR mode = @mode) AND (@workspace IS NULL OR workspace = @workspace)
+           AND (@workspaces IS NULL OR workspace IN (SELECT value FROM json_each(@workspaces)))
          ORDER BY time DESC, id DESC LIMIT @limit OFFSET @offset`,
       ),
       pruneAudit: db.prepare('DELETE FROM audit WHERE time < ?'),
@@ -369,6 +370,7 @@ export class SqliteState implements AggregatorState, DurableRecords {
         outcome: query.outcome ?? null,
         mode: query.mode ?? null,
         workspace: query.workspace ?? null,
+        workspaces: query.workspaces === undefined ? null : JSON.stringify(query.workspaces),
         limit,
         offset,
       })

@@ -6,6 +6,7 @@ import { renderArguments } from '../approvals/render-arguments.js';
 import { AUDIT_OUTCOMES, type AuditQuery } from '../audit/audit-record.js';
 import { mayDecide } from '../session-server/approvals-api.js';
 import type { ApprovalRecord } from '../state/state.js';
+import { withinWorkspaces } from '../workspaces/within-workspaces.js';
 import { approverOf, viewerOfRequest } from './browser-guard.js';
 import type { FleetServers } from './fleet-servers.js';
 import type { ServerHistory } from './server-history.js';
@@ -13,6 +14,7 @@ import { serverRows } from './server-rows.js';
 import type { ServersAnswer } from './servers-view.js';
 import { localSessionRows } from './session-rows.js';
 import type { SessionRow } from './sessions-view.js';
+import { writtenInTurn } from './written-in-turn.js';
 
 /** What the pages of a fleet's replica read besides its own: every replica's servers and sessions. */
 export interface FleetView {
@@ -64,6 +66,12 @@ export function auditFiltersOf(query: Request['query']): AuditFilters & { page: 
   const { page, ...filters } = parsed.data;
   const defined = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
   return { ...(defined as AuditFilters), page };
+}
+
+/** The audit query's scope for the viewer of `req`: one limited to some workspaces reads theirs only. */
+function viewersWorkspaces(req: Request): Pick<AuditQuery, 'workspaces'> {
+  const { workspaces } = viewerOfRequest(req);
+  return workspaces ? { workspaces } : {};
 }
 
 function shownApproval(approval: ApprovalRecord) {
@@ -144,6 +152,7 @@ export function dashboardApi(
     const { page, ...filters } = auditFiltersOf(req.query);
     const records = await aggregator.state.auditRecords({
       ...filters,
+      ...viewersWorkspaces(req),
       limit: AUDIT_PAGE_SIZE + 1,
       offset: page * AUDIT_PAGE_SIZE,
     });
@@ -165,19 +174,32 @@ export function dashboardApi(
     res.set('Content-Type', 'application/x-ndjson; charset=utf-8');
     res.set('Content-Disposition', 'attachment; filename="toolmesh-audit.jsonl"');
     const batch = 1000;
+    const scope = viewersWorkspaces(req);
     for (let offset = 0; offset < AUDIT_EXPORT_MAX; offset += batch) {
-      const records = await aggregator.state.auditRecords({ ...filters, limit: batch, offset });
-      if (records.length > 0) res.write(`${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
+      const records = await aggregator.state.auditRecords({ ...filters, ...scope, limit: batch, offset });
+      // The next batch is read once the client has taken this one: a client that reads slowly,
+      // or not at all, holds one batch here, not the whole export.
+      const lines = records.map((record) => `${JSON.stringify(record)}\n`).join('');
+      if (lines !== '' && !(await writtenInTurn(res, lines))) return;
       if (records.length < batch) break;
     }
     res.end();
   });
 
-  router.get('/sessions', async (_req, res) => {
+  router.get('/sessions', async (req, res) => {
     // One process: its sessions. A fleet: every replica's, from the session directory in Redis.
-    const view = fleet
+    // A viewer limited to some workspaces sees the clients of those only.
+    const { workspaces } = viewerOfRequest(req);
+    const visible = <Row extends { workspace?: string }>(rows: Row[]) =>
+      rows.filter((row) => withinWorkspaces(workspaces, row.workspace));
+    const { sessions, ...view } = fleet
       ? { fleet: true, replica: fleet.replica, ...(await fleet.sessions()) }
       : { fleet: false, sessions: localSessionRows(aggregator) };
-    res.json({ now: Date.now(), ...view, modernClients: aggregator.modernClients.active() });
+    res.json({
+      now: Date.now(),
+      ...view,
+      sessions: visible(sessions),
+      modernClients: visible(aggregator.modernClients.active()),
+    });
   });
 }

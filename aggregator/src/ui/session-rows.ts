@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Aggregator } from '../aggregator.js';
 import type { Fleet } from '../fleet/fleet.js';
 import type { ListedSession } from '../fleet/session-directory.js';
@@ -27,10 +28,18 @@ export function localSessionRows(aggregator: Aggregator, replica?: string): Sess
   });
 }
 
+/**
+ * How the Sessions page names another replica's session: a digest of its Mcp-Session-Id, which is
+ * for its client alone (anyone who held it could send requests under it, to be refused by token).
+ */
+export function listedSessionName(mcpSessionId: string): string {
+  return createHash('sha256').update(mcpSessionId).digest('hex').slice(0, 32);
+}
+
 function listedRow({ id, owner, mode, record, ownerAlive }: ListedSession): SessionRow {
   const { clientInfo, protocolVersion } = record.initialize;
   return {
-    id,
+    id: listedSessionName(id),
     identity: record.identity,
     client: `${clientInfo.name} ${clientInfo.version}`,
     transport: 'http',
@@ -55,7 +64,7 @@ export async function fleetSessionRows(
   const local = localSessionRows(aggregator, fleet.lease.id);
   try {
     // Those served here are listed above, by toolmesh's id for them; the directory knows them by
-    // their Mcp-Session-Id, which names the others.
+    // their Mcp-Session-Id, which (as a digest) names the others.
     const listed = await fleet.directory.list(LISTED_MAX);
     return {
       sessions: [...local, ...listed.filter((entry) => !fleet.servesHere(entry.id)).map(listedRow)],

@@ -3,7 +3,7 @@
 
 /** One 2025 session as the Sessions page shows it. */
 export interface SessionRow {
-  /** Toolmesh's id for a session served here (audit records name it); another replica's Mcp-Session-Id. */
+  /** Toolmesh's id for a session served here (audit records name it); for another replica's, a digest of its Mcp-Session-Id. */
   id: string;
   identity: string;
   client?: string;
