@@ -65,7 +65,14 @@ exec '${firefox}' "$@"
     );
     const proxy = new EgressProxy({ allowedOrigins: [], allowPrivateNetwork: false });
     await proxy.start();
-    const machine = await FirefoxMachine.launch({ executable: wrapper, folder, proxy });
+    // A short bound, so the hung start is given up in seconds; the real start after it is given
+    // as long as a loaded machine needs.
+    const machine = await FirefoxMachine.launch({
+      executable: wrapper,
+      folder,
+      proxy,
+      protocolTimeoutMs: 5_000,
+    });
     try {
       expect(existsSync(hungPid)).toBe(true);
       const [pid] = machine.processGroups();

@@ -92,8 +92,10 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
     executable: string;
     folder: string;
     proxy: EgressProxy;
+    /** How long one WebDriver BiDi command may take (default PROTOCOL_TIMEOUT_MS). */
+    protocolTimeoutMs?: number;
   }): Promise<FirefoxMachine> {
-    const { folder, executable, proxy } = options;
+    const { folder, executable, proxy, protocolTimeoutMs = PROTOCOL_TIMEOUT_MS } = options;
     const proxyPort = Number(new URL(proxy.url).port);
     // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
     const { default: puppeteer } = await import('puppeteer-core');
@@ -131,7 +133,7 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
           handleSIGTERM: false,
           handleSIGHUP: false,
           timeout: 60_000,
-          protocolTimeout: PROTOCOL_TIMEOUT_MS,
+          protocolTimeout: protocolTimeoutMs,
         }),
       );
     let started: Awaited<ReturnType<typeof start>> | undefined;
