@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
-import { BUSY_MACHINE_BOUNDS } from '../../vitest.base.js';
+import { TEST_SETTINGS } from '../../vitest.base.js';
 
 // Fixture projects carry their own *.test.ts files as indexing material, not as tests to run.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/fixtures/**', '**/node_modules/**'],
-    ...BUSY_MACHINE_BOUNDS,
+    ...TEST_SETTINGS,
   },
 });

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { BUSY_MACHINE_BOUNDS } from '../../vitest.base.js';
+import { TEST_SETTINGS } from '../../vitest.base.js';
 
-export default defineConfig({ test: { include: ['test/**/*.test.ts'], ...BUSY_MACHINE_BOUNDS } });
+export default defineConfig({ test: { include: ['test/**/*.test.ts'], ...TEST_SETTINGS } });
