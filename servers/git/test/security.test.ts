@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -408,6 +409,54 @@ describe('repository config cannot make a tool run a program', () => {
     writeFile(path.join(evil, 'code.py'), 'def f():\n    return 2\n');
     await fx.ok('git_restore', { repo, paths: ['code.py'] });
     expect(readdirSync(markers)).toEqual([]);
+  });
+
+  it("through every tool on a repository whose submodule's own config names the programs", async () => {
+    // The outer repository is clean; the submodule (an embedded repository, recorded as a gitlink)
+    // has an fsmonitor and a filter in its own config, which no override of the outer one names.
+    const outer = makeRepository(path.join(fx.root, 'outer'), { 'top.txt': 'top\n' });
+    const inner = makeRepository(path.join(outer, 'inner'), { 'f.txt': 'inner\n' });
+    git(inner, 'config', 'core.fsmonitor', trap('submodule-fsmonitor'));
+    git(inner, 'config', 'filter.sub.clean', trap('submodule-filter-clean'));
+    writeFile(path.join(inner, '.git', 'info', 'attributes'), '* filter=sub\n');
+    // .gitmodules is the outer repository's to write too: it asks that the submodule's files be looked at.
+    writeFile(path.join(outer, '.gitmodules'), '[submodule "inner"]\n\tpath = inner\n\turl = ./inner\n\tignore = none\n');
+    git(outer, 'config', 'submodule.inner.ignore', 'none');
+    git(outer, 'add', 'inner', '.gitmodules');
+    git(outer, 'commit', '--quiet', '-m', 'add the submodule');
+    const repo = 'outer';
+    const touchInner = () =>
+      utimesSync(path.join(inner, 'f.txt'), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    touchInner();
+    await fx.ok('git_status', { repo, untracked: 'all' });
+    for (const mode of ['summary', 'patch', 'semantic']) {
+      touchInner();
+      await fx.ok('git_diff', { repo, mode });
+      await fx.ok('git_diff', { repo, mode, staged: true });
+      await fx.ok('git_diff', { repo, mode, from: 'HEAD' });
+    }
+    touchInner();
+    writeFile(path.join(outer, 'top.txt'), 'changed\n');
+    await fx.ok('git_stage', { repo, paths: ['top.txt'] });
+    touchInner();
+    await fx.ok('git_commit', { repo, message: 'beside the submodule' });
+    touchInner();
+    await fx.ok('git_branch', { repo, action: 'create', name: 'side', switchTo: true });
+    touchInner();
+    await fx.ok('git_branch', { repo, action: 'switch', name: 'main' });
+    writeFile(path.join(outer, 'top.txt'), 'stashed\n');
+    touchInner();
+    await fx.ok('git_stash', { repo, action: 'push' });
+    touchInner();
+    await fx.ok('git_stash', { repo, action: 'pop' });
+    touchInner();
+    await fx.ok('git_restore', { repo, paths: ['top.txt'] });
+    expect(readdirSync(markers)).toEqual([]);
+    // Plain git runs them from the outer repository (so the traps are armed).
+    touchInner();
+    spawnSync('git', ['diff'], { cwd: outer, stdio: 'ignore', env: { PATH: process.env.PATH, HOME: outer } });
+    expect(readdirSync(markers)).not.toEqual([]);
+    for (const marker of readdirSync(markers)) rmSync(path.join(markers, marker));
   });
 
   it('while the same repository runs them under plain git (so the traps are armed)', () => {

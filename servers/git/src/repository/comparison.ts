@@ -105,7 +105,11 @@ export function sidesOf(comparison: Comparison): { old: Side; new: Side } {
   }
 }
 
-/** `git diff` with what every diff here needs: no external diff, no textconv, no colour. */
+/**
+ * `git diff` with what every diff here needs: no external diff, no textconv, no colour, and no
+ * look inside a submodule (its own config may name filters; given here, this also beats a
+ * `submodule.<name>.ignore` that .gitmodules sets).
+ */
 export function diffCommand(
   comparison: Comparison,
   format: readonly string[],
@@ -117,6 +121,7 @@ export function diffCommand(
     '--no-ext-diff',
     '--no-textconv',
     '--no-color',
+    '--ignore-submodules=dirty',
     ...options,
     ...format,
     '--end-of-options',

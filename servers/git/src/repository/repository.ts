@@ -1,9 +1,11 @@
 import { type GitCommand, type GitLocation, gitEnvironment, runGit, streamGitLines } from './git-process.js';
 import { overridesFor } from './safe-config.js';
+import { SubmoduleOverrides } from './submodule-overrides.js';
 
 /** One repository inside the roots, and the only way to run git in it. */
 export class Repository implements GitLocation {
   private overrides: Promise<[string, string][]> | undefined;
+  private readonly submodules: SubmoduleOverrides;
 
   constructor(
     /** Real path of the work tree's top folder. */
@@ -15,7 +17,16 @@ export class Repository implements GitLocation {
     /** How the repository is named in answers: relative to the first root, else absolute. */
     readonly shown: string,
     private readonly source: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    this.submodules = new SubmoduleOverrides(top, gitDir, async (source) => {
+      const from = 'text' in source ? ['--file', '-'] : ['--blob', source.blob];
+      const listed = await runGit(gitEnvironment(this, [], this.source), this.top, {
+        args: ['config', ...from, '--list', '--null', '--name-only'],
+        ...('text' in source && { input: source.text }),
+      });
+      return listed.stdout.split('\0').filter(Boolean);
+    });
+  }
 
   /**
    * The environment of this repository's commands. The repository's config is listed first, so
@@ -27,7 +38,7 @@ export class Repository implements GitLocation {
     }).then((listed) => overridesFor(listed.stdout.split('\0').filter(Boolean)));
     const environment = gitEnvironment(
       this,
-      [...(await this.overrides), ...(command.config ?? [])],
+      [...(await this.overrides), ...(await this.submodules.overrides()), ...(command.config ?? [])],
       this.source,
     );
     return command.pathspecMagic ? { ...environment, GIT_LITERAL_PATHSPECS: '0' } : environment;

@@ -24,9 +24,12 @@ export const NEUTRAL_CONFIG: readonly (readonly [string, string])[] = [
   ['tag.gpgSign', 'false'],
   ['log.showSignature', 'false'],
   ['merge.verifySignatures', 'false'],
-  // Submodules have configs of their own, which these overrides never read.
+  // Submodules have configs of their own, whose program-valued keys these overrides never name:
+  // git must not look inside one (a dirty check runs `git status` there, filters and all), only
+  // at the commit its gitlink records.
   ['submodule.recurse', 'false'],
   ['status.submoduleSummary', 'false'],
+  ['diff.ignoreSubmodules', 'dirty'],
   // Background maintenance starts other programs (and would run the pre-auto-gc hook).
   ['gc.auto', '0'],
   ['maintenance.auto', 'false'],
@@ -57,6 +60,9 @@ const NAMED_PROGRAM_KEYS: readonly [RegExp, string][] = [
   [/^diff\..+\.(command|textconv)$/i, ''],
   [/^credential\..+\.helper$/i, ''],
   [/^protocol\..+\.allow$/i, 'never'],
+  // Not a program, but it would send git into a submodule, under that one's config (see
+  // submodule-overrides.ts, which does the same for .gitmodules).
+  [/^submodule\..+\.ignore$/i, 'dirty'],
 ];
 
 /** The overrides for the program-valued keys among `names` (the keys of a repository's config). */
