@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -54,6 +54,21 @@ describe('MCP roots', () => {
       /outside-roots/,
     );
     expect(await fx.fails('list_dir', { path: fx.outside })).toMatch(/outside-roots/);
+    await fx.close();
+  });
+
+  it('narrow by real path: a root that is a symlink inside a configured root to a folder outside it gives nothing', async () => {
+    const fx = await fsFixture({ client: { capabilities: { roots: { listChanged: true } } } });
+    writeFileSync(path.join(fx.outside, 'secret.txt'), 'outside the root');
+    symlinkSync(fx.outside, path.join(fx.root, 'link'));
+    offerRoots(fx, () => [path.join(fx.root, 'link')]);
+    await fx.client.sendRootsListChanged();
+    expect(await fx.fails('read_file', { path: 'secret.txt' })).toMatch(
+      /no_roots|None of the client's roots/,
+    );
+    expect(await fx.fails('read_file', { path: path.join(fx.outside, 'secret.txt') })).toMatch(
+      /no_roots|None of the client's roots/,
+    );
     await fx.close();
   });
 

@@ -1,7 +1,16 @@
-import { existsSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type DenyRules, isInside, PathGuard, ToolError } from '@toolmesh/core';
+
+/** A folder's real path (symlinks followed); undefined when it does not exist. */
+function realFolder(folder: string): string | undefined {
+  try {
+    return realpathSync.native(folder);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Where two sets of folders overlap: for each pair, the deeper folder when one holds the other. */
 export function intersectRoots(configured: readonly string[], offered: readonly string[]): string[] {
@@ -15,11 +24,16 @@ export function intersectRoots(configured: readonly string[], offered: readonly 
   return [...result];
 }
 
+/**
+ * The real paths of the folders a client offers as roots, those that exist: a root that is a
+ * symlink is taken as the folder it points at, so one inside a configured root that points
+ * outside it overlaps nothing.
+ */
 export function rootUrisToPaths(uris: readonly string[]): string[] {
   return uris.flatMap((uri) => {
     try {
-      const folder = fileURLToPath(uri);
-      return existsSync(folder) ? [path.resolve(folder)] : [];
+      const folder = realFolder(path.resolve(fileURLToPath(uri)));
+      return folder === undefined ? [] : [folder];
     } catch {
       return [];
     }
@@ -50,7 +64,10 @@ export class RootSet {
         ? [...this.configured]
         : this.configured.length === 0
           ? this.offered
-          : intersectRoots(this.configured, this.offered);
+          : intersectRoots(
+              this.configured.map((folder) => realFolder(folder) ?? folder),
+              this.offered,
+            );
     this.current = effective.length > 0 ? new PathGuard(effective, this.deny) : undefined;
   }
 
