@@ -53,6 +53,21 @@ describe('toolmesh-memory over real stdio', () => {
         },
       );
       expect(stored.fact).toMatchObject({ id: 'F-1', author: 'bot' });
+      // Pinned by --agent: a client that claims another identity in _meta still writes as bot,
+      // so it can neither read ann's notes nor write in ann's domain.
+      const claimed = await toolExpectations(server).asOk<{ fact: { author: string } }>(
+        'ann',
+        'propose_fact',
+        {
+          statement: 'claimed as ann',
+        },
+      );
+      expect(claimed.fact.author).toBe('bot');
+      expect(
+        await toolExpectations(server).as('ann', 'propose_policy', { domain: 'ops', statement: 'x' }),
+      ).toMatchObject({
+        isError: true,
+      });
       const domains = await toolExpectations(server).ok<{ domains: { name: string; writers: string[] }[] }>(
         'list_memory_domains',
         {},

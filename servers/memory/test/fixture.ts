@@ -96,10 +96,18 @@ export async function memoryFixture(options: FixtureOptions = {}): Promise<Memor
   const server = createMemoryServer({
     engine,
     workspaces: options.workspaces ?? ['alpha', 'beta'],
-    identity: 'tester',
     log,
   });
-  const client = await connectInMemory(server);
+  const connected = await connectInMemory(server);
+  // Calls come named, as toolmesh names each session's: 'tester' unless a test names another.
+  const client = {
+    ...connected,
+    call: (
+      name: string,
+      args?: Record<string, unknown>,
+      meta: Record<string, unknown> = { 'toolmesh/agent': 'tester' },
+    ) => connected.call(name, args, meta),
+  };
   return {
     ...client,
     dir,

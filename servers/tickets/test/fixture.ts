@@ -32,10 +32,18 @@ export async function ticketsFixture(
   const server = createTicketsServer({
     store,
     workspaces: options.workspaces ?? ['alpha', 'beta'],
-    identity: 'tester',
     log: createLogger({ level: 'error', scope: 'test' }),
   });
-  const client = await connectInMemory(server);
+  const connected = await connectInMemory(server);
+  // Calls come named, as toolmesh names each session's: 'tester' unless a test names another.
+  const client = {
+    ...connected,
+    call: (
+      name: string,
+      args?: Record<string, unknown>,
+      meta: Record<string, unknown> = { 'toolmesh/agent': 'tester' },
+    ) => connected.call(name, args, meta),
+  };
   const { ok, fails, as } = toolExpectations(client);
   return {
     ...client,

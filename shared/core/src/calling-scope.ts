@@ -68,8 +68,14 @@ export function pickWorkspace(given: unknown, served: readonly string[]): string
   );
 }
 
-/** The calling identity: the aggregator's `toolmesh/agent` in the request `_meta`, else `--agent`. */
+/**
+ * The calling identity: `--agent` when the server was started with it, else the aggregator's
+ * `toolmesh/agent` in the request `_meta`, else anonymous. `--agent` wins because whoever starts
+ * the server sets it, while `_meta` is whatever the client sends: a client of a process pinned to
+ * one identity must not speak as another (behind toolmesh, which names each session, leave it out).
+ */
 export function callingIdentity(requestAgent: unknown, scope: CallingScope | undefined): string {
+  if (scope?.identity !== undefined) return scope.identity;
   if (typeof requestAgent === 'string' && requestAgent.trim() !== '') return requestAgent.trim();
-  return scope?.identity ?? ANONYMOUS_IDENTITY;
+  return ANONYMOUS_IDENTITY;
 }

@@ -193,8 +193,27 @@ describe('createToolServer', () => {
       arguments: { workspace_id: 'beta' },
       _meta: { [META_KEYS.agent]: 'planner' },
     });
-    expect(asAgent.structuredContent).toEqual({ identity: 'planner', workspace: 'beta' });
+    // A process started with --agent serves that identity only, whatever the client claims.
+    expect(asAgent.structuredContent).toEqual({ identity: 'cli-agent', workspace: 'beta' });
     await two.close();
+
+    const unpinned = await connectInMemory(
+      createToolServer({
+        name: 'unpinned',
+        version: '1.0.0',
+        tools: [whoami],
+        engine: { count: 0 },
+        log: createLogger({ level: 'error', sink: () => undefined }),
+        scope: { workspaces: ['alpha'] },
+      }),
+    );
+    const named = await unpinned.client.callTool({ name: 'whoami', _meta: { [META_KEYS.agent]: 'planner' } });
+    expect(named.structuredContent).toEqual({ identity: 'planner', workspace: 'alpha' });
+    expect((await unpinned.call('whoami')).structuredContent).toEqual({
+      identity: 'anonymous',
+      workspace: 'alpha',
+    });
+    await unpinned.close();
   });
 
   it('answers a 2026-07-28 client over HTTP past the SDK, as the SDK answers it', async () => {
