@@ -129,7 +129,7 @@ export const getArticle = defineTool({
   }),
   annotations: READ_ONLY,
   actions: ['read'],
-  render: (out) => [articleLine(out.article), '', out.content, ...more(out)].join('\n'),
+  render: (out) => [...fromFeeds([articleLine(out.article)]), '', out.content, ...more(out)].join('\n'),
   async handle(args, { engine }) {
     const { content, excerpt: _excerpt, ...article } = engine.store.article(args.article_id);
     const source = article.link ?? `feed ${article.feedTitle}`;
@@ -151,7 +151,7 @@ export const setArticleRead = defineTool({
   output: z.object({ article: articleSummarySchema }),
   annotations: LOCAL_WRITE,
   actions: LOCAL_STATE_ACTIONS,
-  render: (out) => articleLine(out.article),
+  render: (out) => fromFeeds([articleLine(out.article)]).join('\n'),
   async handle(args, { engine }) {
     // The output schema keeps the summary fields of the article the store returns.
     return { article: engine.store.setRead(args.article_id, args.read) };
@@ -168,7 +168,7 @@ export const setArticleSaved = defineTool({
   output: z.object({ article: articleSummarySchema }),
   annotations: LOCAL_WRITE,
   actions: LOCAL_STATE_ACTIONS,
-  render: (out) => articleLine(out.article),
+  render: (out) => fromFeeds([articleLine(out.article)]).join('\n'),
   async handle(args, { engine }) {
     // The output schema keeps the summary fields of the article the store returns.
     return { article: engine.store.setSaved(args.article_id, args.saved) };

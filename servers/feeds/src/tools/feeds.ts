@@ -59,8 +59,11 @@ export const addFeed = defineTool({
   actions: ['networkEgress'],
   render: (out) =>
     [
-      `Subscribed: ${feedLine(out.feed)}`,
-      out.discoveredFrom ? `(found through ${out.discoveredFrom})` : '',
+      'Subscribed:',
+      ...fromFeeds([
+        feedLine(out.feed),
+        ...(out.discoveredFrom ? [`(found through ${out.discoveredFrom})`] : []),
+      ]),
       `${out.newArticles} article(s) stored.`,
     ]
       .filter(Boolean)
@@ -92,7 +95,7 @@ export const removeFeed = defineTool({
   output: z.object({ removed: feedSchema }),
   annotations: { ...LOCAL_WRITE, destructiveHint: true },
   actions: LOCAL_STATE_ACTIONS,
-  render: (out) => `Removed ${feedLine(out.removed)}`,
+  render: (out) => ['Removed:', ...fromFeeds([feedLine(out.removed)])].join('\n'),
   async handle(args, { engine }) {
     return { removed: feedView(engine.store.removeFeed(args.feed_id)) };
   },
@@ -108,7 +111,7 @@ export const setFeedEnabled = defineTool({
   output: z.object({ feed: feedSchema }),
   annotations: LOCAL_WRITE,
   actions: LOCAL_STATE_ACTIONS,
-  render: (out) => feedLine(out.feed),
+  render: (out) => fromFeeds([feedLine(out.feed)]).join('\n'),
   async handle(args, { engine }) {
     return { feed: feedView(engine.store.setEnabled(args.feed_id, args.enabled)) };
   },
@@ -154,9 +157,11 @@ export const refreshFeeds = defineTool({
   render: (out) =>
     [
       `${out.totals.feeds} feed(s): ${out.totals.new} new, ${out.totals.updated} updated, ${out.totals.notModified} unchanged, ${out.totals.failed} failed, ${out.totals.skipped} skipped`,
-      ...out.feeds.map(
-        (r) =>
-          `#${r.feedId} ${r.title || r.url}: ${r.outcome}${r.outcome === 'updated' ? ` (+${r.new} new, ${r.updated} updated)` : ''}${r.error ? ` — ${r.error}` : ''}${r.movedTo ? ` (moved to ${r.movedTo})` : ''}`,
+      ...fromFeeds(
+        out.feeds.map(
+          (r) =>
+            `#${r.feedId} ${r.title || r.url}: ${r.outcome}${r.outcome === 'updated' ? ` (+${r.new} new, ${r.updated} updated)` : ''}${r.error ? ` — ${r.error}` : ''}${r.movedTo ? ` (moved to ${r.movedTo})` : ''}`,
+        ),
       ),
     ].join('\n'),
   async handle(args, { engine, signal, progress }) {

@@ -5,6 +5,7 @@ import {
   feedLine,
   feedSchema,
   feedView,
+  fromFeeds,
   intervalArg,
   LOCAL_STATE_ACTIONS,
   LOCAL_WRITE,
@@ -33,8 +34,7 @@ export const importOpml = defineTool({
   render: (out) =>
     [
       `${out.added.length} added, ${out.alreadySubscribed.length} already subscribed, ${out.invalid.length} invalid`,
-      ...out.added.map(feedLine),
-      ...out.invalid.map((i) => `invalid ${i.url}: ${i.reason}`),
+      ...fromFeeds([...out.added.map(feedLine), ...out.invalid.map((i) => `invalid ${i.url}: ${i.reason}`)]),
     ].join('\n'),
   async handle(args, { engine }) {
     const result = engine.importOpml(args.opml, args.interval_minutes);
