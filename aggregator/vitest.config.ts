@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
-import { TEST_SETTINGS } from '../vitest.base.js';
+import { PROCESS_FLEET_SETTINGS } from '../vitest.base.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    ...TEST_SETTINGS,
+    ...PROCESS_FLEET_SETTINGS,
     globalSetup: ['test/isolated-data-dir.ts'],
   },
 });

@@ -81,7 +81,7 @@ function expectServed(run: Awaited<ReturnType<typeof serveOnce>>): void {
   expect(messages.find((message) => message.id === 1)?.result?.serverInfo?.name).toBe('toolmesh');
   const tools = messages.find((message) => message.id === 2)?.result?.tools?.map((tool) => tool.name);
   expect(tools).toContain('search_tool_bm25');
-  expect(run.code).toBe(0);
+  expect(run.code, run.stderr).toBe(0);
 }
 
 const cacheFileIn = (cacheDir: string) => path.join(cacheDir, 'code', 'toolmesh-serve.v8cache');
