@@ -148,6 +148,12 @@ describe('CVE-2025-68145 class: the repository restriction holds for every tool'
     writeFile(path.join(fx.root, 'pointer/.git'), `gitdir: ${path.join(other, '.git')}\n`);
     git(other, 'worktree', 'add', '--quiet', path.join(fx.root, 'worktree'));
     makeRepository(`${fx.root}-evil`, { 'loot.txt': 'loot\n' });
+    // A repository inside whose object store borrows the objects of one outside.
+    const borrower = makeRepository(path.join(fx.root, 'borrower'), { 'own.txt': 'own\n' });
+    writeFile(
+      path.join(borrower, '.git', 'objects', 'info', 'alternates'),
+      `${path.join(other, '.git', 'objects')}\n`,
+    );
   });
 
   const escapes: [string, () => string, RegExp][] = [
@@ -157,6 +163,11 @@ describe('CVE-2025-68145 class: the repository restriction holds for every tool'
     ['a symlink to a repository outside', () => 'link-to-other', /rule: symlink-escape/],
     ['a .git file pointing outside', () => 'pointer', /rule: git-dir-outside-roots/],
     ['a linked worktree of a repository outside', () => 'worktree', /rule: git-dir-outside-roots/],
+    [
+      'an object store that borrows objects from outside',
+      () => 'borrower',
+      /alternate object store .* outside the roots/,
+    ],
   ];
   for (const [what, repo, rule] of escapes) {
     it(what, async () => {
@@ -420,7 +431,10 @@ describe('repository config cannot make a tool run a program', () => {
     git(inner, 'config', 'filter.sub.clean', trap('submodule-filter-clean'));
     writeFile(path.join(inner, '.git', 'info', 'attributes'), '* filter=sub\n');
     // .gitmodules is the outer repository's to write too: it asks that the submodule's files be looked at.
-    writeFile(path.join(outer, '.gitmodules'), '[submodule "inner"]\n\tpath = inner\n\turl = ./inner\n\tignore = none\n');
+    writeFile(
+      path.join(outer, '.gitmodules'),
+      '[submodule "inner"]\n\tpath = inner\n\turl = ./inner\n\tignore = none\n',
+    );
     git(outer, 'config', 'submodule.inner.ignore', 'none');
     git(outer, 'add', 'inner', '.gitmodules');
     git(outer, 'commit', '--quiet', '-m', 'add the submodule');

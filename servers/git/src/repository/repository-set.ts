@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isInside, PathGuard, PathRefusal, ToolError } from '@toolmesh/core';
+import { alternateObjectStores } from './alternate-object-stores.js';
 import { type GitFolders, gitFoldersOf } from './git-folder.js';
 import { Repository } from './repository.js';
 
@@ -44,9 +45,11 @@ export class RepositorySet {
   }
 
   private open(top: string, folders: GitFolders, named: string): Repository {
+    const borrowed = alternateObjectStores(path.join(folders.commonDir, 'objects'));
     for (const [what, where] of [
       ['git folder', folders.gitDir],
       ['object store', folders.commonDir],
+      ...borrowed.map((store) => ['alternate object store', store] as const),
     ] as const) {
       if (!this.roots.some((root) => isInside(root, where))) {
         throw new PathRefusal(
