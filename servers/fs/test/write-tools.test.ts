@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FsFixture, fsFixture } from './fixture.js';
@@ -313,6 +321,12 @@ describe('checkpoints', () => {
     fx.write('huge/a.bin', Buffer.alloc(40 * 1024 * 1024, 1));
     fx.write('huge/b.bin', Buffer.alloc(40 * 1024 * 1024, 2));
     expect(await fx.fails('checkpoint_write', { action: 'create', paths: ['huge'] })).toMatch(
+      /more than 64 MiB/,
+    );
+    // A file of 3 GiB (sparse: no disk) is refused by its size, not read into memory first.
+    fx.write('sparse.bin', '');
+    truncateSync(path.join(fx.root, 'sparse.bin'), 3 * 1024 ** 3);
+    expect(await fx.fails('checkpoint_write', { action: 'create', paths: ['sparse.bin'] })).toMatch(
       /more than 64 MiB/,
     );
   });

@@ -9,7 +9,11 @@ export type PathState =
   | { kind: 'directory'; mode: number }
   | { kind: 'absent' };
 
-export async function readPathState(absolute: string): Promise<PathState> {
+export async function readPathState(
+  absolute: string,
+  /** A file larger than this is not read: `tooLarge` says why instead. */
+  limit?: { maxFileBytes: number; tooLarge: (size: number) => Error },
+): Promise<PathState> {
   let stat: Awaited<ReturnType<typeof fs.lstat>>;
   try {
     stat = await fs.lstat(absolute);
@@ -18,7 +22,10 @@ export async function readPathState(absolute: string): Promise<PathState> {
     throw error;
   }
   if (stat.isDirectory()) return { kind: 'directory', mode: stat.mode & 0o7777 };
-  if (stat.isFile()) return { kind: 'file', content: await fs.readFile(absolute), mode: stat.mode & 0o7777 };
+  if (stat.isFile()) {
+    if (limit && stat.size > limit.maxFileBytes) throw limit.tooLarge(stat.size);
+    return { kind: 'file', content: await fs.readFile(absolute), mode: stat.mode & 0o7777 };
+  }
   throw new Error(`${absolute} is neither a file nor a folder`);
 }
 

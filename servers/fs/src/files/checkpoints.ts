@@ -125,16 +125,20 @@ export class CheckpointStore {
     }
     const captured = new Map<string, PathState>();
     let totalBytes = 0;
+    const tooLarge = () =>
+      new ToolError(
+        `The checkpoint would hold more than ${CHECKPOINT_LIMITS.bytes / 1024 / 1024} MiB: checkpoint fewer or smaller paths.`,
+        'too_large',
+      );
     const capture = async (absolute: string) => {
-      const state = await readPathState(absolute);
+      // A file past what the checkpoint has left is refused by its size, before it is read.
+      const state = await readPathState(absolute, {
+        maxFileBytes: CHECKPOINT_LIMITS.bytes - totalBytes,
+        tooLarge,
+      });
       if (state.kind === 'file') {
         totalBytes += state.content.length;
-        if (totalBytes > CHECKPOINT_LIMITS.bytes) {
-          throw new ToolError(
-            `The checkpoint would hold more than ${CHECKPOINT_LIMITS.bytes / 1024 / 1024} MiB: checkpoint fewer or smaller paths.`,
-            'too_large',
-          );
-        }
+        if (totalBytes > CHECKPOINT_LIMITS.bytes) throw tooLarge();
       }
       captured.set(path.relative(root, absolute).split(path.sep).join('/'), state);
       return state;
