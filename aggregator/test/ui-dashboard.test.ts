@@ -17,6 +17,7 @@ import {
   pidOfFixture,
   SCREENSHOTS,
   signInWithForm as signInAt,
+  signInCookie,
 } from './dashboard-browser.js';
 import { fixture, serveToolmesh, TICKETS_BIN, TOOLMESH_BIN, until } from './harness.js';
 import { deleteKeys, dropSchema, POSTGRES_URL, REDIS_URL } from './state-backends.js';
@@ -92,17 +93,7 @@ describe.each<Store>(['sqlite', 'redis+postgres'])('the dashboard on %s', (store
   const newBrowser = () => browsers.open();
   const signInWithForm = (context: BrowserContext, token: string) => signInAt(context, base, token);
 
-  /** A session cookie for plain HTTP requests, signed in through the form as a browser would. */
-  async function cookieFor(token: string): Promise<string> {
-    const response = await fetch(`${base}/ui/login`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { origin: base, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token }).toString(),
-    });
-    expect(response.status).toBe(303);
-    return (response.headers.get('set-cookie') as string).split(';')[0] as string;
-  }
+  const cookieFor = (token: string) => signInCookie(base, token);
 
   async function connectClient(): Promise<ConnectedClient> {
     const client = await serving.connect();

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ConnectedClient, connectHttpClient } from '@toolmesh/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInCookie } from './dashboard-browser.js';
 import { fixture, type ServedToolmesh, serveToolmesh, TOOLMESH_BIN } from './harness.js';
 
 let folder: string;
@@ -28,17 +29,7 @@ function createToken(configFile: string, ...flags: string[]): string {
   return made.stdout.split('\n').find((line) => line.startsWith('tm_')) as string;
 }
 
-/** A dashboard session cookie for `token`, signed in through the form as a browser would. */
-async function cookieFor(token: string): Promise<string> {
-  const response = await fetch(`${base}/ui/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { origin: base, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token }).toString(),
-  });
-  expect(response.status).toBe(303);
-  return (response.headers.get('set-cookie') as string).split(';')[0] as string;
-}
+const cookieFor = (token: string) => signInCookie(base, token);
 
 async function read(cookie: string, route: string): Promise<string> {
   const response = await fetch(`${base}/ui/api/${route}`, { headers: { cookie } });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
+import { type ConnectedClient, callingAs, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
 import { Redis } from 'ioredis';
 import type { EmbeddingProvider } from '../src/embeddings/provider.js';
 import type { MemoryEngine } from '../src/engine.js';
@@ -98,16 +98,8 @@ export async function memoryFixture(options: FixtureOptions = {}): Promise<Memor
     workspaces: options.workspaces ?? ['alpha', 'beta'],
     log,
   });
-  const connected = await connectInMemory(server);
   // Calls come named, as toolmesh names each session's: 'tester' unless a test names another.
-  const client = {
-    ...connected,
-    call: (
-      name: string,
-      args?: Record<string, unknown>,
-      meta: Record<string, unknown> = { 'toolmesh/agent': 'tester' },
-    ) => connected.call(name, args, meta),
-  };
+  const client = callingAs(await connectInMemory(server), 'tester');
   return {
     ...client,
     dir,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@toolmesh/core';
-import { type ConnectedClient, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
+import { type ConnectedClient, callingAs, connectInMemory, toolExpectations } from '@toolmesh/core/testing';
 import { createTicketsServer } from '../src/server.js';
 import { SqliteTicketStore } from '../src/store/sqlite-store.js';
 
@@ -34,16 +34,8 @@ export async function ticketsFixture(
     workspaces: options.workspaces ?? ['alpha', 'beta'],
     log: createLogger({ level: 'error', scope: 'test' }),
   });
-  const connected = await connectInMemory(server);
   // Calls come named, as toolmesh names each session's: 'tester' unless a test names another.
-  const client = {
-    ...connected,
-    call: (
-      name: string,
-      args?: Record<string, unknown>,
-      meta: Record<string, unknown> = { 'toolmesh/agent': 'tester' },
-    ) => connected.call(name, args, meta),
-  };
+  const client = callingAs(await connectInMemory(server), 'tester');
   const { ok, fails, as } = toolExpectations(client);
   return {
     ...client,

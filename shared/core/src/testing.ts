@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { META_KEYS } from './actions.js';
 import { fetchWithOwnSignal } from './fetch-with-own-signal.js';
 import type { SessionServer } from './http-front.js';
 
@@ -26,6 +27,17 @@ export interface ToolClient {
   /** Every listed tool, and the list result's cache fields when the era has them. */
   listTools(): Promise<{ tools: Tool[]; ttlMs?: number; cacheScope?: string }>;
   close(): Promise<void>;
+}
+
+/**
+ * `client` with its calls naming `agent` as their caller in `_meta`, as toolmesh names each
+ * session's, unless a call gives its own `_meta`.
+ */
+export function callingAs<C extends ToolClient>(client: C, agent: string): C {
+  return {
+    ...client,
+    call: (name, args, meta = { [META_KEYS.agent]: agent }) => client.call(name, args, meta),
+  };
 }
 
 /** A v1 SDK client: it speaks the 2025 revisions, with `initialize` and a session. */
@@ -335,7 +347,7 @@ export function toolExpectations(client: ToolClient) {
     return result.structuredContent as T;
   };
   const as = (agent: string, name: string, args: Record<string, unknown> = {}) =>
-    client.call(name, args, { 'toolmesh/agent': agent });
+    client.call(name, args, { [META_KEYS.agent]: agent });
   return {
     ok: async <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> =>
       succeeded<T>(name, await client.call(name, args)),
