@@ -18,14 +18,20 @@ export class Repository implements GitLocation {
     readonly shown: string,
     private readonly source: NodeJS.ProcessEnv = process.env,
   ) {
-    this.submodules = new SubmoduleOverrides(top, gitDir, async (source) => {
-      const from = 'text' in source ? ['--file', '-'] : ['--blob', source.blob];
-      const listed = await runGit(gitEnvironment(this, [], this.source), this.top, {
-        args: ['config', ...from, '--list', '--null', '--name-only'],
-        ...('text' in source && { input: source.text }),
-      });
-      return listed.stdout.split('\0').filter(Boolean);
+    this.submodules = new SubmoduleOverrides(top, gitDir, (source) =>
+      'text' in source
+        ? this.configKeys(['--file', '-'], source.text)
+        : this.configKeys(['--blob', source.blob]),
+    );
+  }
+
+  /** The keys `git config <from> --list` finds, run without overrides (they are what it computes). */
+  private async configKeys(from: readonly string[], input?: string): Promise<string[]> {
+    const listed = await runGit(gitEnvironment(this, [], this.source), this.top, {
+      args: ['config', ...from, '--list', '--null', '--name-only'],
+      ...(input !== undefined && { input }),
     });
+    return listed.stdout.split('\0').filter(Boolean);
   }
 
   /**
@@ -33,9 +39,7 @@ export class Repository implements GitLocation {
    * the drivers it names (filters, merge drivers…) are neutralised by name as well.
    */
   private async commandEnvironment(command: GitCommand): Promise<Record<string, string>> {
-    this.overrides ??= runGit(gitEnvironment(this, [], this.source), this.top, {
-      args: ['config', '--list', '--null', '--name-only'],
-    }).then((listed) => overridesFor(listed.stdout.split('\0').filter(Boolean)));
+    this.overrides ??= this.configKeys([]).then(overridesFor);
     const environment = gitEnvironment(
       this,
       [...(await this.overrides), ...(await this.submodules.overrides()), ...(command.config ?? [])],
