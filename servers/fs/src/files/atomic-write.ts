@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { inPinnedFolder } from './pinned.js';
+
+/** Writes a new file's content into its open handle. */
+export type FileContent = Buffer | ((handle: FileHandle) => Promise<void>);
 
 export function temporaryBeside(target: string): string {
   return path.join(
@@ -9,40 +14,49 @@ export function temporaryBeside(target: string): string {
   );
 }
 
-async function writeTemporary(target: string, data: Buffer, mode: number): Promise<string> {
+async function writeTemporary(target: string, content: FileContent, mode: number): Promise<string> {
   const temporary = temporaryBeside(target);
   // 'wx' creates the file or fails: a symlink planted at the temporary name is never followed.
   const handle = await fs.open(temporary, 'wx', mode);
   try {
-    await handle.writeFile(data);
+    if (Buffer.isBuffer(content)) await handle.writeFile(content);
+    else await content(handle);
     await handle.chmod(mode);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await fs.rm(temporary, { force: true });
+    throw error;
   }
+  await handle.close();
   return temporary;
 }
 
 /**
- * Replaces `target` with `data` in one step: readers see the old file or the new one, never a
- * mix, and a symlink swapped in at `target` is replaced, not written through.
+ * Replaces `target` (a real path) with `content` in one step: readers see the old file or the new
+ * one, never a mix; a symlink swapped in at `target` is replaced, not written through, and one
+ * swapped in for a folder above it is caught (pinned.ts).
  */
-export async function writeFileAtomic(target: string, data: Buffer, mode = 0o644): Promise<void> {
-  const temporary = await writeTemporary(target, data, mode);
-  try {
-    await fs.rename(temporary, target);
-  } catch (error) {
-    await fs.rm(temporary, { force: true });
-    throw error;
-  }
+export function writeFileAtomic(target: string, content: FileContent, mode = 0o644): Promise<void> {
+  return inPinnedFolder(target, async (entry) => {
+    const temporary = await writeTemporary(entry, content, mode);
+    try {
+      await fs.rename(temporary, entry);
+    } catch (error) {
+      await fs.rm(temporary, { force: true });
+      throw error;
+    }
+  });
 }
 
-/** Creates `target` with `data`, failing with EEXIST if anything is there, even if it appeared meanwhile. */
-export async function createFileExclusive(target: string, data: Buffer, mode = 0o644): Promise<void> {
-  const temporary = await writeTemporary(target, data, mode);
-  try {
-    await fs.link(temporary, target);
-  } finally {
-    await fs.rm(temporary, { force: true });
-  }
+/** Creates `target` (a real path) with `content`, failing with EEXIST if anything is there, even if it appeared meanwhile. */
+export function createFileExclusive(target: string, content: FileContent, mode = 0o644): Promise<void> {
+  return inPinnedFolder(target, async (entry) => {
+    const temporary = await writeTemporary(entry, content, mode);
+    try {
+      await fs.link(temporary, entry);
+    } finally {
+      await fs.rm(temporary, { force: true });
+    }
+  });
 }

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '@toolmesh/core';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
+import { inPinnedFolder, openFolderEntry, withPinnedFile } from './pinned.js';
 
 /** What a path holds, or should hold. */
 export type PathState =
@@ -24,7 +25,12 @@ export async function readPathState(
   if (stat.isDirectory()) return { kind: 'directory', mode: stat.mode & 0o7777 };
   if (stat.isFile()) {
     if (limit && stat.size > limit.maxFileBytes) throw limit.tooLarge(stat.size);
-    return { kind: 'file', content: await fs.readFile(absolute), mode: stat.mode & 0o7777 };
+    return withPinnedFile(absolute, async (handle) => {
+      const opened = await handle.stat();
+      if (!opened.isFile()) throw new Error(`${absolute} stopped being a file while it was read`);
+      if (limit && opened.size > limit.maxFileBytes) throw limit.tooLarge(opened.size);
+      return { kind: 'file', content: await handle.readFile(), mode: opened.mode & 0o7777 };
+    });
   }
   throw new Error(`${absolute} is neither a file nor a folder`);
 }
@@ -41,20 +47,38 @@ export class ChangeFailure extends Error {
 
 const depth = (absolute: string) => absolute.split(path.sep).length;
 
+/** Neither rmdir nor unlink follows a symlink at the entry itself. */
 async function removeIfPresent(absolute: string): Promise<void> {
-  const state = await fs.lstat(absolute).catch(() => undefined);
-  if (!state) return;
-  if (state.isDirectory()) await fs.rmdir(absolute);
-  else await fs.unlink(absolute);
+  await inPinnedFolder(absolute, async (entry) => {
+    const state = await fs.lstat(entry).catch(() => undefined);
+    if (!state) return;
+    if (state.isDirectory()) await fs.rmdir(entry);
+    else await fs.unlink(entry);
+  }).catch((error) => {
+    // No parent folder: nothing is there to remove.
+    if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') throw error;
+  });
+}
+
+async function makeFolder(absolute: string, mode: number): Promise<void> {
+  await inPinnedFolder(absolute, async (entry) => {
+    const existing = await fs.lstat(entry).catch(() => undefined);
+    if (!existing) await fs.mkdir(entry, { mode });
+    else if (!existing.isDirectory()) throw new Error('a file stands where a folder should be');
+    // By descriptor: chmod by path would follow a symlink swapped in at the entry.
+    const folder = await openFolderEntry(entry);
+    try {
+      await folder.chmod(mode);
+    } finally {
+      await folder.close();
+    }
+  });
 }
 
 /** `original` is what the path held when the change began: a file that was absent is created exclusively. */
 async function applyState(absolute: string, state: PathState, original?: PathState): Promise<void> {
   if (state.kind === 'directory') {
-    const existing = await fs.lstat(absolute).catch(() => undefined);
-    if (!existing) await fs.mkdir(absolute, { mode: state.mode });
-    else if (!existing.isDirectory()) throw new Error('a file stands where a folder should be');
-    await fs.chmod(absolute, state.mode);
+    await makeFolder(absolute, state.mode);
   } else if (state.kind === 'file') {
     // A file that appeared since the change was planned is somebody's work: fail, do not clobber it.
     if (original?.kind === 'absent') await createFileExclusive(absolute, state.content, state.mode);

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { denyMatcher } from '@toolmesh/core';
 import picomatch from 'picomatch';
 import { looksBinary } from './file-kind.js';
+import { readPinnedFileSync } from './pinned.js';
 import type {
   FileMatch,
   FileSearchJob,
@@ -140,14 +141,14 @@ function searchText(job: TextSearchJob): SearchOutcome<TextMatch> {
     if (entry.type !== 'file' || (!startIsFile && !inScope(entry.relative))) continue;
     const shown = display(entry.absolute);
     if (!collector.reached(shown)) continue;
-    let buffer: Buffer;
+    let buffer: Buffer | undefined;
     try {
-      if (statSync(entry.absolute).size > job.maxFileBytes) {
-        skippedLargeFiles++;
-        continue;
-      }
-      buffer = readFileSync(entry.absolute);
+      buffer = readPinnedFileSync(entry.absolute, job.maxFileBytes);
     } catch {
+      continue;
+    }
+    if (!buffer) {
+      skippedLargeFiles++;
       continue;
     }
     filesScanned++;

@@ -1,7 +1,7 @@
-import { promises as fs } from 'node:fs';
 import { ToolError } from '@toolmesh/core';
 import { looksBinary } from './file-kind.js';
 import { sha256 } from './hash.js';
+import { withPinnedFile } from './pinned.js';
 
 export interface TextRange {
   content: string;
@@ -32,16 +32,18 @@ export async function readTextRange(
   display: string,
   options: { startLine: number; endLine?: number; budgetBytes: number; maxFileBytes: number },
 ): Promise<TextRange> {
-  const stat = await fs.stat(absolute);
-  if (!stat.isFile())
-    throw new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
-  if (stat.size > options.maxFileBytes) {
-    throw new ToolError(
-      `${display} is ${stat.size} bytes, over maxFileBytes (${options.maxFileBytes}): search it with search_text, or raise maxFileBytes.`,
-      'too_large',
-    );
-  }
-  const buffer = await fs.readFile(absolute);
+  const buffer = await withPinnedFile(absolute, async (handle) => {
+    const stat = await handle.stat();
+    if (!stat.isFile())
+      throw new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
+    if (stat.size > options.maxFileBytes) {
+      throw new ToolError(
+        `${display} is ${stat.size} bytes, over maxFileBytes (${options.maxFileBytes}): search it with search_text, or raise maxFileBytes.`,
+        'too_large',
+      );
+    }
+    return handle.readFile();
+  });
   if (looksBinary(buffer)) {
     throw new ToolError(
       `${display} is a binary file: read_file returns text only. Use view_image for images, stat_file for size and hash.`,

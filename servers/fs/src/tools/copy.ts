@@ -1,10 +1,12 @@
-import { constants, promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode, ToolError } from '@toolmesh/core';
 import { z } from 'zod';
-import { temporaryBeside } from '../files/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../files/atomic-write.js';
 import { displayPath } from '../files/engine.js';
-import { sha256File } from '../files/hash.js';
+import { makeFolders, withPinnedFile } from '../files/pinned.js';
 import { defineTool } from './define.js';
 
 export const copyFile = defineTool({
@@ -48,30 +50,37 @@ export const copyFile = defineTool({
     if (existing && !args.overwrite) {
       throw new ToolError(`${shownDestination} exists: set overwrite to true to replace it.`, 'exists');
     }
-    await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
-    // Copy to a temporary name, then move it into place: exclusively (link) when not overwriting,
-    // so a file that appears meanwhile is not clobbered; by rename otherwise.
-    const temporary = temporaryBeside(destination.absolute);
-    await fs.copyFile(source.absolute, temporary, constants.COPYFILE_EXCL);
-    try {
-      await fs.chmod(temporary, stat.mode & 0o7777);
-      if (args.overwrite) await fs.rename(temporary, destination.absolute);
-      else await fs.link(temporary, destination.absolute);
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST')
-        throw new ToolError(
-          `${shownDestination} appeared meanwhile: set overwrite to true to replace it.`,
-          'exists',
-        );
-      throw error;
-    } finally {
-      await fs.rm(temporary, { force: true });
-    }
+    await makeFolders(path.dirname(destination.absolute));
+    // Copied from the source as opened (pinned.ts) to a temporary name, then moved into place:
+    // exclusively (link) when not overwriting, so a file that appears meanwhile is not clobbered.
+    const place = args.overwrite ? writeFileAtomic : createFileExclusive;
+    const copied = await withPinnedFile(source.absolute, async (from) => {
+      const opened = await from.stat();
+      if (!opened.isFile())
+        throw new ToolError(`${shownSource} is not a file: copy_file copies single files.`, 'not_found');
+      const hash = createHash('sha256');
+      let bytes = 0;
+      const copy = async (to: FileHandle) => {
+        for await (const chunk of from.createReadStream({ autoClose: false })) {
+          hash.update(chunk as Buffer);
+          bytes += (chunk as Buffer).length;
+          await to.writeFile(chunk as Buffer);
+        }
+      };
+      await place(destination.absolute, copy, opened.mode & 0o7777).catch((error) => {
+        if (errnoCode(error) === 'EEXIST')
+          throw new ToolError(
+            `${shownDestination} appeared meanwhile: set overwrite to true to replace it.`,
+            'exists',
+          );
+        throw error;
+      });
+      return { bytes, sha256: hash.digest('hex') };
+    });
     return {
       source: shownSource,
       destination: shownDestination,
-      bytes: stat.size,
-      sha256: await sha256File(destination.absolute),
+      ...copied,
       replaced: existing !== undefined,
     };
   },

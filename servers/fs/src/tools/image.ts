@@ -1,8 +1,8 @@
-import { promises as fs } from 'node:fs';
-import { ToolError, withContent } from '@toolmesh/core';
+import { errnoCode, ToolError, withContent } from '@toolmesh/core';
 import { z } from 'zod';
 import { displayPath } from '../files/engine.js';
 import { imageType } from '../files/file-kind.js';
+import { withPinnedFile } from '../files/pinned.js';
 import { defineTool, READ_ONLY } from './define.js';
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -22,15 +22,21 @@ export const viewImage = defineTool({
     const guard = await engine.roots.guard();
     const resolved = guard.resolve(path, 'read');
     const shown = displayPath(guard, resolved.absolute);
-    const stat = await fs.stat(resolved.absolute).catch(() => undefined);
-    if (!stat?.isFile()) throw new ToolError(`${shown} is not a file.`, 'not_found');
-    if (stat.size > MAX_IMAGE_BYTES) {
-      throw new ToolError(
-        `${shown} is ${stat.size} bytes; view_image returns images up to ${MAX_IMAGE_BYTES} bytes.`,
-        'too_large',
-      );
-    }
-    const data = await fs.readFile(resolved.absolute);
+    const data = await withPinnedFile(resolved.absolute, async (handle) => {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw new ToolError(`${shown} is not a file.`, 'not_found');
+      if (stat.size > MAX_IMAGE_BYTES) {
+        throw new ToolError(
+          `${shown} is ${stat.size} bytes; view_image returns images up to ${MAX_IMAGE_BYTES} bytes.`,
+          'too_large',
+        );
+      }
+      return handle.readFile();
+    }).catch((error) => {
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR' || errnoCode(error) === 'ELOOP')
+        throw new ToolError(`${shown} is not a file.`, 'not_found');
+      throw error;
+    });
     const mimeType = imageType(data);
     if (!mimeType) {
       throw new ToolError(
