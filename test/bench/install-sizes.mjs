@@ -3,6 +3,7 @@
 // Used by the pack-and-install test (test/e2e/pack-install.test.ts) and the install-size bench.
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -69,11 +70,33 @@ function plainNpmEnvironment() {
 }
 
 /**
- * `npm install`s the tarballs of `names` (or every tarball, for `'all'`) into `folder`, an empty
- * folder with only a package.json, preferring npm's cache to the registry. Resolves to the time
- * it took; rejects with npm's output when it fails.
+ * better-sqlite3's install script downloads its prebuilt binary from GitHub, which this machine
+ * cannot reach, and otherwise compiles it from source (about two minutes for each folder here,
+ * and 28 MiB of build products where the binary alone takes 12). The binary that download would
+ * give is made from the workspace's own build of the same version, for this Node and platform,
+ * into `destination`, where prebuild-install finds it as a local prebuild (installInto says so).
  */
-export async function installInto(folder, tarballs, names) {
+export async function localPrebuilds(destination) {
+  const require = createRequire(path.join(REPO, 'shared/core/package.json'));
+  const manifest = require.resolve('better-sqlite3/package.json');
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
+  const binary = 'build/Release/better_sqlite3.node';
+  const built = path.dirname(manifest);
+  if (!existsSync(path.join(built, binary))) throw new Error(`no ${binary} in ${built}: run pnpm install`);
+  mkdirSync(destination, { recursive: true });
+  const { modules } = process.versions;
+  const name = `better-sqlite3-v${version}-node-v${modules}-${process.platform}-${process.arch}.tar.gz`;
+  await run('tar', ['-czf', path.join(destination, name), '-C', built, binary]);
+  return destination;
+}
+
+/**
+ * `npm install`s the tarballs of `names` (or every tarball, for `'all'`) into `folder`, an empty
+ * folder with only a package.json, preferring npm's cache to the registry, and better-sqlite3's
+ * binary from `prebuilds` (localPrebuilds). Resolves to the time it took; rejects with npm's
+ * output when it fails.
+ */
+export async function installInto(folder, tarballs, names, prebuilds) {
   mkdirSync(folder, { recursive: true });
   writeFileSync(
     path.join(folder, 'package.json'),
@@ -87,7 +110,7 @@ export async function installInto(folder, tarballs, names) {
       ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...files],
       {
         cwd: folder,
-        env: plainNpmEnvironment(),
+        env: { ...plainNpmEnvironment(), npm_config_better_sqlite3_local_prebuilds: prebuilds },
         maxBuffer: 64 * MIB,
       },
     );

@@ -13,6 +13,7 @@ import {
   diskUsage,
   INSTALLS,
   installInto,
+  localPrebuilds,
   MIB,
   mib,
   packAll,
@@ -47,9 +48,12 @@ beforeAll(async () => {
   await git('add', '.');
   await git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '-m', 'first');
   const tarballs = await packAll(path.join(base, 'tarballs'));
-  // Three installs at once: npm's cache is shared, and most of the time is native builds.
+  const prebuilds = await localPrebuilds(path.join(base, 'prebuilds'));
+  // Three installs at once: npm's cache is shared.
   await Promise.all(
-    Object.entries(INSTALLS).map(([install, packages]) => installInto(folderOf(install), tarballs, packages)),
+    Object.entries(INSTALLS).map(([install, packages]) =>
+      installInto(folderOf(install), tarballs, packages, prebuilds),
+    ),
   );
 }, 20 * 60_000);
 
@@ -103,6 +107,12 @@ describe('@toolmesh/server-fs installed alone from its tarball', () => {
     );
     expect(failure.code).not.toBe(0);
   });
+});
+
+it("installs better-sqlite3's prebuilt binary, as a user's download does, not a build from source", () => {
+  const built = path.join(folderOf('everything'), 'node_modules', 'better-sqlite3', 'build', 'Release');
+  expect(existsSync(path.join(built, 'better_sqlite3.node'))).toBe(true);
+  expect(existsSync(path.join(built, 'obj.target'))).toBe(false);
 });
 
 describe('@toolmesh/server-git installed alone from its tarball', () => {
