@@ -1,5 +1,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +93,43 @@ describe('toolmesh-fs over real stdio', () => {
     const bad = await run(process.execPath, [BIN, '--transport', 'smoke']).catch((error) => error);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--transport must be stdio or http/);
+  });
+});
+
+describe('toolmesh-fs as a user who is not root', () => {
+  // Root reads any folder whatever its mode, so as root the server runs as nobody (setpriv).
+  const asUser =
+    process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+
+  it('writes into a folder it may write and enter but not read (mode 0333), and makes folders there', async () => {
+    const owned = path.join(base, 'owned');
+    const dropbox = path.join(owned, 'dropbox');
+    mkdirSync(dropbox, { recursive: true });
+    const data = path.join(base, 'data-of-user');
+    mkdirSync(data, { mode: 0o777 });
+    chmodSync(data, 0o777);
+    if (asUser.length > 0) {
+      chmodSync(base, 0o711);
+      for (const folder of [owned, dropbox]) chownSync(folder, 65534, 65534);
+    }
+    chmodSync(dropbox, 0o333);
+    const [command, ...prefix] = [...asUser, process.execPath];
+    const client = await spawnStdioClient(command as string, [...prefix, BIN, '--root', owned], {
+      env: { TOOLMESH_DATA_DIR: data },
+    });
+    try {
+      const write = await client.call('apply_patch', {
+        operations: [
+          { op: 'write', path: 'dropbox/note.txt', content: 'dropped\n' },
+          { op: 'mkdir', path: 'dropbox/inner' },
+        ],
+      });
+      expect(write.isError, JSON.stringify(write.content)).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    chmodSync(dropbox, 0o755);
+    expect(readFileSync(path.join(dropbox, 'note.txt'), 'utf8')).toBe('dropped\n');
   });
 });
 

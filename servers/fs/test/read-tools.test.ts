@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { chmodSync, mkdirSync, symlinkSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { secretFileKind } from '@toolmesh/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -324,5 +327,24 @@ describe('view_image', () => {
     fx.write('fake.png', 'not really');
     expect(await fx.fails('view_image', { path: 'fake.png' })).toMatch(/not a PNG, JPEG, GIF or WEBP/);
     expect(await fx.fails('view_image', { path: 'folder' })).toMatch(/not a file/);
+  });
+});
+
+describe('what is not a regular file', () => {
+  it('is refused by read_file, view_image and copy_file unopened, and a FIFO .gitignore stalls no walk', async () => {
+    execFileSync('mkfifo', [path.join(fx.root, 'pipe'), path.join(fx.root, '.gitignore')]);
+    const socket = net.createServer().listen(path.join(fx.root, 'socket'));
+    await once(socket, 'listening');
+    try {
+      for (const name of ['pipe', 'socket']) {
+        expect(await fx.fails('read_file', { path: name })).toMatch(/is not a file: use list_dir/);
+        expect(await fx.fails('view_image', { path: name })).toMatch(/is not a file/);
+        expect(await fx.fails('copy_file', { source: name, destination: 'copy' })).toMatch(/is not a file/);
+      }
+      const listing = await fx.ok<{ entries: { path: string }[] }>('list_dir', {});
+      expect(listing.entries.map((entry) => entry.path)).toEqual(expect.arrayContaining(['pipe', 'socket']));
+    } finally {
+      socket.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { errnoCode } from '@toolmesh/core';
 import { createFileExclusive, writeFileAtomic } from './atomic-write.js';
-import { inPinnedFolder, openFolderEntry, withPinnedFile } from './pinned.js';
+import { chmodFolderEntry, inPinnedFolder, withPinnedFile } from './pinned.js';
 
 /** What a path holds, or should hold. */
 export type PathState =
@@ -25,9 +25,8 @@ export async function readPathState(
   if (stat.isDirectory()) return { kind: 'directory', mode: stat.mode & 0o7777 };
   if (stat.isFile()) {
     if (limit && stat.size > limit.maxFileBytes) throw limit.tooLarge(stat.size);
-    return withPinnedFile(absolute, async (handle) => {
-      const opened = await handle.stat();
-      if (!opened.isFile()) throw new Error(`${absolute} stopped being a file while it was read`);
+    const notAFile = () => new Error(`${absolute} stopped being a file while it was read`);
+    return withPinnedFile(absolute, notAFile, async (handle, opened) => {
       if (limit && opened.size > limit.maxFileBytes) throw limit.tooLarge(opened.size);
       return { kind: 'file', content: await handle.readFile(), mode: opened.mode & 0o7777 };
     });
@@ -49,14 +48,16 @@ const depth = (absolute: string) => absolute.split(path.sep).length;
 
 /** Neither rmdir nor unlink follows a symlink at the entry itself. */
 async function removeIfPresent(absolute: string): Promise<void> {
+  let parentFound = false;
   await inPinnedFolder(absolute, async (entry) => {
+    parentFound = true;
     const state = await fs.lstat(entry).catch(() => undefined);
     if (!state) return;
     if (state.isDirectory()) await fs.rmdir(entry);
     else await fs.unlink(entry);
   }).catch((error) => {
-    // No parent folder: nothing is there to remove.
-    if (errnoCode(error) !== 'ENOENT' && errnoCode(error) !== 'ENOTDIR') throw error;
+    const missing = errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR';
+    if (parentFound || !missing) throw error;
   });
 }
 
@@ -65,13 +66,7 @@ async function makeFolder(absolute: string, mode: number): Promise<void> {
     const existing = await fs.lstat(entry).catch(() => undefined);
     if (!existing) await fs.mkdir(entry, { mode });
     else if (!existing.isDirectory()) throw new Error('a file stands where a folder should be');
-    // By descriptor: chmod by path would follow a symlink swapped in at the entry.
-    const folder = await openFolderEntry(entry);
-    try {
-      await folder.chmod(mode);
-    } finally {
-      await folder.close();
-    }
+    await chmodFolderEntry(entry, mode);
   });
 }
 

@@ -3,10 +3,12 @@ import {
   existsSync,
   promises as fs,
   fstatSync,
+  lstatSync,
   openSync,
   readFileSync,
   readlinkSync,
   realpathSync,
+  type Stats,
 } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,7 +23,15 @@ import { errnoCode, ToolError } from '@toolmesh/core';
  */
 const DESCRIPTOR_PATHS = process.platform === 'linux' && existsSync('/proc/self/fd');
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = fs.constants;
+/**
+ * Linux's O_PATH (Node does not name it): a descriptor that only locates a folder, so pinning one
+ * needs no read permission on it, just as a path through it does not.
+ */
+const O_PATH = 0o10000000;
+const PIN_FOLDER = DESCRIPTOR_PATHS ? O_PATH | O_DIRECTORY : O_RDONLY | O_DIRECTORY;
+/** A file is opened for reading without waiting on a FIFO, following a final link or taking a terminal. */
+const READ_FILE = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 
 export class PathChanged extends ToolError {
   constructor(checked: string, now: string) {
@@ -33,20 +43,23 @@ export class PathChanged extends ToolError {
 }
 
 /** Throws unless the descriptor `fd`, opened at the real path `checked`, is still there. */
-function expectAt(fd: number, checked: string): void {
+function expectAt(fd: number, checked: string, what: 'file' | 'folder'): void {
   let now: string;
   try {
     now = DESCRIPTOR_PATHS ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync.native(checked);
   } catch {
     now = `${checked} (gone)`;
   }
-  if (now !== checked) throw new PathChanged(checked, now);
+  // A file replaced by a rename since it was opened (an editor's or a build's save) was opened at
+  // the checked path all the same: Linux then names it as deleted.
+  if (now === checked || (what === 'file' && now === `${checked} (deleted)`)) return;
+  throw new PathChanged(checked, now);
 }
 
-async function openChecked(absolute: string, flags: number): Promise<FileHandle> {
+async function openChecked(absolute: string, flags: number, what: 'file' | 'folder'): Promise<FileHandle> {
   const handle = await fs.open(absolute, flags);
   try {
-    expectAt(handle.fd, absolute);
+    expectAt(handle.fd, absolute, what);
     return handle;
   } catch (error) {
     await handle.close();
@@ -54,32 +67,42 @@ async function openChecked(absolute: string, flags: number): Promise<FileHandle>
   }
 }
 
+/** What a caller says when a path holds something other than a regular file. */
+export type NotAFile = (stat: Stats) => Error;
+
 /**
- * Runs `use` on the file at the real path `absolute`, opened and proven to be that file. Opening
- * does not wait on a FIFO and does not follow a final symlink, so check `handle.stat()` for the kind.
+ * Runs `use` on the regular file at the real path `absolute`, opened and proven to be that file;
+ * anything else there (a folder, a FIFO, a device, a socket, a link) gets `notAFile`, unopened.
  */
 export async function withPinnedFile<T>(
   absolute: string,
-  use: (handle: FileHandle) => Promise<T>,
+  notAFile: NotAFile,
+  use: (handle: FileHandle, stat: Stats) => Promise<T>,
 ): Promise<T> {
-  const handle = await openChecked(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  const found = await fs.lstat(absolute);
+  if (!found.isFile()) throw notAFile(found);
+  const handle = await openChecked(absolute, READ_FILE, 'file');
   try {
-    return await use(handle);
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw notAFile(stat);
+    return await use(handle, stat);
   } finally {
     await handle.close();
   }
 }
 
 /**
- * The bytes of the file at the real path `absolute`, opened and proven to be that file, or
- * undefined when it is larger than `maxBytes`: withPinnedFile for the search worker's loop.
+ * The bytes of the regular file at the real path `absolute`, opened and proven to be that file,
+ * or undefined when it is larger than `maxBytes`: withPinnedFile for the search worker's loop.
  */
 export function readPinnedFileSync(absolute: string, maxBytes: number): Buffer | undefined {
-  const fd = openSync(absolute, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  const notAFile = () => new Error(`${absolute} is not a regular file`);
+  if (!lstatSync(absolute).isFile()) throw notAFile();
+  const fd = openSync(absolute, READ_FILE);
   try {
-    expectAt(fd, absolute);
+    expectAt(fd, absolute, 'file');
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error(`${absolute} is not a file`);
+    if (!stat.isFile()) throw notAFile();
     return stat.size > maxBytes ? undefined : readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -92,7 +115,7 @@ export function readPinnedFileSync(absolute: string, maxBytes: number): Buffer |
  * symlink at the entry is the caller's to avoid (lstat, O_NOFOLLOW, rename and unlink do).
  */
 export async function inPinnedFolder<T>(absolute: string, act: (entry: string) => Promise<T>): Promise<T> {
-  const folder = await openChecked(path.dirname(absolute), O_RDONLY | O_DIRECTORY);
+  const folder = await openChecked(path.dirname(absolute), PIN_FOLDER, 'folder');
   try {
     const entry = DESCRIPTOR_PATHS ? `/proc/self/fd/${folder.fd}/${path.basename(absolute)}` : absolute;
     return await act(entry);
@@ -101,9 +124,16 @@ export async function inPinnedFolder<T>(absolute: string, act: (entry: string) =
   }
 }
 
-/** Opens the folder at `entry` (a path from inPinnedFolder) itself, refusing a symlink there. */
-export function openFolderEntry(entry: string): Promise<FileHandle> {
-  return fs.open(entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+/** Sets the mode of the folder at `entry` (a path from inPinnedFolder), refusing a symlink there. */
+export async function chmodFolderEntry(entry: string, mode: number): Promise<void> {
+  const folder = await fs.open(entry, PIN_FOLDER | O_NOFOLLOW);
+  try {
+    // An O_PATH descriptor takes no fchmod; its /proc name leads to the folder it holds.
+    if (DESCRIPTOR_PATHS) await fs.chmod(`/proc/self/fd/${folder.fd}`, mode);
+    else await folder.chmod(mode);
+  } finally {
+    await folder.close();
+  }
 }
 
 /** Makes the folder `absolute` (a real path) and any missing above it, each inside its parent as opened. */

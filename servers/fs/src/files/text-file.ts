@@ -32,10 +32,8 @@ export async function readTextRange(
   display: string,
   options: { startLine: number; endLine?: number; budgetBytes: number; maxFileBytes: number },
 ): Promise<TextRange> {
-  const buffer = await withPinnedFile(absolute, async (handle) => {
-    const stat = await handle.stat();
-    if (!stat.isFile())
-      throw new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
+  const notAFile = () => new ToolError(`${display} is not a file: use list_dir for folders.`, 'not_a_file');
+  const buffer = await withPinnedFile(absolute, notAFile, async (handle, stat) => {
     if (stat.size > options.maxFileBytes) {
       throw new ToolError(
         `${display} is ${stat.size} bytes, over maxFileBytes (${options.maxFileBytes}): search it with search_text, or raise maxFileBytes.`,

@@ -1,6 +1,7 @@
-import { type Dirent, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { readPinnedFileSync } from './pinned.js';
 
 /** Folders that listing and searching skip unless asked: build output and dependencies. */
 export const SKIPPED_DIRECTORIES = new Set([
@@ -43,15 +44,21 @@ function entryType(dirent: Dirent): EntryType {
   return 'other';
 }
 
-/** The root's .gitignore as a matcher, or undefined when it has none. */
+/** Larger than any .gitignore written by hand or tool; a bigger one is not read. */
+const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The root's .gitignore as a matcher, or undefined when it has none (or none that is a regular
+ * file: a FIFO there would stall the walk). `root` is a real path.
+ */
 export function loadGitignore(root: string): Ignore | undefined {
-  let text: string;
+  let bytes: Buffer | undefined;
   try {
-    text = readFileSync(path.join(root, '.gitignore'), 'utf8');
+    bytes = readPinnedFileSync(path.join(root, '.gitignore'), MAX_GITIGNORE_BYTES);
   } catch {
     return undefined;
   }
-  return ignore().add(text);
+  return bytes && ignore().add(bytes.toString('utf8'));
 }
 
 /**

@@ -54,10 +54,9 @@ export const copyFile = defineTool({
     // Copied from the source as opened (pinned.ts) to a temporary name, then moved into place:
     // exclusively (link) when not overwriting, so a file that appears meanwhile is not clobbered.
     const place = args.overwrite ? writeFileAtomic : createFileExclusive;
-    const copied = await withPinnedFile(source.absolute, async (from) => {
-      const opened = await from.stat();
-      if (!opened.isFile())
-        throw new ToolError(`${shownSource} is not a file: copy_file copies single files.`, 'not_found');
+    const notAFile = () =>
+      new ToolError(`${shownSource} is not a file: copy_file copies single files.`, 'not_found');
+    const copied = await withPinnedFile(source.absolute, notAFile, async (from, opened) => {
       const hash = createHash('sha256');
       let bytes = 0;
       const copy = async (to: FileHandle) => {

@@ -22,9 +22,8 @@ export const viewImage = defineTool({
     const guard = await engine.roots.guard();
     const resolved = guard.resolve(path, 'read');
     const shown = displayPath(guard, resolved.absolute);
-    const data = await withPinnedFile(resolved.absolute, async (handle) => {
-      const stat = await handle.stat();
-      if (!stat.isFile()) throw new ToolError(`${shown} is not a file.`, 'not_found');
+    const notAFile = () => new ToolError(`${shown} is not a file.`, 'not_found');
+    const data = await withPinnedFile(resolved.absolute, notAFile, async (handle, stat) => {
       if (stat.size > MAX_IMAGE_BYTES) {
         throw new ToolError(
           `${shown} is ${stat.size} bytes; view_image returns images up to ${MAX_IMAGE_BYTES} bytes.`,
@@ -33,8 +32,7 @@ export const viewImage = defineTool({
       }
       return handle.readFile();
     }).catch((error) => {
-      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR' || errnoCode(error) === 'ELOOP')
-        throw new ToolError(`${shown} is not a file.`, 'not_found');
+      if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') throw notAFile();
       throw error;
     });
     const mimeType = imageType(data);

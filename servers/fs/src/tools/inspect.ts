@@ -12,6 +12,7 @@ import {
 import { z } from 'zod';
 import { displayPath } from '../files/engine.js';
 import { sha256File } from '../files/hash.js';
+import { inPinnedFolder, PathChanged, withPinnedFile } from '../files/pinned.js';
 import { readTextRange } from '../files/text-file.js';
 import { walkTree } from '../files/walk.js';
 import { defineTool, maxFileBytesArg, READ_ONLY } from './define.js';
@@ -25,15 +26,24 @@ function typeOf(stat: { isFile(): boolean; isDirectory(): boolean; isSymbolicLin
   return stat.isFile() ? ('file' as const) : ('other' as const);
 }
 
+/** The lstat of `absolute`, through its folder as opened (pinned.ts). */
 async function statOrExplain(absolute: string, shown: string) {
   try {
-    return await fs.lstat(absolute);
-  } catch {
+    return await inPinnedFolder(absolute, (entry) => fs.lstat(entry));
+  } catch (error) {
+    if (error instanceof PathChanged) throw error;
     throw new ToolError(
       `${shown} does not exist: check the path with list_dir or search_files.`,
       'not_found',
     );
   }
+}
+
+/** The sha256 of the file `absolute`, read as opened (pinned.ts). */
+function hashOfFile(absolute: string, shown: string): Promise<string> {
+  const changed = () =>
+    new ToolError(`${shown} stopped being a file while it was read: ask again.`, 'changed');
+  return withPinnedFile(absolute, changed, (handle) => sha256File(handle));
 }
 
 export const statFile = defineTool({
@@ -63,7 +73,7 @@ export const statFile = defineTool({
     let symlinkTarget: string | undefined;
     let hashOf: string | undefined = type === 'file' ? resolved.absolute : undefined;
     if (type === 'symlink') {
-      symlinkTarget = await fs.readlink(resolved.absolute);
+      symlinkTarget = await inPinnedFolder(resolved.absolute, (entry) => fs.readlink(entry));
       // Hash through the link only when its target is inside the roots too.
       const target = (() => {
         try {
@@ -82,7 +92,7 @@ export const statFile = defineTool({
       mtime: stat.mtime.toISOString(),
       mode: `0${(stat.mode & 0o7777).toString(8)}`,
       ...(symlinkTarget !== undefined && { symlinkTarget }),
-      ...(hashOf && { sha256: await sha256File(hashOf) }),
+      ...(hashOf && { sha256: await hashOfFile(hashOf, shown) }),
     };
   },
 });
