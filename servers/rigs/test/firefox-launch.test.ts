@@ -66,12 +66,12 @@ exec '${firefox}' "$@"
     const proxy = new EgressProxy({ allowedOrigins: [], allowPrivateNetwork: false });
     await proxy.start();
     // A short bound, so the hung start is given up in seconds; the real start after it is given
-    // as long as a loaded machine needs.
+    // as long as a loaded machine needs (five seconds were too few with four busy loops beside).
     const machine = await FirefoxMachine.launch({
       executable: wrapper,
       folder,
       proxy,
-      protocolTimeoutMs: 5_000,
+      firstStartTimeoutMs: 5_000,
     });
     try {
       expect(existsSync(hungPid)).toBe(true);

@@ -92,14 +92,17 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
     executable: string;
     folder: string;
     proxy: EgressProxy;
-    /** How long one WebDriver BiDi command may take (default PROTOCOL_TIMEOUT_MS). */
-    protocolTimeoutMs?: number;
+    /**
+     * How long a WebDriver BiDi command of the first start may take before that start is taken
+     * for hung (default PROTOCOL_TIMEOUT_MS); the start after a hung one gets PROTOCOL_TIMEOUT_MS.
+     */
+    firstStartTimeoutMs?: number;
   }): Promise<FirefoxMachine> {
-    const { folder, executable, proxy, protocolTimeoutMs = PROTOCOL_TIMEOUT_MS } = options;
+    const { folder, executable, proxy, firstStartTimeoutMs = PROTOCOL_TIMEOUT_MS } = options;
     const proxyPort = Number(new URL(proxy.url).port);
     // An optional peer, loaded with the first Firefox rig (the probe says when it is missing).
     const { default: puppeteer } = await import('puppeteer-core');
-    const start = (profile: string) =>
+    const start = (profile: string, protocolTimeout: number) =>
       launchUnderLauncher(folder, 'firefox', executable, (launcher) =>
         puppeteer.launch({
           browser: 'firefox',
@@ -133,13 +136,15 @@ export class FirefoxMachine extends TabbedMachine<Page, ElementHandle> {
           handleSIGTERM: false,
           handleSIGHUP: false,
           timeout: 60_000,
-          protocolTimeout: protocolTimeoutMs,
+          protocolTimeout,
         }),
       );
     let started: Awaited<ReturnType<typeof start>> | undefined;
     for (let tries = 1; !started; tries++) {
       try {
-        started = await start(tries === 1 ? 'profile' : `profile-${tries}`);
+        started = await (tries === 1
+          ? start('profile', firstStartTimeoutMs)
+          : start(`profile-${tries}`, PROTOCOL_TIMEOUT_MS));
       } catch (error) {
         if (tries >= LAUNCH_TRIES || !isLaunchTimeout(error as Error)) throw error;
         // puppeteer does not wait for the hung Firefox to end: it is ended here, every process of
