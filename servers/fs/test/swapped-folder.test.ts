@@ -125,7 +125,7 @@ describe('the tools against a process that keeps swapping a folder for a symlink
     await fx.close();
   });
 
-  it('never writes, copies, reads, hashes or searches through it', async () => {
+  it('never writes, copies, reads, hashes, lists or searches through it', async () => {
     writeFileSync(path.join(fx.root, 'source.txt'), 'copied\n');
     const secretHash = createHash('sha256').update('TOP SECRET\n').digest('hex');
     let leaked = 0;
@@ -148,10 +148,14 @@ describe('the tools against a process that keeps swapping a folder for a symlink
         arguments: { path: 'sub', pattern: 'TOP SECRET' },
       });
       const hashed = await fx.client.callTool({ name: 'stat_file', arguments: { path: 'sub/secret.txt' } });
+      const listed = await fx.client.callTool({ name: 'list_dir', arguments: { path: 'sub' } });
       for (const answer of [read, found, hashed]) {
         const text = JSON.stringify(answer);
         if (text.includes('TOP SECRET') || text.includes(secretHash)) leaked++;
       }
+      const entries =
+        (listed.structuredContent as { entries?: { path: string }[] } | undefined)?.entries ?? [];
+      if (entries.some((entry) => entry.path.endsWith('secret.txt'))) leaked++;
     }
     // Writes that found the real folder went through: the guard is not simply refusing everything.
     expect(written).toBeGreaterThan(0);

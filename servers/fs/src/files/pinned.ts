@@ -1,10 +1,12 @@
 import {
   closeSync,
+  type Dirent,
   existsSync,
   promises as fs,
   fstatSync,
   lstatSync,
   openSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -104,6 +106,17 @@ export function readPinnedFileSync(absolute: string, maxBytes: number): Buffer |
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw notAFile();
     return stat.size > maxBytes ? undefined : readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The entries of the folder at the real path `absolute`, listed through it as opened. */
+export function readPinnedFolderSync(absolute: string): Dirent[] {
+  const fd = openSync(absolute, PIN_FOLDER);
+  try {
+    expectAt(fd, absolute, 'folder');
+    return readdirSync(DESCRIPTOR_PATHS ? `/proc/self/fd/${fd}` : absolute, { withFileTypes: true });
   } finally {
     closeSync(fd);
   }

@@ -1,7 +1,7 @@
-import { type Dirent, readdirSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { readPinnedFileSync } from './pinned.js';
+import { readPinnedFileSync, readPinnedFolderSync } from './pinned.js';
 
 /** Folders that listing and searching skip unless asked: build output and dependencies. */
 export const SKIPPED_DIRECTORIES = new Set([
@@ -72,7 +72,8 @@ export function* walkTree(options: WalkOptions): Generator<WalkEntry> {
   function* visit(directory: string, depth: number): Generator<WalkEntry> {
     let dirents: Dirent[];
     try {
-      dirents = readdirSync(directory, { withFileTypes: true });
+      // Through the folder as opened: one swapped for a link out of the roots is not listed.
+      dirents = readPinnedFolderSync(directory);
     } catch {
       return;
     }
