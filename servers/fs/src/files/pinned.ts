@@ -4,7 +4,6 @@ import {
   existsSync,
   promises as fs,
   fstatSync,
-  lstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -95,11 +94,11 @@ export async function withPinnedFile<T>(
 
 /**
  * The bytes of the regular file at the real path `absolute`, opened and proven to be that file,
- * or undefined when it is larger than `maxBytes`: withPinnedFile for the search worker's loop.
+ * or undefined when it is larger than `maxBytes`: withPinnedFile for the search worker's loop,
+ * whose walk has seen a regular file there (so it is opened without a look first).
  */
 export function readPinnedFileSync(absolute: string, maxBytes: number): Buffer | undefined {
   const notAFile = () => new Error(`${absolute} is not a regular file`);
-  if (!lstatSync(absolute).isFile()) throw notAFile();
   const fd = openSync(absolute, READ_FILE);
   try {
     expectAt(fd, absolute, 'file');
