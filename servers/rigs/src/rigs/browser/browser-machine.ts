@@ -4,6 +4,7 @@ import type { EgressProxy } from '../egress/egress-proxy.js';
 import type { BrowserAnswer } from './browser-driver.js';
 import { jpegScreenshot } from './jpeg-screenshot.js';
 import { firstLine } from './outline-machine.js';
+import { POPUPS_ASKED } from './popup-watch.js';
 import { TabbedMachine } from './tabbed-machine.js';
 
 /** How long an action may wait for its element before saying so (a stale ref fails before this). */
@@ -70,6 +71,11 @@ export class BrowserMachine extends TabbedMachine<Page, ElementHandle> {
     );
     page.on('dialog', (dialog) => this.onDialog(dialog));
     page.on('close', () => this.onClosed(page));
+  }
+
+  protected override async popupsAsked(page: Page): Promise<number> {
+    // A page mid-navigation has no context to ask: it asked for none that this action could see.
+    return Number(await page.evaluate(POPUPS_ASKED).catch(() => 0)) || 0;
   }
 
   protected async openPages(): Promise<Page[]> {

@@ -5,6 +5,7 @@ import { RIG_MARK } from '../process-group.js';
 import { socketTemp } from '../run-folders.js';
 import { launchUnderLauncher } from './browser-launcher.js';
 import { BrowserMachine } from './browser-machine.js';
+import { POPUP_WATCH_SCRIPT } from './popup-watch.js';
 
 /** Why Chromium's own sandbox cannot start here, or undefined when it can. */
 export function sandboxBlocker(): string | undefined {
@@ -87,6 +88,12 @@ export async function launchChromium(options: ChromiumLaunch): Promise<BrowserMa
       timeout: 30_000,
     }),
   );
+  try {
+    await context.addInitScript({ content: POPUP_WATCH_SCRIPT });
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
   const notes = [...(noSandbox ? [`--no-sandbox: ${noSandbox}`] : []), ...(note ? [note] : [])];
   return new BrowserMachine(context, {
     pid,

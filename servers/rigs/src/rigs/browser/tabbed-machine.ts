@@ -39,6 +39,8 @@ const PAGE_CLIPBOARD = `((text) => text === null
 
 /** How long an adopted popup may take to leave about:blank and parse its page. */
 const POPUP_LOAD_MS = 5000;
+/** How long a popup the page asked for may take to show up as a page of its own. */
+const ASKED_POPUP_MS = 10_000;
 
 /**
  * What the Chromium (Playwright) and Firefox (puppeteer over BiDi) rigs share: both protocols send
@@ -52,8 +54,13 @@ export abstract class TabbedMachine<P extends TabPage, E extends PageElement> ex
   private currentPage: P | undefined;
   private dialog: PageDialog | undefined;
   private dialogWaiter: (() => void) | undefined;
-  /** How long a popup's page event may trail the action that opened it. */
+  /** How long a popup's page event may trail the action that opened it, when the page does not say it asked for one. */
   protected popupGraceMs = 0;
+
+  /** How many popups `page` has asked for so far, where the machine can tell (popup-watch.ts); 0 elsewhere. */
+  protected popupsAsked(_page: P): Promise<number> {
+    return Promise.resolve(0);
+  }
 
   protected constructor(engine: Exclude<BrowserEngine, 'webkit'>, proxy: EgressProxy) {
     super(engine, proxy);
@@ -151,6 +158,8 @@ export abstract class TabbedMachine<P extends TabPage, E extends PageElement> ex
   protected async act(run: () => Promise<unknown>, done: string): Promise<BrowserAnswer> {
     this.refuseWhileDialog();
     const before = new Set(await this.openPages());
+    const acting = await this.page();
+    const askedBefore = await this.popupsAsked(acting);
     const dialogOpened = new Promise<'dialog'>((resolve) => {
       this.dialogWaiter = () => resolve('dialog');
     });
@@ -171,8 +180,16 @@ export abstract class TabbedMachine<P extends TabPage, E extends PageElement> ex
         `dialog (${this.dialog.type()}): ${this.dialog.message()}`,
       );
     }
-    if (this.popupGraceMs > 0) await new Promise((resolve) => setTimeout(resolve, this.popupGraceMs));
-    const opened = (await this.openPages()).find((page) => !before.has(page) && !page.isClosed());
+    const newPage = async () =>
+      (await this.openPages()).find((page) => !before.has(page) && !page.isClosed());
+    const asked = (await this.popupsAsked(acting)) > askedBefore;
+    if (!asked && this.popupGraceMs > 0)
+      await new Promise((resolve) => setTimeout(resolve, this.popupGraceMs));
+    let opened = await newPage();
+    for (const deadline = Date.now() + ASKED_POPUP_MS; asked && !opened && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      opened = await newPage();
+    }
     if (opened) {
       this.register(opened);
       this.currentPage = opened;
