@@ -33,30 +33,35 @@ async function writeTemporary(target: string, content: FileContent, mode: number
 }
 
 /**
+ * Writes `content` to a temporary file in `target`'s folder as opened (pinned.ts) and moves it to
+ * `target` with `place`; the temporary file never outlives the call.
+ */
+function placeNew(
+  target: string,
+  content: FileContent,
+  mode: number,
+  place: (temporary: string, entry: string) => Promise<void>,
+): Promise<void> {
+  return inPinnedFolder(target, async (entry) => {
+    const temporary = await writeTemporary(entry, content, mode);
+    try {
+      await place(temporary, entry);
+    } finally {
+      await fs.rm(temporary, { force: true });
+    }
+  });
+}
+
+/**
  * Replaces `target` (a real path) with `content` in one step: readers see the old file or the new
  * one, never a mix; a symlink swapped in at `target` is replaced, not written through, and one
  * swapped in for a folder above it is caught (pinned.ts).
  */
 export function writeFileAtomic(target: string, content: FileContent, mode = 0o644): Promise<void> {
-  return inPinnedFolder(target, async (entry) => {
-    const temporary = await writeTemporary(entry, content, mode);
-    try {
-      await fs.rename(temporary, entry);
-    } catch (error) {
-      await fs.rm(temporary, { force: true });
-      throw error;
-    }
-  });
+  return placeNew(target, content, mode, fs.rename);
 }
 
 /** Creates `target` (a real path) with `content`, failing with EEXIST if anything is there, even if it appeared meanwhile. */
 export function createFileExclusive(target: string, content: FileContent, mode = 0o644): Promise<void> {
-  return inPinnedFolder(target, async (entry) => {
-    const temporary = await writeTemporary(entry, content, mode);
-    try {
-      await fs.link(temporary, entry);
-    } finally {
-      await fs.rm(temporary, { force: true });
-    }
-  });
+  return placeNew(target, content, mode, fs.link);
 }
