@@ -1,11 +1,11 @@
 // What the dashboard's browser tests share: Debian's Chromium through playwright-core, signing
 // in as a person does, axe-core, and finding the fixture servers a toolmesh started.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -29,28 +29,34 @@ export const SCREENSHOTS =
 mkdirSync(SCREENSHOTS, { recursive: true });
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-/** Browsers a test opened, each with its own user-data-dir, closed together after it. */
+/**
+ * One Chromium for a test file, and a fresh context of it (cookies and storage of its own, as a
+ * browser of its own would have) for each browser a test opens; the contexts a test opened are
+ * closed together after it, the browser after the file (ui-dashboard.test.ts took 98 s with a
+ * browser launched for each, 90 s so).
+ */
 export class Browsers {
-  #closers: (() => Promise<void>)[] = [];
+  #browser: Promise<Browser> | undefined;
+  #contexts: BrowserContext[] = [];
 
-  /** A fresh browser at 1280×800. */
+  /** A fresh browser context at 1280×800. */
   async open(): Promise<BrowserContext> {
-    const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'toolmesh-ui-chromium-'));
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 800 },
-    });
-    this.#closers.push(async () => {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
-    });
+    this.#browser ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const context = await (await this.#browser).newContext({ viewport: { width: 1280, height: 800 } });
+    this.#contexts.push(context);
     return context;
   }
 
   async closeAll(): Promise<void> {
-    await Promise.allSettled(this.#closers.splice(0).map((close) => close()));
+    await Promise.allSettled(this.#contexts.splice(0).map((context) => context.close()));
+  }
+
+  /** Closes the contexts still open and the browser. */
+  async close(): Promise<void> {
+    await this.closeAll();
+    const browser = this.#browser;
+    this.#browser = undefined;
+    await (await browser)?.close();
   }
 }
 

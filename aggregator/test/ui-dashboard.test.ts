@@ -132,6 +132,7 @@ describe.each<Store>(['sqlite', 'redis+postgres'])('the dashboard on %s', (store
   afterEach(() => browsers.closeAll());
 
   afterAll(async () => {
+    await browsers.close();
     await Promise.allSettled(clients.map((client) => client.close()));
     // Gone before its keys are: a replica still running would write its heartbeat again.
     const exited = new Promise((resolve) => serving?.child.once('exit', resolve));

@@ -69,6 +69,7 @@ beforeAll(async () => {
 afterEach(() => browsers.closeAll());
 
 afterAll(async () => {
+  await browsers.close();
   for (const replica of replicas) if (replica.child.exitCode === null) replica.child.kill('SIGTERM');
   // Gone before their keys are: a replica still running would write its heartbeat again.
   await Promise.all(replicas.map(exited));
