@@ -56,7 +56,8 @@ export class Browsers {
     await this.closeAll();
     const browser = this.#browser;
     this.#browser = undefined;
-    await (await browser)?.close();
+    // A browser that failed to launch failed its test already: the file's other clean-up goes on.
+    await browser?.then((launched) => launched.close()).catch(() => undefined);
   }
 }
 
